@@ -1,0 +1,49 @@
+// `ridgeline validate --gpu h100-sxm --data validate/data/h100-sxm-ops.json [--split holdout]`:
+// predicts every measured op of a data set and prints the accuracy scorecard, beside a plain
+// datasheet roofline measured the same way. The default split is the held-out one.
+#include "cli/commands.h"
+#include "cli/views/scorecard_views.h"
+#include "hardware/gpu_load.h"
+#include "validate/dataset.h"
+#include "validate/scorecard.h"
+
+#include <iostream>
+#include <memory>
+
+namespace ridgeline {
+
+Command add_validate_command(CLI::App& app) {
+  struct Options {
+    std::string gpu = "h100-sxm";
+    std::vector<std::string> sets;
+    std::string data;
+    std::string split = "holdout";
+    std::string format = "table";
+    int worst = 10;
+  };
+  auto o = std::make_shared<Options>();
+  CLI::App* cmd = app.add_subcommand("validate", "Score predictions against a measured data set");
+  cmd->add_option("--gpu", o->gpu, "GPU preset name or path (default h100-sxm)");
+  cmd->add_option("--set", o->sets, "What-if override PATH=VALUE (repeatable)");
+  cmd->add_option("--data", o->data, "Measured data set (validate/data/*.json)")->required();
+  cmd->add_option("--split", o->split, "holdout (default), fit or all")
+      ->check(CLI::IsMember({"holdout", "fit", "all"}));
+  cmd->add_option("--format", o->format, "table or json")->check(CLI::IsMember({"table", "json"}));
+  cmd->add_option("--worst", o->worst, "Worst cases to list (table)");
+  return [o]() {
+    GpuSpec gpu = load_gpu(o->gpu, o->sets);
+    Dataset data = load_dataset(o->data);
+    Scorecard sc = score(data, gpu, o->split);
+    if (o->format == "json") {
+      nlohmann::json j = scorecard_json(sc);
+      j["skipped"] = data.skipped;
+      std::cout << j.dump(2) << "\n";
+    } else {
+      print_scorecard(std::cout, sc, o->worst);
+      if (!data.skipped.empty()) std::cout << "\n" << data.skipped.size() << " records left out (see --format json)\n";
+    }
+    return 0;
+  };
+}
+
+}  // namespace ridgeline

@@ -1,0 +1,35 @@
+// ridgeline: the thin driver. Parses the command line, runs one subcommand, and is the only
+// place where errors become messages and exit codes: 1 for bad input (the message names the
+// file and JSON path, or the flag), 2 for usage errors, 3 for a broken invariant (a bug).
+#include "cli/commands.h"
+#include "common/errors.h"
+
+#include <iostream>
+#include <map>
+
+int main(int argc, char** argv) {
+  CLI::App app{"ridgeline: predicts GPU kernel and transformer latency from hardware descriptions"};
+  app.require_subcommand(1);
+  std::map<std::string, ridgeline::Command> commands;
+  commands["op"] = ridgeline::add_op_command(app);
+  commands["gpus"] = ridgeline::add_gpus_command(app);
+  commands["validate"] = ridgeline::add_validate_command(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : 2;
+  }
+  try {
+    for (auto* sub : app.get_subcommands()) return commands.at(sub->get_name())();
+  } catch (const ridgeline::InputError& e) {
+    std::cerr << "ridgeline: error: " << e.what() << "\n";
+    return 1;
+  } catch (const ridgeline::InternalError& e) {
+    std::cerr << "ridgeline: " << e.what() << "\n";
+    return 3;
+  } catch (const std::exception& e) {
+    std::cerr << "ridgeline: internal error (a ridgeline bug): " << e.what() << "\n";
+    return 3;
+  }
+  return 2;
+}

@@ -1,0 +1,54 @@
+// Text table of `ridgeline op` results, for people:
+//
+//   ridgeline op on h100-sxm (NVIDIA H100 SXM5 80GB)
+//   id            op         time        bound    TFLOP/s   HBM GB/s  launch
+//   gemm-4k       gemm       169.0 us    compute  813.2     595       128x256 tiles, 4 waves (97% full)
+#include "cli/views/views.h"
+
+#include <iomanip>
+
+namespace ridgeline {
+
+namespace {
+
+std::string launch_text(const OpCost& c) {
+  const LaunchShape& d = c.detail;
+  std::string s;
+  if (d.tile_m > 0) {
+    s = std::to_string(d.tile_m) + "x" + std::to_string(d.tile_n) + " tiles, " + fixed(d.waves, d.waves < 10 ? 1 : 0) +
+        " waves (" + fixed(100 * d.wave_efficiency, 0) + "% full)";
+    if (d.split > 1) s += ", split " + std::to_string(d.split);
+    if (d.alignment_bytes < 16) s += ", " + fixed(d.alignment_bytes, 0) + "-byte aligned";
+  } else {
+    s = fixed(d.active_sms, 0) + " SMs busy";
+  }
+  if (d.l2_hit_fraction > 0 && d.tile_m == 0) s += ", " + fixed(100 * d.l2_hit_fraction, 0) + "% L2 hits";
+  return s;
+}
+
+}  // namespace
+
+void print_op_table(std::ostream& os, const GpuSpec& gpu, const std::vector<OpResult>& results) {
+  os << "ridgeline op on " << gpu.name << " (" << gpu.full_name << ")";
+  for (const auto& w : gpu.what_ifs) os << " [what-if " << w << "]";
+  os << "\n";
+  size_t id_w = 4;
+  for (const auto& r : results) id_w = std::max(id_w, std::min<size_t>(r.id.size(), 40));
+  os << std::left << std::setw((int)id_w + 2) << "id" << std::setw(12) << "op" << std::setw(12) << "time"
+     << std::setw(9) << "bound" << std::setw(10) << "TFLOP/s" << std::setw(10) << "HBM GB/s"
+     << std::setw(12) << "roofline" << "launch\n";
+  for (const auto& r : results) {
+    os << std::setw((int)id_w + 2) << r.id.substr(0, 40);
+    if (!r.cost) {
+      os << "error: " << r.error << "\n";
+      continue;
+    }
+    const OpCost& c = *r.cost;
+    os << std::setw(12) << op_family(*r.op) << std::setw(12) << human_us(c.time_us) << std::setw(9)
+       << bottleneck_name(c.bottleneck) << std::setw(10) << fixed(c.flops() / c.time_us / 1e6, 1)
+       << std::setw(10) << fixed(c.bytes.hbm / c.time_us / 1e3, 0) << std::setw(12)
+       << human_us(c.roofline_us) << launch_text(c) << "\n";
+  }
+}
+
+}  // namespace ridgeline

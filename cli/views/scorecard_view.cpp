@@ -1,0 +1,68 @@
+// Text and JSON views of a validation scorecard:
+//
+//   family        n   ridgeline MAPE  median  p90    bias  |  roofline MAPE  median  p90
+//   gemm        112           9.8%    6.1%  21.0%  0.98  |          41.2%   35.0%  72.1%
+#include "cli/views/scorecard_views.h"
+#include "cli/views/views.h"
+
+#include <algorithm>
+#include <iomanip>
+
+namespace ridgeline {
+
+namespace {
+
+std::string pct(double x) { return fixed(100 * x, 1) + "%"; }
+
+}  // namespace
+
+void print_scorecard(std::ostream& os, const Scorecard& sc, int worst) {
+  os << "ridgeline validate: " << sc.gpu << " against " << sc.dataset << " (" << sc.split << " split, "
+     << sc.cases.size() << " cases)\n\n";
+  os << std::left << std::setw(14) << "family" << std::right << std::setw(5) << "n" << std::setw(16)
+     << "ridgeline MAPE" << std::setw(8) << "median" << std::setw(8) << "p90" << std::setw(7) << "bias"
+     << "  |" << std::setw(15) << "roofline MAPE" << std::setw(8) << "median" << std::setw(8) << "p90"
+     << std::setw(7) << "bias" << "\n";
+  for (const auto& f : sc.families) {
+    os << std::left << std::setw(14) << f.family << std::right << std::setw(5) << f.model.count
+       << std::setw(16) << pct(f.model.mape) << std::setw(8) << pct(f.model.median) << std::setw(8)
+       << pct(f.model.p90) << std::setw(7) << fixed(f.model.bias, 2) << "  |" << std::setw(15)
+       << pct(f.roofline.mape) << std::setw(8) << pct(f.roofline.median) << std::setw(8)
+       << pct(f.roofline.p90) << std::setw(7) << fixed(f.roofline.bias, 2) << "\n";
+  }
+  if (worst <= 0 || sc.cases.empty()) return;
+  std::vector<const CaseResult*> sorted;
+  for (const auto& c : sc.cases) sorted.push_back(&c);
+  std::sort(sorted.begin(), sorted.end(),
+            [](auto* a, auto* b) { return std::fabs(a->error()) > std::fabs(b->error()); });
+  os << "\nWorst cases (bias = predicted / measured)\n";
+  for (int i = 0; i < worst && i < (int)sorted.size(); ++i) {
+    const auto* c = sorted[i];
+    os << "  " << std::left << std::setw(48) << c->id.substr(0, 47) << std::right << " measured "
+       << std::setw(10) << human_us(c->measured_us) << "  predicted " << std::setw(10) << human_us(c->predicted_us)
+       << "  " << std::setw(7) << pct(c->error()) << "  (" << c->bottleneck << ")\n";
+  }
+}
+
+nlohmann::json scorecard_json(const Scorecard& sc) {
+  auto stats = [](const ErrorStats& s) {
+    return nlohmann::json{{"count", s.count}, {"mape", s.mape},   {"median", s.median},
+                          {"p90", s.p90},     {"worst", s.worst}, {"bias", s.bias}};
+  };
+  nlohmann::json j{{"gpu", sc.gpu}, {"dataset", sc.dataset}, {"split", sc.split}};
+  for (const auto& f : sc.families) {
+    j["families"][f.family] = {{"ridgeline", stats(f.model)}, {"roofline", stats(f.roofline)}};
+  }
+  for (const auto& c : sc.cases) {
+    j["cases"].push_back({{"id", c.id},
+                          {"family", c.family},
+                          {"split", c.split},
+                          {"measured_us", c.measured_us},
+                          {"predicted_us", c.predicted_us},
+                          {"roofline_us", c.roofline_us},
+                          {"bottleneck", c.bottleneck}});
+  }
+  return j;
+}
+
+}  // namespace ridgeline

@@ -1,0 +1,15 @@
+// Views of a validation scorecard (validate/scorecard.h).
+#pragma once
+
+#include "validate/scorecard.h"
+
+#include <nlohmann/json.hpp>
+
+#include <ostream>
+
+namespace ridgeline {
+
+void print_scorecard(std::ostream& os, const Scorecard& sc, int worst);
+nlohmann::json scorecard_json(const Scorecard& sc);
+
+}  // namespace ridgeline

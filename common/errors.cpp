@@ -1,0 +1,14 @@
+// Error helpers shared by every library; see errors.h.
+#include "common/errors.h"
+
+namespace ridgeline {
+
+std::string located(const std::string& where, const std::string& message) {
+  return where.empty() ? message : where + ": " + message;
+}
+
+void require_invariant(bool condition, const std::string& what) {
+  if (!condition) throw InternalError("internal error (a ridgeline bug): " + what);
+}
+
+}  // namespace ridgeline

@@ -1,0 +1,102 @@
+// The staging of a GPU description; see gpu_load.h. Presets and architecture files are built
+// into the binary (embedded_files.h); a path given by the user is read from disk.
+#include "hardware/gpu_load.h"
+
+#include "common/errors.h"
+#include "common/json_reader.h"
+#include "hardware/embedded_files.h"
+#include "hardware/gpu_parse.h"
+
+#include <algorithm>
+
+namespace ridgeline {
+
+namespace {
+
+constexpr std::string_view kGpuDir = "hardware/gpus/";
+constexpr std::string_view kArchDir = "hardware/arch/";
+
+std::vector<std::string> names_under(std::string_view dir) {
+  std::vector<std::string> out;
+  for (const auto& f : embedded_files()) {
+    if (f.path.substr(0, dir.size()) != dir) continue;
+    std::string_view rest = f.path.substr(dir.size());
+    out.emplace_back(rest.substr(0, rest.size() - 5));  // drop ".json"
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+const EmbeddedFile* find_embedded(std::string_view dir, const std::string& name) {
+  for (const auto& f : embedded_files()) {
+    if (f.path == std::string(dir) + name + ".json") return &f;
+  }
+  return nullptr;
+}
+
+std::string joined(const std::vector<std::string>& names) {
+  std::string s;
+  for (const auto& n : names) s += (s.empty() ? "" : ", ") + n;
+  return s;
+}
+
+// The architecture's complete "model" object, validated on its own so that any later error
+// is the GPU file's (or the flag's).
+nlohmann::json architecture_model(const std::string& arch, const std::string& gpu_label) {
+  const EmbeddedFile* f = find_embedded(kArchDir, arch);
+  if (!f) {
+    throw InputError(located(gpu_label, "/architecture: unknown architecture \"" + arch +
+                                            "\"; known: " + joined(architecture_names())));
+  }
+  std::string label(f->path);
+  nlohmann::json doc = parse_json_text(std::string(f->text), label);
+  JsonReader r(doc, label);
+  r.string("architecture");
+  r.string("about");
+  ModelParams p;
+  parse_model_params(r.child("model"), p);
+  r.finish();
+  return doc["model"];
+}
+
+}  // namespace
+
+std::vector<std::string> gpu_preset_names() { return names_under(kGpuDir); }
+std::vector<std::string> architecture_names() { return names_under(kArchDir); }
+
+GpuSpec load_gpu_text(const std::string& text, const std::string& label,
+                      const std::vector<std::string>& overrides) {
+  nlohmann::json doc = parse_json_text(text, label);
+  if (!doc.is_object()) throw InputError(located(label, "/: expected an object"));
+  if (!doc.contains("architecture") || !doc["architecture"].is_string()) {
+    throw InputError(located(label, "/architecture: missing; expected a string"));
+  }
+  nlohmann::json model = architecture_model(doc["architecture"].get<std::string>(), label);
+  if (doc.contains("model")) merge_strict(model, doc["model"], label, "/model");
+  doc["model"] = model;
+  GpuSpec spec = parse_gpu_document(doc, label);
+  for (const auto& o : overrides) {
+    apply_override(doc, o);
+    spec = parse_gpu_document(doc, "--set " + o);
+    spec.file = label;
+  }
+  spec.what_ifs = overrides;
+  return spec;
+}
+
+GpuSpec load_gpu(const std::string& name_or_path, const std::vector<std::string>& overrides) {
+  bool looks_like_path = name_or_path.find('/') != std::string::npos ||
+                         (name_or_path.size() > 5 && name_or_path.substr(name_or_path.size() - 5) == ".json");
+  if (!looks_like_path) {
+    const EmbeddedFile* f = find_embedded(kGpuDir, name_or_path);
+    if (!f) {
+      throw InputError(located("--gpu", "unknown GPU \"" + name_or_path + "\"; presets: " +
+                                            joined(gpu_preset_names()) + " (or give a path to a .json file)"));
+    }
+    return load_gpu_text(std::string(f->text), std::string(f->path), overrides);
+  }
+  nlohmann::json probe = read_json_file(name_or_path);  // names the path if unreadable
+  return load_gpu_text(probe.dump(), name_or_path, overrides);
+}
+
+}  // namespace ridgeline

@@ -1,0 +1,193 @@
+// HardwareSpec: a plain, validated description of one GPU (Timeloop's "Specs" idea). It holds
+// datasheet facts (SMs, clocks, per-unit ops/clock/SM, caches, memory, links, launch cost) and
+// the few efficiency parameters of the kernel model, each a Fact with its provenance. Parsing
+// lives in gpu_parse.cpp, derived figures (peaks, ridge points) in derived.cpp; model code reads
+// this struct by const& and never sees JSON.
+//
+// Every scalar field is listed once, in visit_fields() below, with its JSON path and rule; the
+// parser, the what-if overrides and `ridgeline gpus show` all walk that one list.
+#pragma once
+
+#include "hardware/provenance.h"
+
+#include <array>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ridgeline {
+
+// The arithmetic units a kernel can run on. Tensor units run at the tensor clock, vector (CUDA
+// core) units at the max boost clock, as the datasheets' own peak figures do (gpu-facts A4).
+enum class MathUnit { TensorTf32, TensorBf16, TensorFp16, TensorFp8, TensorInt8, VectorFp32, VectorFp64 };
+constexpr int kMathUnitCount = 7;
+constexpr std::array<MathUnit, kMathUnitCount> kAllMathUnits = {
+    MathUnit::TensorTf32, MathUnit::TensorBf16, MathUnit::TensorFp16, MathUnit::TensorFp8,
+    MathUnit::TensorInt8, MathUnit::VectorFp32, MathUnit::VectorFp64};
+const char* math_unit_key(MathUnit u);  // "tf32", "bf16", ..., "fp32", "fp64"
+bool is_tensor_unit(MathUnit u);
+
+// How a field's value is checked.
+enum class FieldRule { Positive, PositiveInteger, NonNegative, Fraction };
+
+struct ComputeSpec {
+  Fact sm_count;  // SMs (NVIDIA) or CUs (AMD)
+  Fact max_clock_MHz;
+  Fact tensor_clock_MHz;  // the clock behind the dense tensor peak
+  Fact register_file_per_sm_bytes;
+  Fact l1_smem_per_sm_bytes;
+  Fact max_smem_per_sm_bytes;
+  Fact sfu_ops_per_clk_per_sm;  // special functions (exp) per clock per SM
+  // Per unit: dense ops per clock per SM, and the datasheet's dense peak it must reproduce.
+  std::array<std::optional<Fact>, kMathUnitCount> ops_per_clk_per_sm;
+  std::array<std::optional<Fact>, kMathUnitCount> stated_peak_tflops;
+};
+
+struct MemoryLevelSpec {
+  Fact capacity_bytes;
+  Fact bandwidth_GBps;
+  Fact latency_ns;  // load-to-use, pointer chase
+};
+
+struct MemorySpec {
+  MemoryLevelSpec hbm;  // device memory (HBM or GDDR)
+  MemoryLevelSpec l2;   // last-level on-chip cache seen by all SMs
+  Fact smem_bytes_per_clk_per_sm;
+};
+
+struct InterconnectSpec {
+  Fact nvlink_GBps_per_direction;  // 0 where there is none
+  Fact pcie_GBps_per_direction;
+  Fact network_GBps_per_direction;  // scale-out NIC per GPU
+};
+
+struct LaunchSpec {
+  Fact graph_us;          // per kernel, replayed back to back from a CUDA graph
+  Fact stream_us;         // per kernel, launched one by one from C++
+  Fact python_eager_us;   // per kernel, launched from a Python framework in eager mode
+};
+
+struct GemmTile {
+  int m = 0;
+  int n = 0;
+  double efficiency = 0;  // fraction of the SM's tensor peak in the main loop
+};
+
+// The kernel model's parameters. Defaults come from hardware/arch/<architecture>.json (priors
+// from shared/reference); a GPU file may override any of them; calibration fits them.
+struct ModelParams {
+  struct {
+    Fact latency_us;  // fixed cost of a kernel on the GPU beyond its launch gap
+  } kernel;
+  struct {
+    Fact hbm_efficiency;          // achievable fraction of HBM bandwidth, streaming
+    Fact l2_efficiency;           // achievable fraction of L2 bandwidth
+    Fact sm_bytes_per_clk;        // most one SM pulls from memory (Little's law limit)
+    Fact l2_knee_start_fraction;  // working set / L2 capacity where hits start to fall
+    Fact l2_knee_end_fraction;    // ... and where they reach zero
+  } memory;
+  struct {
+    std::vector<GemmTile> tiles;  // CTA tiles the library picks among
+    Provenance tiles_source;
+    Fact k_tile_bytes;            // bytes of K per main-loop step (K is padded to this)
+    Fact ctas_per_sm;
+    Fact tile_overhead_cycles;    // prologue + epilogue of one tile
+    Fact multicast_ctas;          // CTAs of a cluster sharing one operand load from L2 (TMA multicast)
+    Fact max_split_k;
+    Fact min_k_per_split;
+    Fact align8_efficiency;       // main-loop efficiency when the worst operand is 8-byte aligned
+    Fact align4_efficiency;
+    Fact align2_efficiency;
+    Fact align1_efficiency;
+    Fact vector_efficiency;       // FP32 CUDA-core GEMM efficiency
+  } gemm;
+  struct {
+    Fact block_m;                 // query rows per CTA
+    Fact block_n;                 // keys per main-loop step
+    Fact mma_efficiency;
+    Fact softmax_exposed_fraction;  // share of exp() time not hidden behind the MMAs
+    Fact item_overhead_cycles;
+    Fact ctas_per_sm;
+    Fact max_kv_splits;           // split-KV (flash-decoding) upper bound
+  } attention;
+  struct {
+    Fact efficiency;  // elementwise math on CUDA cores, fraction of FP32 peak
+    Fact cta_bytes;   // bytes one CTA of a memory-bound kernel moves (sets how many SMs work)
+  } vector;
+};
+
+struct GpuSpec {
+  std::string name;          // preset key, e.g. "h100-sxm"
+  std::string full_name;     // "NVIDIA H100 SXM5 80GB"
+  std::string vendor;        // "nvidia" or "amd"
+  std::string architecture;  // "hopper", ... (names hardware/arch/<architecture>.json)
+  std::string file;          // where it was read from
+  std::vector<std::string> what_ifs;  // overrides applied, as given
+  ComputeSpec compute;
+  MemorySpec memory;
+  InterconnectSpec interconnect;
+  LaunchSpec launch;
+  ModelParams model;
+};
+
+// Calls f(json_path, fact, rule) for every scalar Fact of the spec, in document order.
+// Paths are JSON pointers without the leading '/', e.g. "memory/hbm/bandwidth_GBps".
+template <class Spec, class F>
+void visit_fields(Spec& s, F&& f) {
+  auto& c = s.compute;
+  f("compute/sm_count", c.sm_count, FieldRule::PositiveInteger);
+  f("compute/max_clock_MHz", c.max_clock_MHz, FieldRule::Positive);
+  f("compute/tensor_clock_MHz", c.tensor_clock_MHz, FieldRule::Positive);
+  f("compute/register_file_per_sm_bytes", c.register_file_per_sm_bytes, FieldRule::PositiveInteger);
+  f("compute/l1_smem_per_sm_bytes", c.l1_smem_per_sm_bytes, FieldRule::PositiveInteger);
+  f("compute/max_smem_per_sm_bytes", c.max_smem_per_sm_bytes, FieldRule::PositiveInteger);
+  f("compute/sfu_ops_per_clk_per_sm", c.sfu_ops_per_clk_per_sm, FieldRule::Positive);
+  auto& m = s.memory;
+  f("memory/hbm/capacity_bytes", m.hbm.capacity_bytes, FieldRule::PositiveInteger);
+  f("memory/hbm/bandwidth_GBps", m.hbm.bandwidth_GBps, FieldRule::Positive);
+  f("memory/hbm/latency_ns", m.hbm.latency_ns, FieldRule::Positive);
+  f("memory/l2/capacity_bytes", m.l2.capacity_bytes, FieldRule::PositiveInteger);
+  f("memory/l2/bandwidth_GBps", m.l2.bandwidth_GBps, FieldRule::Positive);
+  f("memory/l2/latency_ns", m.l2.latency_ns, FieldRule::Positive);
+  f("memory/smem_bytes_per_clk_per_sm", m.smem_bytes_per_clk_per_sm, FieldRule::Positive);
+  auto& i = s.interconnect;
+  f("interconnect/nvlink_GBps_per_direction", i.nvlink_GBps_per_direction, FieldRule::NonNegative);
+  f("interconnect/pcie_GBps_per_direction", i.pcie_GBps_per_direction, FieldRule::Positive);
+  f("interconnect/network_GBps_per_direction", i.network_GBps_per_direction, FieldRule::NonNegative);
+  f("launch/graph_us", s.launch.graph_us, FieldRule::Positive);
+  f("launch/stream_us", s.launch.stream_us, FieldRule::Positive);
+  f("launch/python_eager_us", s.launch.python_eager_us, FieldRule::Positive);
+}
+
+// The same for the model parameters, with paths relative to the "model" object.
+template <class Params, class F>
+void visit_model_fields(Params& p, F&& f) {
+  f("kernel/latency_us", p.kernel.latency_us, FieldRule::NonNegative);
+  f("memory/hbm_efficiency", p.memory.hbm_efficiency, FieldRule::Fraction);
+  f("memory/l2_efficiency", p.memory.l2_efficiency, FieldRule::Fraction);
+  f("memory/sm_bytes_per_clk", p.memory.sm_bytes_per_clk, FieldRule::Positive);
+  f("memory/l2_knee_start_fraction", p.memory.l2_knee_start_fraction, FieldRule::Positive);
+  f("memory/l2_knee_end_fraction", p.memory.l2_knee_end_fraction, FieldRule::Positive);
+  f("gemm/k_tile_bytes", p.gemm.k_tile_bytes, FieldRule::PositiveInteger);
+  f("gemm/ctas_per_sm", p.gemm.ctas_per_sm, FieldRule::PositiveInteger);
+  f("gemm/tile_overhead_cycles", p.gemm.tile_overhead_cycles, FieldRule::NonNegative);
+  f("gemm/multicast_ctas", p.gemm.multicast_ctas, FieldRule::PositiveInteger);
+  f("gemm/max_split_k", p.gemm.max_split_k, FieldRule::PositiveInteger);
+  f("gemm/min_k_per_split", p.gemm.min_k_per_split, FieldRule::PositiveInteger);
+  f("gemm/align8_efficiency", p.gemm.align8_efficiency, FieldRule::Fraction);
+  f("gemm/align4_efficiency", p.gemm.align4_efficiency, FieldRule::Fraction);
+  f("gemm/align2_efficiency", p.gemm.align2_efficiency, FieldRule::Fraction);
+  f("gemm/align1_efficiency", p.gemm.align1_efficiency, FieldRule::Fraction);
+  f("gemm/vector_efficiency", p.gemm.vector_efficiency, FieldRule::Fraction);
+  f("attention/block_m", p.attention.block_m, FieldRule::PositiveInteger);
+  f("attention/block_n", p.attention.block_n, FieldRule::PositiveInteger);
+  f("attention/mma_efficiency", p.attention.mma_efficiency, FieldRule::Fraction);
+  f("attention/softmax_exposed_fraction", p.attention.softmax_exposed_fraction, FieldRule::NonNegative);
+  f("attention/item_overhead_cycles", p.attention.item_overhead_cycles, FieldRule::NonNegative);
+  f("attention/ctas_per_sm", p.attention.ctas_per_sm, FieldRule::PositiveInteger);
+  f("attention/max_kv_splits", p.attention.max_kv_splits, FieldRule::PositiveInteger);
+  f("vector/efficiency", p.vector.efficiency, FieldRule::Fraction);
+  f("vector/cta_bytes", p.vector.cta_bytes, FieldRule::PositiveInteger);
+}
+
+}  // namespace ridgeline

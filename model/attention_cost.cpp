@@ -1,0 +1,117 @@
+// Flash-style fused attention (FlashAttention-2 forward, as PyTorch's SDPA runs it). Work items
+// are (batch, head, block of block_m query rows); each walks the key/value blocks it can see,
+// block_n keys at a time, doing two MMAs (Q.K^T, P.V) and block_m x block_n exp()s. Items
+// are scheduled over SMs x CTAs-per-SM slots:
+//  - non-causal: every item is equal, so time = ceil(items / slots) x item time;
+//  - causal: item j sees (j+1) x block_m keys; the library starts the heaviest first, so the
+//    kernel lasts max(total work / slots, heaviest item). Causal halves the work, not the time,
+//    when there are few items.
+// Decode (one query per sequence) packs the query heads that share a KV head into one item, as
+// FlashAttention does for GQA, and splits the keys (split-KV) when items would leave SMs idle;
+// it is then bound by reading the KV cache with the SMs it keeps busy.
+// K/V blocks are re-read from L2 by each query block of a head; those reads go to HBM when
+// the KV of the heads running at once outgrows L2.
+#include "hardware/derived.h"
+#include "model/cost_models.h"
+#include "model/kernel_terms.h"
+#include "workloads/op_math.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace ridgeline {
+
+namespace {
+
+struct Layout {
+  double head_items;  // (batch, head) groups that are scheduled independently
+  double q_rows;      // query rows per group
+  double m_blocks;
+  double kv_blocks;   // key blocks of a full row
+  int split;
+};
+
+Layout lay_out(const AttentionOp& a, const GpuSpec& gpu, double slots) {
+  const auto& p = gpu.model.attention;
+  Layout l;
+  double groups = (double)(a.heads / a.kv_heads);
+  bool pack_gqa = a.q_len == 1 && groups > 1;
+  l.head_items = (double)a.batch * (double)(pack_gqa ? a.kv_heads : a.heads);
+  l.q_rows = pack_gqa ? groups : (double)a.q_len;
+  l.m_blocks = ceil_div(l.q_rows, p.block_m.value);
+  l.kv_blocks = ceil_div((double)a.kv_len, p.block_n.value);
+  l.split = 1;
+  double items = l.head_items * l.m_blocks;
+  if (!a.causal && items < slots) {
+    double s = std::min({std::floor(slots / items), p.max_kv_splits.value, l.kv_blocks});
+    l.split = (int)std::max(1.0, s);
+  }
+  return l;
+}
+
+// Key blocks that query block j (0-based) walks.
+double blocks_for(const AttentionOp& a, const Layout& l, const GpuSpec& gpu, double j) {
+  const auto& p = gpu.model.attention;
+  if (!a.causal) return ceil_div(l.kv_blocks, l.split);
+  double last_row = std::min(l.q_rows, (j + 1) * p.block_m.value);
+  double visible = std::min((double)a.kv_len, (double)a.kv_len - l.q_rows + last_row);
+  return ceil_div(std::max(0.0, visible), p.block_n.value);
+}
+
+}  // namespace
+
+OpCost attention_cost(const AttentionOp& a, const GpuSpec& gpu) {
+  const auto& p = gpu.model.attention;
+  MathUnit unit = matrix_unit(gpu, a.dtype);
+  double cta_per_sm = p.ctas_per_sm.value;
+  double slots = sm_count(gpu) * cta_per_sm;
+  Layout l = lay_out(a, gpu, slots);
+  double bm = p.block_m.value, bn = p.block_n.value, d = (double)a.head_dim;
+
+  double ops_per_cycle = gpu.compute.ops_per_clk_per_sm[(int)unit]->value / cta_per_sm;
+  double sfu_per_cycle = gpu.compute.sfu_ops_per_clk_per_sm.value / cta_per_sm;
+  double block_cycles = 4 * bm * bn * d / (ops_per_cycle * p.mma_efficiency.value) +
+                        bm * bn / sfu_per_cycle * p.softmax_exposed_fraction.value;
+  double overhead = p.item_overhead_cycles.value;
+
+  double total_cycles = 0, max_item = 0, total_blocks = 0;
+  for (double j = 0; j < l.m_blocks; ++j) {  // one pass over the query blocks of a head
+    double blocks = blocks_for(a, l, gpu, j);
+    double item = blocks * block_cycles + overhead;
+    total_blocks += blocks * l.split;
+    total_cycles += item * l.split;
+    max_item = std::max(max_item, item);
+  }
+  total_cycles *= l.head_items;
+  total_blocks *= l.head_items;
+  double items = l.head_items * l.m_blocks * l.split;
+  double cycles = a.causal ? std::max(total_cycles / slots, max_item) : ceil_div(items, slots) * max_item;
+
+  OpCost c;
+  c.compute_us = cycles / clock_MHz(gpu, unit);
+  double e = dtype_bytes(a.dtype);
+  OpWork w = op_work(Op{"", a, false});
+  double kv_tile_reads = total_blocks * bn * d * e * 2;
+  double unique_kv = 2 * (double)a.batch * a.kv_heads * a.kv_len * d * e;
+  // Heads in flight at once each keep their K and V in L2 while their query blocks walk them.
+  double heads_in_flight = std::min(l.head_items, std::ceil(slots / (l.m_blocks * l.split)));
+  double kv_per_head = unique_kv / ((double)a.batch * a.kv_heads);
+  double hit = l2_hit_fraction(gpu, heads_in_flight * kv_per_head);
+  double rereads = std::max(0.0, kv_tile_reads - unique_kv);
+  double workspace = l.split > 1 ? 2 * (double)a.batch * a.heads * a.q_len * (d + 2) * 4 * l.split : 0;
+  c.bytes.hbm = w.unique_bytes() + (1 - hit) * rereads + workspace;
+  c.bytes.l2 = w.unique_bytes() - unique_kv + kv_tile_reads + workspace;
+  c.bytes.smem = 2 * kv_tile_reads;
+  c.detail.tile_m = (int)bm;
+  c.detail.tile_n = (int)bn;
+  c.detail.split = l.split;
+  c.detail.ctas = items;
+  c.detail.waves = cycles / max_item;
+  c.detail.wave_efficiency = total_cycles / (slots * cycles);
+  c.detail.active_sms = std::min(sm_count(gpu), std::ceil(items / cta_per_sm));
+  c.detail.l2_hit_fraction = hit;
+  finish(gpu, c);
+  return c;
+}
+
+}  // namespace ridgeline

@@ -1,0 +1,123 @@
+// GEMM cost, the way a cuBLAS-class library runs it. For each CTA tile the architecture offers
+// (hardware/arch/*.json), the output is cut into ceil(M/tm) x ceil(N/tn) tiles per batch; when
+// that leaves SMs idle and K is long, K is split (split-K, with an fp32 workspace round trip).
+// Tiles run in waves of SMs x CTAs-per-SM; a partial last wave or a partial edge tile costs as
+// much as a full one (wave and tile quantization), K is padded to the main loop's step, and an
+// operand whose rows are not 16-byte aligned loses the fast load path. Memory traffic: each
+// operand once from HBM, A re-read per column of tiles and B per row of tiles from L2 (less
+// what a cluster's multicast shares), and staged through shared memory. The library is assumed to pick the fastest tile, so we do too.
+//
+// Example (H100, bf16): 4096x4096x4096 with 128x256 tiles is 32x16 = 512 tiles, 3.9 waves of
+// 132 SMs -> 4 waves; 4096x4097x4096 is 2-byte aligned and runs at align2_efficiency.
+#include "common/errors.h"
+#include "hardware/derived.h"
+#include "model/cost_models.h"
+#include "model/kernel_terms.h"
+#include "workloads/op_math.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace ridgeline {
+
+namespace {
+
+// Largest power of two (up to 16) dividing a row's byte length.
+double row_alignment_bytes(double elements, double element_bytes) {
+  double bytes = elements * element_bytes;
+  for (double a : {16.0, 8.0, 4.0, 2.0}) {
+    if (std::fmod(bytes, a) == 0) return a;
+  }
+  return 1;
+}
+
+double alignment_efficiency(const GpuSpec& gpu, double align) {
+  const auto& g = gpu.model.gemm;
+  if (align >= 16) return 1.0;
+  if (align >= 8) return g.align8_efficiency.value;
+  if (align >= 4) return g.align4_efficiency.value;
+  if (align >= 2) return g.align2_efficiency.value;
+  return g.align1_efficiency.value;
+}
+
+int choose_split_k(const GpuSpec& gpu, double mn_tiles, double slots, double k) {
+  const auto& g = gpu.model.gemm;
+  if (mn_tiles >= slots) return 1;
+  double by_slots = std::floor(slots / mn_tiles);
+  double by_k = std::floor(k / g.min_k_per_split.value);
+  double s = std::min({g.max_split_k.value, by_slots, by_k});
+  return (int)std::max(1.0, s);
+}
+
+struct TileChoice {
+  const GemmTile* tile;
+  double efficiency;  // main-loop fraction of the SM's peak
+};
+
+OpCost cost_with_tile(const GemmOp& g, const GpuSpec& gpu, MathUnit unit, const TileChoice& choice,
+                      double align) {
+  const auto& p = gpu.model.gemm;
+  double e_in = dtype_bytes(g.dtype), e_out = gemm_output_bytes(g.dtype);
+  double tm = choice.tile->m, tn = choice.tile->n;
+  double batch = (double)g.batch, m = (double)g.m, n = (double)g.n, k = (double)g.k;
+  double tiles_m = ceil_div(m, tm), tiles_n = ceil_div(n, tn);
+  double mn_tiles = tiles_m * tiles_n * batch;
+  double cta_per_sm = p.ctas_per_sm.value;
+  double slots = sm_count(gpu) * cta_per_sm;
+  int split = choose_split_k(gpu, mn_tiles, slots, k);
+  double ctas = mn_tiles * split;
+  double waves = ceil_div(ctas, slots);
+  double k_step = p.k_tile_bytes.value / e_in;
+  double k_per_cta = ceil_div(ceil_div(k, split), k_step) * k_step;
+
+  double ops_per_cycle = gpu.compute.ops_per_clk_per_sm[(int)unit]->value / cta_per_sm;
+  double cycles_per_tile = 2 * tm * tn * k_per_cta / (ops_per_cycle * choice.efficiency) +
+                           p.tile_overhead_cycles.value;
+  OpCost c;
+  c.compute_us = waves * cycles_per_tile / clock_MHz(gpu, unit);
+  double workspace = split > 1 ? 2 * batch * m * n * 4 * split : 0;  // fp32 partials, out and back
+  c.bytes.hbm = batch * (m * k + n * k) * e_in + batch * m * n * e_out + workspace;
+  double a_reads = batch * m * k * e_in * tiles_n, b_reads = batch * n * k * e_in * tiles_m;
+  // A cluster's CTAs share one L2 read of the operand they have in common (TMA multicast).
+  double mc = p.multicast_ctas.value;
+  double l2_operand_reads = std::min(a_reads / mc + b_reads, a_reads + b_reads / mc);
+  c.bytes.l2 = l2_operand_reads + batch * m * n * e_out + workspace;
+  c.bytes.smem = 2 * (a_reads + b_reads);  // staged in, read by the MMAs
+  c.detail.tile_m = (int)tm;
+  c.detail.tile_n = (int)tn;
+  c.detail.split = split;
+  c.detail.ctas = ctas;
+  c.detail.waves = waves;
+  c.detail.wave_efficiency = (m * n * batch * k) / (waves * slots * tm * tn * k_per_cta);
+  c.detail.alignment_bytes = align;
+  c.detail.active_sms = std::min(sm_count(gpu), std::ceil(ctas / cta_per_sm));
+  c.detail.l2_hit_fraction = 1.0;
+  finish(gpu, c);
+  return c;
+}
+
+}  // namespace
+
+OpCost gemm_cost(const GemmOp& g, const GpuSpec& gpu) {
+  MathUnit unit = matrix_unit(gpu, g.dtype);
+  // A[m,k] and B[n,k] have rows of k elements; C[m,n] rows of n.
+  double align = std::min(row_alignment_bytes((double)g.k, dtype_bytes(g.dtype)),
+                          row_alignment_bytes((double)g.n, gemm_output_bytes(g.dtype)));
+  double align_eff = alignment_efficiency(gpu, align);
+  const auto& tiles = gpu.model.gemm.tiles;
+  double best_tile_eff = 0;
+  for (const auto& t : tiles) best_tile_eff = std::max(best_tile_eff, t.efficiency);
+
+  OpCost best;
+  best.time_us = std::numeric_limits<double>::infinity();
+  for (const auto& t : tiles) {
+    double eff = is_tensor_unit(unit) ? t.efficiency
+                                      : gpu.model.gemm.vector_efficiency.value * t.efficiency / best_tile_eff;
+    OpCost c = cost_with_tile(g, gpu, unit, {&t, eff * align_eff}, align);
+    if (c.time_us < best.time_us) best = c;
+  }
+  return best;
+}
+
+}  // namespace ridgeline

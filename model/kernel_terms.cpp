@@ -1,0 +1,94 @@
+// Shared cost terms; see kernel_terms.h.
+#include "model/kernel_terms.h"
+
+#include "common/errors.h"
+#include "hardware/derived.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace ridgeline {
+
+const char* bottleneck_name(Bottleneck b) {
+  switch (b) {
+    case Bottleneck::Compute: return "compute";
+    case Bottleneck::Hbm: return "hbm";
+    case Bottleneck::L2: return "l2";
+    case Bottleneck::Smem: return "smem";
+    case Bottleneck::Latency: return "latency";
+  }
+  return "?";
+}
+
+double achievable_hbm_bytes_per_s(const GpuSpec& gpu, double active_sms) {
+  double chip = gpu.model.memory.hbm_efficiency.value * hbm_bytes_per_s(gpu);
+  double per_sm = gpu.model.memory.sm_bytes_per_clk.value * gpu.compute.max_clock_MHz.value * 1e6;
+  return std::min(chip, std::max(1.0, active_sms) * per_sm);
+}
+
+double achievable_l2_bytes_per_s(const GpuSpec& gpu, double active_sms) {
+  double share = std::clamp(active_sms / sm_count(gpu), 1.0 / sm_count(gpu), 1.0);
+  return gpu.model.memory.l2_efficiency.value * l2_bytes_per_s(gpu) * share;
+}
+
+double smem_bytes_per_s(const GpuSpec& gpu, double active_sms) {
+  return gpu.memory.smem_bytes_per_clk_per_sm.value * std::max(1.0, active_sms) *
+         gpu.compute.max_clock_MHz.value * 1e6;
+}
+
+double l2_hit_fraction(const GpuSpec& gpu, double working_set_bytes) {
+  double cap = gpu.memory.l2.capacity_bytes.value;
+  double start = gpu.model.memory.l2_knee_start_fraction.value * cap;
+  double end = gpu.model.memory.l2_knee_end_fraction.value * cap;
+  if (working_set_bytes <= start) return 1.0;
+  if (working_set_bytes >= end) return 0.0;
+  return 1.0 - (working_set_bytes - start) / (end - start);
+}
+
+MathUnit matrix_unit(const GpuSpec& gpu, DType d) {
+  MathUnit u = MathUnit::VectorFp32;
+  switch (d) {
+    case DType::Fp32: u = MathUnit::VectorFp32; break;
+    case DType::Tf32: u = MathUnit::TensorTf32; break;
+    case DType::Bf16: u = MathUnit::TensorBf16; break;
+    case DType::Fp16: u = MathUnit::TensorFp16; break;
+    case DType::Fp8: u = MathUnit::TensorFp8; break;
+  }
+  if (!has_unit(gpu, u)) {
+    throw InputError(std::string("/dtype: ") + gpu.name + " has no " + math_unit_key(u) +
+                     (is_tensor_unit(u) ? " tensor cores" : " units") + " (" + gpu.file + ")");
+  }
+  return u;
+}
+
+double vector_seconds(const GpuSpec& gpu, double vector_flops, double sfu_ops, double active_sms) {
+  double share = std::clamp(active_sms / sm_count(gpu), 1.0 / sm_count(gpu), 1.0);
+  double fp32 = peak_flops_per_s(gpu, MathUnit::VectorFp32) * gpu.model.vector.efficiency.value * share;
+  double sfu = gpu.compute.sfu_ops_per_clk_per_sm.value * sm_count(gpu) * share *
+               gpu.compute.max_clock_MHz.value * 1e6;
+  return vector_flops / fp32 + sfu_ops / sfu;
+}
+
+void finish(const GpuSpec& gpu, OpCost& c) {
+  double sms = c.detail.active_sms;
+  require_invariant(sms > 0, "finish() needs active_sms > 0");
+  c.hbm_us = c.bytes.hbm / achievable_hbm_bytes_per_s(gpu, sms) * 1e6;
+  c.l2_us = c.bytes.l2 / achievable_l2_bytes_per_s(gpu, sms) * 1e6;
+  c.smem_us = c.bytes.smem / smem_bytes_per_s(gpu, sms) * 1e6;
+  c.overhead_us = gpu.launch.graph_us.value + gpu.model.kernel.latency_us.value;
+  struct Term {
+    double us;
+    Bottleneck b;
+  };
+  Term terms[] = {{c.compute_us, Bottleneck::Compute}, {c.hbm_us, Bottleneck::Hbm},
+                  {c.l2_us, Bottleneck::L2}, {c.smem_us, Bottleneck::Smem}};
+  Term top = terms[0];
+  for (const Term& t : terms) {
+    if (t.us > top.us) top = t;
+  }
+  c.time_us = c.overhead_us + top.us;
+  c.bottleneck = top.us >= c.overhead_us ? top.b : Bottleneck::Latency;
+  require_invariant(std::isfinite(c.time_us) && c.time_us > 0, "kernel time must be finite and positive");
+}
+
+}  // namespace ridgeline

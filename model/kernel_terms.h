@@ -1,0 +1,34 @@
+// Terms shared by every kernel's cost: the bandwidth a kernel can reach with the SMs it keeps
+// busy, the fraction of a working set L2 serves, the unit a dtype runs on, and finish(), which
+// turns the work and traffic an op model worked out into the final time and bottleneck.
+#pragma once
+
+#include "hardware/gpu_spec.h"
+#include "model/op_cost.h"
+#include "workloads/op.h"
+
+namespace ridgeline {
+
+// Achievable HBM bytes/s when `active_sms` SMs stream: the chip's efficiency-limited bandwidth,
+// or what that many SMs can keep in flight (Little's law), whichever is lower.
+double achievable_hbm_bytes_per_s(const GpuSpec& gpu, double active_sms);
+double achievable_l2_bytes_per_s(const GpuSpec& gpu, double active_sms);
+double smem_bytes_per_s(const GpuSpec& gpu, double active_sms);
+
+// Fraction of a working set of `bytes` that stays in L2: 1 below l2_knee_start x capacity,
+// 0 above l2_knee_end x capacity, falling linearly in between (a soft knee, not a step).
+double l2_hit_fraction(const GpuSpec& gpu, double working_set_bytes);
+
+// The unit a matrix op of dtype d runs on; throws InputError if the GPU lacks it.
+MathUnit matrix_unit(const GpuSpec& gpu, DType d);
+
+// Seconds of CUDA-core and special-function work, spread over `active_sms`.
+double vector_seconds(const GpuSpec& gpu, double vector_flops, double sfu_ops, double active_sms);
+
+// Fills time_us, the per-level times, overhead and bottleneck of `c`, whose compute_us, bytes
+// and detail.active_sms the op model set.
+void finish(const GpuSpec& gpu, OpCost& c);
+
+inline double ceil_div(double a, double b) { return a <= 0 ? 0 : (double)(long long)((a + b - 1) / b); }
+
+}  // namespace ridgeline

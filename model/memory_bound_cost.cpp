@@ -1,0 +1,53 @@
+// Memory-bound kernels: elementwise ops, full reductions, and row ops (RMSNorm, LayerNorm,
+// softmax). Their time is the bytes they move over the bandwidth they can reach, and that
+// bandwidth depends on how many SMs have work: an elementwise kernel launches one CTA per
+// vector.cta_bytes of output; a row op one CTA per row (or per cta_bytes, when rows are short),
+// so a norm over 8 rows keeps only 8 SMs busy. With warm_l2 the inputs were left in L2 by the
+// previous kernel: the part of the working set L2 holds (soft knee near capacity) skips HBM,
+// and so do the outputs, which stay dirty in L2.
+#include "hardware/derived.h"
+#include "model/cost_models.h"
+#include "model/kernel_terms.h"
+#include "workloads/op_math.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace ridgeline {
+
+namespace {
+
+OpCost stream_cost(const Op& op, double ctas, const GpuSpec& gpu) {
+  OpWork w = op_work(op);
+  OpCost c;
+  c.detail.ctas = ctas;
+  c.detail.active_sms = std::min(sm_count(gpu), std::max(1.0, ctas));
+  c.detail.waves = ceil_div(ctas, sm_count(gpu));
+  c.compute_us = vector_seconds(gpu, w.vector_flops, w.sfu_ops, c.detail.active_sms) * 1e6;
+  double hit = op.warm_l2 ? l2_hit_fraction(gpu, w.unique_bytes()) : 0.0;
+  c.detail.l2_hit_fraction = hit;
+  c.bytes.hbm = (1 - hit) * w.unique_bytes();
+  c.bytes.l2 = w.unique_bytes();
+  finish(gpu, c);
+  return c;
+}
+
+}  // namespace
+
+OpCost elementwise_cost(const ElementwiseOp& e, bool warm_l2, const GpuSpec& gpu) {
+  double out_bytes = (double)e.numel * dtype_bytes(e.dtype);
+  return stream_cost(Op{"", e, warm_l2}, ceil_div(out_bytes, gpu.model.vector.cta_bytes.value), gpu);
+}
+
+OpCost reduce_cost(const ReduceOp& r, bool warm_l2, const GpuSpec& gpu) {
+  double in_bytes = (double)r.numel * dtype_bytes(r.dtype);
+  return stream_cost(Op{"", r, warm_l2}, ceil_div(in_bytes, gpu.model.vector.cta_bytes.value), gpu);
+}
+
+OpCost row_op_cost(const RowOp& r, bool warm_l2, const GpuSpec& gpu) {
+  double bytes = (double)r.rows * (double)r.cols * dtype_bytes(r.dtype);
+  double ctas = std::min((double)r.rows, ceil_div(bytes, gpu.model.vector.cta_bytes.value));
+  return stream_cost(Op{"", r, warm_l2}, ctas, gpu);
+}
+
+}  // namespace ridgeline

@@ -1,0 +1,71 @@
+// Loading measured data sets; see dataset.h. A record's op fields go through the same parser
+// as `ridgeline op` input, so a data set can never hold an op the CLI would reject. A record
+// whose op ran as several kernels (PyTorch decomposing it) is compared through its single-kernel
+// alternative when the file has one, else left out and listed, never silently mixed in.
+#include "validate/dataset.h"
+
+#include "common/errors.h"
+#include "common/json_reader.h"
+#include "workloads/op_parse.h"
+
+namespace ridgeline {
+
+namespace {
+
+const char* const kOpKeys[] = {"id",     "op",   "m",       "n",      "k",     "batch",
+                               "heads",  "kv_heads", "head_dim", "q_len", "kv_len", "causal",
+                               "dtype",  "kind", "numel",   "rows",   "cols",  "warm_l2"};
+
+nlohmann::json op_fields(const nlohmann::json& record) {
+  nlohmann::json j = nlohmann::json::object();
+  for (const char* k : kOpKeys) {
+    if (record.contains(k)) j[k] = record[k];
+  }
+  return j;
+}
+
+}  // namespace
+
+Dataset parse_dataset(const nlohmann::json& doc, const std::string& label) {
+  Dataset d;
+  d.file = label;
+  if (!doc.is_object() || !doc.contains("records") || !doc["records"].is_array()) {
+    throw InputError(located(label, "/records: missing; expected an array of measurements"));
+  }
+  d.meta = doc.value("meta", nlohmann::json::object());
+  const auto& records = doc["records"];
+  for (size_t i = 0; i < records.size(); ++i) {
+    const auto& r = records[i];
+    std::string where = label + ": /records/" + std::to_string(i);
+    std::string id = r.is_object() && r.contains("id") && r["id"].is_string() ? r["id"].get<std::string>() : where;
+    if (!r.is_object()) throw InputError(where + ": expected an object");
+    if (r.contains("error")) {
+      d.skipped.push_back(id + ": failed when measured");
+      continue;
+    }
+    Measurement m;
+    m.op = parse_op(op_fields(r), where, id);
+    m.split = r.value("split", "");
+    if (m.split != "fit" && m.split != "holdout") throw InputError(where + "/split: expected \"fit\" or \"holdout\"");
+    if (!r.contains("measured_us") || !r["measured_us"].is_number() || !(r["measured_us"].get<double>() > 0)) {
+      throw InputError(where + "/measured_us: expected a positive number");
+    }
+    m.measured_us = r["measured_us"].get<double>();
+    int kernels = r.value("kernels_per_call", 1);
+    if (kernels > 1) {
+      if (r.contains("alt_measured_us") && r["alt_measured_us"].is_number()) {
+        m.measured_us = r["alt_measured_us"].get<double>();
+        m.impl = r.value("alt_impl", "alt");
+      } else {
+        d.skipped.push_back(id + ": ran as " + std::to_string(kernels) + " kernels, not one");
+        continue;
+      }
+    }
+    d.records.push_back(std::move(m));
+  }
+  return d;
+}
+
+Dataset load_dataset(const std::string& path) { return parse_dataset(read_json_file(path), path); }
+
+}  // namespace ridgeline

@@ -1,0 +1,77 @@
+// Scorecard computation; see scorecard.h.
+#include "validate/scorecard.h"
+
+#include "model/op_cost.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+namespace ridgeline {
+
+ErrorStats error_stats(const std::vector<double>& signed_errors) {
+  ErrorStats s;
+  s.count = (int)signed_errors.size();
+  if (signed_errors.empty()) return s;
+  std::vector<double> abs_err;
+  double log_sum = 0;
+  for (double e : signed_errors) {
+    abs_err.push_back(std::fabs(e));
+    log_sum += std::log(1 + e);
+  }
+  std::sort(abs_err.begin(), abs_err.end());
+  double sum = 0;
+  for (double a : abs_err) sum += a;
+  s.mape = sum / abs_err.size();
+  auto pct = [&](double q) {
+    double pos = q * (abs_err.size() - 1);
+    size_t lo = (size_t)std::floor(pos), hi = (size_t)std::ceil(pos);
+    return abs_err[lo] + (abs_err[hi] - abs_err[lo]) * (pos - lo);
+  };
+  s.median = pct(0.5);
+  s.p90 = pct(0.9);
+  s.worst = abs_err.back();
+  s.bias = std::exp(log_sum / signed_errors.size());
+  return s;
+}
+
+namespace {
+
+bool memory_bound_family(const std::string& f) { return f != "gemm" && f != "attention"; }
+
+FamilyScore family_score(const std::string& name, const std::vector<const CaseResult*>& cases) {
+  std::vector<double> model, roof;
+  for (const auto* c : cases) {
+    model.push_back(c->error());
+    roof.push_back(c->roofline_error());
+  }
+  return {name, error_stats(model), error_stats(roof)};
+}
+
+}  // namespace
+
+Scorecard score(const Dataset& data, const GpuSpec& gpu, const std::string& split) {
+  Scorecard sc;
+  sc.gpu = gpu.name;
+  sc.dataset = data.file;
+  sc.split = split;
+  for (const auto& m : data.records) {
+    if (split != "all" && m.split != split) continue;
+    OpCost c = predict_op(m.op, gpu);
+    sc.cases.push_back({m.op.id, op_family(m.op), m.split, m.measured_us, c.time_us, c.roofline_us,
+                        bottleneck_name(c.bottleneck)});
+  }
+  std::map<std::string, std::vector<const CaseResult*>> by_family;
+  std::vector<const CaseResult*> memory_bound, all;
+  for (const auto& c : sc.cases) {
+    by_family[c.family].push_back(&c);
+    all.push_back(&c);
+    if (memory_bound_family(c.family)) memory_bound.push_back(&c);
+  }
+  for (const auto& [name, cases] : by_family) sc.families.push_back(family_score(name, cases));
+  if (!memory_bound.empty()) sc.families.push_back(family_score("memory-bound", memory_bound));
+  if (!all.empty()) sc.families.push_back(family_score("all", all));
+  return sc;
+}
+
+}  // namespace ridgeline

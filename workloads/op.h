@@ -1,0 +1,67 @@
+// Op descriptors: plain data for one kernel (kind, shape, dtype), as Timeloop describes a
+// problem by its dimensions. FLOPs and operand sizes follow from the shape (op_math.h); what a
+// kernel costs is model/'s business, not this file's.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <variant>
+
+namespace ridgeline {
+
+// Storage/compute precision of an op. fp8 is e4m3 storage (a GEMM's output is bf16); tf32 is
+// fp32 storage computed on TF32 tensor cores; fp32 is plain FP32 on CUDA cores.
+enum class DType { Fp32, Tf32, Bf16, Fp16, Fp8 };
+const char* dtype_name(DType d);
+std::optional<DType> parse_dtype(const std::string& name);
+double dtype_bytes(DType d);  // bytes per stored element
+
+struct GemmOp {  // C[batch, m, n] = A[batch, m, k] * B[batch, n, k]^T
+  int64_t m = 0, n = 0, k = 0, batch = 1;
+  DType dtype = DType::Bf16;
+};
+
+struct AttentionOp {  // flash-style fused attention (one kernel), GQA when kv_heads < heads
+  int64_t batch = 1, heads = 0, kv_heads = 0, head_dim = 0, q_len = 0, kv_len = 0;
+  bool causal = false;  // bottom-right aligned mask when q_len < kv_len
+  DType dtype = DType::Bf16;
+};
+
+enum class ElementwiseKind { Copy, Add, Mul, MulScalar, Gelu, Silu, SiluMul };
+struct ElementwiseOp {
+  ElementwiseKind kind = ElementwiseKind::Copy;
+  int64_t numel = 0;
+  DType dtype = DType::Bf16;
+};
+
+enum class ReduceKind { Sum, Max, Mean };
+struct ReduceOp {  // a full reduction of numel elements to one
+  ReduceKind kind = ReduceKind::Sum;
+  int64_t numel = 0;
+  DType dtype = DType::Bf16;
+};
+
+enum class RowOpKind { RmsNorm, LayerNorm, Softmax };
+struct RowOp {  // an op applied independently to each of `rows` rows of `cols` elements
+  RowOpKind kind = RowOpKind::RmsNorm;
+  int64_t rows = 0, cols = 0;
+  DType dtype = DType::Bf16;
+};
+
+using OpShape = std::variant<GemmOp, AttentionOp, ElementwiseOp, ReduceOp, RowOp>;
+
+struct Op {
+  std::string id;
+  OpShape shape;
+  // The inputs were left in L2 by the previous kernel (memory-bound ops only); by default an
+  // op's inputs come from device memory, as in the `ridgeline op` contract.
+  bool warm_l2 = false;
+};
+
+const char* op_family(const Op& op);  // "gemm", "attention", "elementwise", "reduce", "rmsnorm", ...
+const char* elementwise_kind_name(ElementwiseKind k);
+const char* reduce_kind_name(ReduceKind k);
+const char* row_op_kind_name(RowOpKind k);
+
+}  // namespace ridgeline

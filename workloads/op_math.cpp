@@ -1,0 +1,100 @@
+// FLOPs and operand bytes of each op kind; see op_math.h.
+#include "workloads/op_math.h"
+
+#include <algorithm>
+
+namespace ridgeline {
+
+ElementwiseInfo elementwise_info(ElementwiseKind k) {
+  switch (k) {
+    case ElementwiseKind::Copy: return {1, 0, 0};
+    case ElementwiseKind::Add: return {2, 1, 0};
+    case ElementwiseKind::Mul: return {2, 1, 0};
+    case ElementwiseKind::MulScalar: return {1, 1, 0};
+    case ElementwiseKind::Gelu: return {1, 14, 0};  // erf by polynomial, 0.5*x*(1+erf(x/sqrt2))
+    case ElementwiseKind::Silu: return {1, 3, 2};   // x / (1 + exp(-x)): exp and reciprocal
+    case ElementwiseKind::SiluMul: return {2, 4, 2};
+  }
+  return {1, 0, 0};
+}
+
+double attention_pairs(const AttentionOp& a) {
+  double q = (double)a.q_len, kv = (double)a.kv_len;
+  if (!a.causal) return q * kv;
+  if (kv >= q) return q * (kv - q) + q * (q + 1) / 2;
+  return kv * (kv + 1) / 2;  // queries before the first key see nothing
+}
+
+double gemm_output_bytes(DType d) { return d == DType::Fp8 ? 2 : dtype_bytes(d); }
+
+namespace {
+
+struct WorkOf {
+  OpWork operator()(const GemmOp& g) const {
+    OpWork w;
+    double b = (double)g.batch, m = (double)g.m, n = (double)g.n, k = (double)g.k;
+    w.matrix_flops = 2 * b * m * n * k;
+    w.bytes_read = b * (m * k + n * k) * dtype_bytes(g.dtype);
+    w.bytes_written = b * m * n * gemm_output_bytes(g.dtype);
+    return w;
+  }
+  OpWork operator()(const AttentionOp& a) const {
+    OpWork w;
+    double pairs = attention_pairs(a) * (double)a.batch * (double)a.heads;
+    double e = dtype_bytes(a.dtype);
+    double q = (double)a.batch * a.heads * a.q_len * a.head_dim;
+    double kv = (double)a.batch * a.kv_heads * a.kv_len * a.head_dim;
+    w.matrix_flops = 4 * pairs * (double)a.head_dim;  // Q.K^T and P.V
+    w.vector_flops = 4 * pairs;                       // scale, max, subtract, sum
+    w.sfu_ops = pairs;                                // exp
+    w.bytes_read = (q + 2 * kv) * e;
+    w.bytes_written = q * (a.dtype == DType::Fp8 ? 2 : e);
+    return w;
+  }
+  OpWork operator()(const ElementwiseOp& x) const {
+    OpWork w;
+    ElementwiseInfo info = elementwise_info(x.kind);
+    double n = (double)x.numel, e = dtype_bytes(x.dtype);
+    w.vector_flops = n * info.flops_per_element;
+    w.sfu_ops = n * info.sfu_per_element;
+    w.bytes_read = n * e * info.inputs;
+    w.bytes_written = n * e;
+    return w;
+  }
+  OpWork operator()(const ReduceOp& r) const {
+    OpWork w;
+    double n = (double)r.numel, e = dtype_bytes(r.dtype);
+    w.vector_flops = n;
+    w.bytes_read = n * e;
+    w.bytes_written = e;
+    return w;
+  }
+  OpWork operator()(const RowOp& r) const {
+    OpWork w;
+    double n = (double)r.rows * (double)r.cols, e = dtype_bytes(r.dtype);
+    double weights = r.kind == RowOpKind::LayerNorm ? 2 : (r.kind == RowOpKind::RmsNorm ? 1 : 0);
+    w.bytes_read = n * e + weights * (double)r.cols * e;
+    w.bytes_written = n * e;
+    switch (r.kind) {
+      case RowOpKind::RmsNorm:  // x*x, sum, x*rstd, *w
+        w.vector_flops = 4 * n;
+        w.sfu_ops = (double)r.rows;
+        break;
+      case RowOpKind::LayerNorm:  // sum, x-mean, square, sum, *rstd, *w, +b
+        w.vector_flops = 7 * n;
+        w.sfu_ops = (double)r.rows;
+        break;
+      case RowOpKind::Softmax:  // max, subtract, exp, sum, divide
+        w.vector_flops = 4 * n;
+        w.sfu_ops = n;
+        break;
+    }
+    return w;
+  }
+};
+
+}  // namespace
+
+OpWork op_work(const Op& op) { return std::visit(WorkOf{}, op.shape); }
+
+}  // namespace ridgeline

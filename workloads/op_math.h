@@ -1,0 +1,37 @@
+// What an op must do, independent of any GPU: useful FLOPs (by kind of unit), special-function
+// operations, and the bytes of its operands (each input read once, each output written once).
+// These are the numerators of every roofline; model/ turns them into time.
+#pragma once
+
+#include "workloads/op.h"
+
+namespace ridgeline {
+
+struct OpWork {
+  double matrix_flops = 0;  // multiply-accumulates x 2 that run on matrix units (GEMM, attention)
+  double vector_flops = 0;  // elementwise arithmetic on CUDA cores
+  double sfu_ops = 0;       // exp, rsqrt, tanh ... on special-function units
+  double bytes_read = 0;    // unique input bytes
+  double bytes_written = 0; // unique output bytes
+  double total_flops() const { return matrix_flops + vector_flops; }
+  double unique_bytes() const { return bytes_read + bytes_written; }
+};
+
+OpWork op_work(const Op& op);
+
+// Per-kind facts of elementwise ops: inputs read per output element, FP32 ops and special-
+// function ops per element.
+struct ElementwiseInfo {
+  int inputs;
+  double flops_per_element;
+  double sfu_per_element;
+};
+ElementwiseInfo elementwise_info(ElementwiseKind k);
+
+// Number of (query, key) pairs attention computes: q_len*kv_len, or the causal triangle
+// (bottom-right aligned, so each query sees the keys up to its own position).
+double attention_pairs(const AttentionOp& a);
+// Bytes of a GEMM's output element: fp8 GEMMs write bf16.
+double gemm_output_bytes(DType d);
+
+}  // namespace ridgeline

@@ -1,0 +1,119 @@
+// Op parsing; see op_parse.h.
+#include "workloads/op_parse.h"
+
+#include "common/errors.h"
+#include "common/json_reader.h"
+
+namespace ridgeline {
+
+namespace {
+
+int64_t dim(JsonReader& r, const std::string& key) {
+  long long v = r.integer(key, 1);
+  if (v > kMaxDimension) r.fail(key, "too large (the limit is 2^40)");
+  return v;
+}
+
+DType read_dtype(JsonReader& r, std::initializer_list<DType> allowed, const char* why) {
+  std::string name = r.string("dtype");
+  auto d = parse_dtype(name);
+  if (!d) r.fail("dtype", "unknown dtype \"" + name + "\"; expected fp32, tf32, bf16, fp16 or fp8");
+  for (DType a : allowed) {
+    if (a == *d) return *d;
+  }
+  r.fail("dtype", std::string(why) + "; got " + name);
+}
+
+GemmOp read_gemm(JsonReader& r) {
+  GemmOp g;
+  g.m = dim(r, "m");
+  g.n = dim(r, "n");
+  g.k = dim(r, "k");
+  if (r.has("batch")) g.batch = dim(r, "batch");
+  g.dtype = read_dtype(r, {DType::Fp32, DType::Tf32, DType::Bf16, DType::Fp16, DType::Fp8}, "");
+  return g;
+}
+
+AttentionOp read_attention(JsonReader& r) {
+  AttentionOp a;
+  a.batch = dim(r, "batch");
+  a.heads = dim(r, "heads");
+  a.kv_heads = dim(r, "kv_heads");
+  a.head_dim = dim(r, "head_dim");
+  a.q_len = dim(r, "q_len");
+  a.kv_len = dim(r, "kv_len");
+  a.causal = r.boolean("causal");
+  a.dtype = read_dtype(r, {DType::Bf16, DType::Fp16, DType::Fp8},
+                       "flash attention runs in bf16, fp16 or fp8");
+  if (a.heads % a.kv_heads != 0) {
+    r.fail("kv_heads", "heads (" + std::to_string(a.heads) + ") must be a multiple of kv_heads (" +
+                           std::to_string(a.kv_heads) + ")");
+  }
+  if (a.head_dim > 256) r.fail("head_dim", "flash attention supports head_dim up to 256");
+  return a;
+}
+
+constexpr std::initializer_list<DType> kStorageTypes = {DType::Fp32, DType::Bf16, DType::Fp16, DType::Fp8};
+constexpr const char* kNotStorage = "tf32 is a tensor-core mode, not a storage type";
+
+ElementwiseOp read_elementwise(JsonReader& r) {
+  static const std::vector<std::string> kinds = {"copy", "add", "mul", "mul_scalar", "gelu", "silu", "silu_mul"};
+  ElementwiseOp e;
+  std::string k = r.one_of("kind", kinds);
+  for (size_t i = 0; i < kinds.size(); ++i) {
+    if (kinds[i] == k) e.kind = (ElementwiseKind)i;
+  }
+  e.numel = dim(r, "numel");
+  e.dtype = read_dtype(r, kStorageTypes, kNotStorage);
+  return e;
+}
+
+ReduceOp read_reduce(JsonReader& r) {
+  ReduceOp x;
+  std::string k = r.one_of("kind", {"sum", "max", "mean"});
+  x.kind = k == "sum" ? ReduceKind::Sum : (k == "max" ? ReduceKind::Max : ReduceKind::Mean);
+  x.numel = dim(r, "numel");
+  x.dtype = read_dtype(r, kStorageTypes, kNotStorage);
+  return x;
+}
+
+RowOp read_row_op(JsonReader& r, RowOpKind kind) {
+  RowOp x;
+  x.kind = kind;
+  x.rows = dim(r, "rows");
+  x.cols = dim(r, "cols");
+  x.dtype = read_dtype(r, {DType::Fp32, DType::Bf16, DType::Fp16}, "normalizations run in fp32, bf16 or fp16");
+  return x;
+}
+
+}  // namespace
+
+Op parse_op(const nlohmann::json& object, const std::string& label, const std::string& fallback_id) {
+  JsonReader r(object, label);
+  Op op;
+  op.id = fallback_id;
+  if (r.has("id")) {
+    const auto& id = r.raw("id");
+    if (id.is_string()) op.id = id.get<std::string>();
+    else if (id.is_number_integer()) op.id = std::to_string(id.get<long long>());
+    else r.fail("id", "expected a string or an integer, got " + describe_json(id));
+  }
+  std::string kind = r.one_of("op", {"gemm", "attention", "elementwise", "reduce", "rmsnorm", "layernorm", "softmax"});
+  if (kind == "gemm") op.shape = read_gemm(r);
+  else if (kind == "attention") op.shape = read_attention(r);
+  else if (kind == "elementwise") op.shape = read_elementwise(r);
+  else if (kind == "reduce") op.shape = read_reduce(r);
+  else if (kind == "rmsnorm") op.shape = read_row_op(r, RowOpKind::RmsNorm);
+  else if (kind == "layernorm") op.shape = read_row_op(r, RowOpKind::LayerNorm);
+  else op.shape = read_row_op(r, RowOpKind::Softmax);
+  if (r.has("warm_l2")) {
+    if (kind == "gemm" || kind == "attention") {
+      r.fail("warm_l2", "only memory-bound ops (elementwise, reduce, norms) take warm_l2");
+    }
+    op.warm_l2 = r.boolean("warm_l2");
+  }
+  r.finish();
+  return op;
+}
+
+}  // namespace ridgeline
