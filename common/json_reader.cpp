@@ -48,6 +48,11 @@ void JsonReader::fail(const std::string& key, const std::string& message) const 
   throw InputError(where(key) + ": " + message);
 }
 
+void JsonReader::fail_at(const std::string& slash_path, const std::string& message) const {
+  std::string p = path_ + "/" + slash_path;
+  throw InputError((file_.empty() ? p : file_ + ": " + p) + ": " + message);
+}
+
 bool JsonReader::has(const std::string& key) const { return object_.contains(key); }
 
 std::vector<std::string> JsonReader::keys() const {

@@ -57,6 +57,8 @@ class JsonReader {
 
   // The error for a value at `key` (or at this object when key is empty).
   [[noreturn]] void fail(const std::string& key, const std::string& message) const;
+  // The same for a '/'-separated path below this object, e.g. "memory/l2/capacity_bytes".
+  [[noreturn]] void fail_at(const std::string& slash_path, const std::string& message) const;
   std::string where(const std::string& key = "") const;
   const std::string& file() const { return file_; }
   const std::string& path() const { return path_; }

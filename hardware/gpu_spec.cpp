@@ -100,10 +100,10 @@ void check_consistency(JsonReader& r, const GpuSpec& s) {
     const auto& stated = c.stated_peak_tflops[(int)u];
     std::string key = math_unit_key(u);
     if (ops && !stated) {
-      r.fail("compute/stated_peak_tflops", "no stated peak for " + key + ", so its ops/clk cannot be checked");
+      r.fail_at("compute/stated_peak_tflops", "no stated peak for " + key + ", so its ops/clk cannot be checked");
     }
     if (stated && !ops) {
-      r.fail("compute/stated_peak_tflops/" + key, "a stated peak for " + key + " but no ops_per_clk_per_sm for it");
+      r.fail_at("compute/stated_peak_tflops/" + key, "a stated peak for " + key + " but no ops_per_clk_per_sm for it");
     }
     if (!ops) continue;
     double derived = peak_tflops(s, u);
@@ -114,24 +114,24 @@ void check_consistency(JsonReader& r, const GpuSpec& s) {
                     "(more than %.0f%% apart)",
                     stated->value, (int)c.sm_count.value, ops->value, clock_MHz(s, u), derived,
                     kPeakTolerance * 100);
-      r.fail("compute/stated_peak_tflops/" + key + "/value", buf);
+      r.fail_at("compute/stated_peak_tflops/" + key + "/value", buf);
     }
   }
   if (!c.ops_per_clk_per_sm[(int)MathUnit::VectorFp32]) {
-    r.fail("compute/vector_ops_per_clk_per_sm", "fp32 is required (elementwise kernels run on it)");
+    r.fail_at("compute/vector_ops_per_clk_per_sm", "fp32 is required (elementwise kernels run on it)");
   }
   if (c.max_smem_per_sm_bytes.value > c.l1_smem_per_sm_bytes.value) {
-    r.fail("compute/max_smem_per_sm_bytes/value", "larger than l1_smem_per_sm_bytes");
+    r.fail_at("compute/max_smem_per_sm_bytes/value", "larger than l1_smem_per_sm_bytes");
   }
   if (s.memory.l2.capacity_bytes.value >= s.memory.hbm.capacity_bytes.value) {
-    r.fail("memory/l2/capacity_bytes/value", "L2 must be smaller than device memory");
+    r.fail_at("memory/l2/capacity_bytes/value", "L2 must be smaller than device memory");
   }
   if (s.memory.l2.bandwidth_GBps.value <= s.memory.hbm.bandwidth_GBps.value) {
-    r.fail("memory/l2/bandwidth_GBps/value", "L2 bandwidth must exceed device-memory bandwidth");
+    r.fail_at("memory/l2/bandwidth_GBps/value", "L2 bandwidth must exceed device-memory bandwidth");
   }
   const auto& mm = s.model.memory;
   if (mm.l2_knee_start_fraction.value >= mm.l2_knee_end_fraction.value) {
-    r.fail("model/memory/l2_knee_end_fraction/value", "must be larger than l2_knee_start_fraction");
+    r.fail_at("model/memory/l2_knee_end_fraction/value", "must be larger than l2_knee_start_fraction");
   }
 }
 

@@ -103,6 +103,7 @@ struct ModelParams {
   } gemm;
   struct {
     Fact block_m;                 // query rows per CTA
+    Fact decode_block_m;          // query rows per CTA of the split-KV (decode) kernel
     Fact block_n;                 // keys per main-loop step
     Fact mma_efficiency;
     Fact softmax_exposed_fraction;  // share of exp() time not hidden behind the MMAs
@@ -180,6 +181,7 @@ void visit_model_fields(Params& p, F&& f) {
   f("gemm/align1_efficiency", p.gemm.align1_efficiency, FieldRule::Fraction);
   f("gemm/vector_efficiency", p.gemm.vector_efficiency, FieldRule::Fraction);
   f("attention/block_m", p.attention.block_m, FieldRule::PositiveInteger);
+  f("attention/decode_block_m", p.attention.decode_block_m, FieldRule::PositiveInteger);
   f("attention/block_n", p.attention.block_n, FieldRule::PositiveInteger);
   f("attention/mma_efficiency", p.attention.mma_efficiency, FieldRule::Fraction);
   f("attention/softmax_exposed_fraction", p.attention.softmax_exposed_fraction, FieldRule::NonNegative);

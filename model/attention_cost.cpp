@@ -7,8 +7,9 @@
 //    kernel lasts max(total work / slots, heaviest item). Causal halves the work, not the time,
 //    when there are few items.
 // Decode (one query per sequence) packs the query heads that share a KV head into one item, as
-// FlashAttention does for GQA, and splits the keys (split-KV) when items would leave SMs idle;
-// it is then bound by reading the KV cache with the SMs it keeps busy.
+// FlashAttention does for GQA, runs the split-KV kernel's smaller query tile (decode_block_m),
+// and splits the keys when items would leave SMs idle; it is then bound by reading the KV
+// cache with the SMs it keeps busy.
 // K/V blocks are re-read from L2 by each query block of a head; those reads go to HBM when
 // the KV of the heads running at once outgrows L2.
 #include "hardware/derived.h"
@@ -24,6 +25,7 @@ namespace ridgeline {
 namespace {
 
 struct Layout {
+  double block_m;     // query rows per item
   double head_items;  // (batch, head) groups that are scheduled independently
   double q_rows;      // query rows per group
   double m_blocks;
@@ -38,7 +40,8 @@ Layout lay_out(const AttentionOp& a, const GpuSpec& gpu, double slots) {
   bool pack_gqa = a.q_len == 1 && groups > 1;
   l.head_items = (double)a.batch * (double)(pack_gqa ? a.kv_heads : a.heads);
   l.q_rows = pack_gqa ? groups : (double)a.q_len;
-  l.m_blocks = ceil_div(l.q_rows, p.block_m.value);
+  l.block_m = l.q_rows <= p.decode_block_m.value ? p.decode_block_m.value : p.block_m.value;
+  l.m_blocks = ceil_div(l.q_rows, l.block_m);
   l.kv_blocks = ceil_div((double)a.kv_len, p.block_n.value);
   l.split = 1;
   double items = l.head_items * l.m_blocks;
@@ -53,7 +56,7 @@ Layout lay_out(const AttentionOp& a, const GpuSpec& gpu, double slots) {
 double blocks_for(const AttentionOp& a, const Layout& l, const GpuSpec& gpu, double j) {
   const auto& p = gpu.model.attention;
   if (!a.causal) return ceil_div(l.kv_blocks, l.split);
-  double last_row = std::min(l.q_rows, (j + 1) * p.block_m.value);
+  double last_row = std::min(l.q_rows, (j + 1) * l.block_m);
   double visible = std::min((double)a.kv_len, (double)a.kv_len - l.q_rows + last_row);
   return ceil_div(std::max(0.0, visible), p.block_n.value);
 }
@@ -66,7 +69,7 @@ OpCost attention_cost(const AttentionOp& a, const GpuSpec& gpu) {
   double cta_per_sm = p.ctas_per_sm.value;
   double slots = sm_count(gpu) * cta_per_sm;
   Layout l = lay_out(a, gpu, slots);
-  double bm = p.block_m.value, bn = p.block_n.value, d = (double)a.head_dim;
+  double bm = l.block_m, bn = p.block_n.value, d = (double)a.head_dim;
 
   double ops_per_cycle = gpu.compute.ops_per_clk_per_sm[(int)unit]->value / cta_per_sm;
   double sfu_per_cycle = gpu.compute.sfu_ops_per_clk_per_sm.value / cta_per_sm;

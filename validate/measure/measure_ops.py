@@ -38,6 +38,7 @@ alternative RMSNorm kernels); everything else is the standard library.
 import argparse
 import collections
 import contextlib
+import copy
 import datetime
 import gc
 import json
@@ -50,6 +51,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 import traceback
 import warnings
@@ -75,8 +77,21 @@ MIB = 1 << 20
 DEFAULT_L2_BYTES = 50 * MIB
 SMI_FIELDS = ("name", "driver_version", "clocks.sm", "clocks.mem",
               "clocks.max.sm", "power.draw", "power.limit", "temperature.gpu")
-SYNC_EVENT_WORDS = ("Sync",)   # profiler pseudo-events that are not kernels
+# Profiler device-side records that are not work of the op.
+NON_KERNEL_EVENTS = {"Context Sync", "Stream Sync", "Event Sync", "Device Sync",
+                     "Activity Buffer Request", "Command Buffer Full",
+                     "Lazy Function Loading"}
+API_CALL_NAME = re.compile(r"^cu(da)?[A-Z]")   # cudaLaunchKernel, cuLaunchKernel
 BIG_OP_BYTES = 4 * (1 << 30)   # empty_cache() after ops that used more
+# Re-measured at the start, every REFERENCE_EVERY ops and at the end, to show
+# clock / thermal drift and any lasting effect of the profiler on timings.
+REFERENCE_OPS = (
+    {"id": "ref-gemm-bf16-4096x4096x4096", "op": "gemm", "m": 4096,
+     "n": 4096, "k": 4096, "dtype": "bf16"},
+    {"id": "ref-ew-copy-bf16-n67108864", "op": "elementwise", "kind": "copy",
+     "numel": 1 << 26, "dtype": "bf16"},
+)
+REFERENCE_EVERY = 150
 
 METHOD_TEXT = (
     "Each op is timed as the device time of one call replayed back to back "
@@ -588,6 +603,8 @@ class Config:
 
     def __init__(self, args):
         self.budget_s = args.budget_s
+        self.hard_limit_s = (args.hard_limit_s if args.hard_limit_s is not None
+                             else args.budget_s + 120.0)
         self.target_replay_s = args.target_replay_ms / 1e3
         self.timed_s = args.timed_s
         self.max_launches = args.max_launches
@@ -771,9 +788,12 @@ def time_op(run, sets, stream, cfg):
 # Kernel names via torch.profiler
 # ---------------------------------------------------------------------------
 
-def _is_device_event(evt):
+def _is_kernel_event(evt):
+    """True for a kernel / memcpy / memset that ran on the GPU."""
     device_type = getattr(evt, "device_type", None)
-    return device_type is not None and str(device_type).endswith("CUDA")
+    if device_type is None or not str(device_type).endswith("CUDA"):
+        return False
+    return evt.name not in NON_KERNEL_EVENTS and not API_CALL_NAME.match(evt.name)
 
 
 def profile_kernels(run, one_set, calls=2):
@@ -785,14 +805,15 @@ def profile_kernels(run, one_set, calls=2):
             for _ in range(calls):
                 run(one_set)
             torch.cuda.synchronize()
-        names = [evt.name for evt in prof.events()
-                 if _is_device_event(evt)
-                 and not any(w in evt.name for w in SYNC_EVENT_WORDS)]
+        names = [evt.name for evt in prof.events() if _is_kernel_event(evt)]
         distinct = list(dict.fromkeys(name[:200] for name in names))
-        return {"kernels": distinct, "kernels_per_call": len(names) / calls}
-    except Exception as exc:
-        return {"kernels": [], "kernels_per_call": None,
-                "profile_error": err_text(exc)[:300]}
+        # An integer (validate/dataset.cpp reads it as one), rounded up so
+        # that a kernel seen in only one of the calls still counts.
+        return {"kernels": distinct,
+                "kernels_per_call": math.ceil(len(names) / calls),
+                "kernels_profiled": len(names), "calls_profiled": calls}
+    except Exception as exc:   # no kernels_per_call: unknown, not zero
+        return {"kernels": [], "profile_error": err_text(exc)[:300]}
 
 
 def sdpa_backend_guess(kernel_names):
@@ -951,7 +972,7 @@ def write_output(path, meta, records):
     body = ",\n".join(json.dumps(sanitize(r)) for r in records)
     text = ('{"meta": ' + json.dumps(sanitize(meta), indent=1) +
             ',\n"records": [\n' + body + "\n]}\n")
-    tmp = path + ".tmp"
+    tmp = f"{path}.tmp{threading.get_ident()}"
     with open(tmp, "w") as f:
         f.write(text)
     os.replace(tmp, path)
@@ -1006,6 +1027,9 @@ def parse_args(argv=None):
     ap.add_argument("--out", required=True, help="results JSON to write")
     ap.add_argument("--budget-s", type=float, default=420.0,
                     help="start no new op after this many seconds (default 420)")
+    ap.add_argument("--hard-limit-s", type=float, default=None,
+                    help="write the output and exit after this many seconds "
+                         "even if an op hangs (default budget + 120)")
     ap.add_argument("--only", default=None, help="measure only ids matching this regex")
     ap.add_argument("--max-ops", type=int, default=None, help="stop after this many ops")
     ap.add_argument("--order", choices=("interleave", "file"), default="interleave",
@@ -1047,6 +1071,49 @@ def preflight(meta):
     gc.freeze()
 
 
+def reference_check(cfg, meta, label):
+    """Times the reference ops (no profiling) and appends them to meta."""
+    ref_cfg = copy.copy(cfg)
+    ref_cfg.profile = False
+    entry = {"label": label, "elapsed_s": round(elapsed_s(), 1)}
+    with torch.no_grad():
+        for op in REFERENCE_OPS:
+            rec = run_one(op, ref_cfg)
+            entry[op["id"]] = rec.get("measured_us", rec.get("error"))
+    smi = nvidia_smi()
+    if smi.get("gpus"):
+        gpu = smi["gpus"][0]
+        entry["smi"] = {k: gpu.get(k) for k in ("clocks.sm", "power.draw",
+                                                "temperature.gpu")}
+    meta.setdefault("reference_checks", []).append(entry)
+    log(f"reference ({label}): " + "  ".join(
+        f"{k}={v:.1f}us" if isinstance(v, float) else f"{k}={v}"
+        for k, v in entry.items() if k.startswith("ref-")))
+
+
+def start_watchdog(limit_s, out_path, meta, records):
+    """Hard stop: past limit_s, write what was measured and exit, even if the
+    main thread is stuck in a CUDA call."""
+    def watch():
+        while elapsed_s() < limit_s:
+            time.sleep(1.0)
+        log(f"hard limit of {limit_s:.0f}s reached: writing and exiting")
+        for _ in range(3):
+            try:
+                snapshot = dict(meta)
+                snapshot["hard_limit_hit_s"] = round(elapsed_s(), 1)
+                snapshot["utc_end"] = utc_now()
+                write_output(out_path, snapshot, list(records))
+                break
+            except Exception:        # meta changed under us: try again
+                time.sleep(0.2)
+        os._exit(3)
+
+    thread = threading.Thread(target=watch, name="watchdog", daemon=True)
+    thread.start()
+    return thread
+
+
 def run_all(ops, args, cfg, meta, records, skipped):
     """The measurement loop; appends to records and skipped (ids) in place,
     so that an interrupt keeps what was measured."""
@@ -1067,10 +1134,10 @@ def run_all(ops, args, cfg, meta, records, skipped):
                 break
             if (i + 1) % 25 == 0:
                 write_output(args.out, meta, records)
-            if (i + 1) % 100 == 0:
-                meta.setdefault("nvidia_smi_samples", []).append(
-                    {"after_ops": i + 1, "elapsed_s": round(elapsed_s(), 1),
-                     "smi": nvidia_smi()})
+            if (i + 1) % REFERENCE_EVERY == 0 and i + 1 < total:
+                reference_check(cfg, meta, f"after {i + 1} ops")
+    if "cuda_context_lost_at" not in meta:
+        reference_check(cfg, meta, "end")
 
 
 def main(argv=None):
@@ -1097,8 +1164,10 @@ def main(argv=None):
         f"{len(ops)} ops, budget {cfg.budget_s:.0f}s")
     records, skipped = [], []
     try:
+        start_watchdog(cfg.hard_limit_s, args.out, meta, records)
         preflight(meta)
         log(f"triton preflight: {meta['triton_preflight']}")
+        reference_check(cfg, meta, "start")
         run_all(ops, args, cfg, meta, records, skipped)
     except (Interrupted, KeyboardInterrupt) as exc:
         meta["interrupted"] = str(exc) or type(exc).__name__

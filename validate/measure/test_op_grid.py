@@ -121,7 +121,8 @@ def test_plan_sets():
     assert measure_ops.plan_sets(1000, False, cfg) == 64          # capped
     assert measure_ops.plan_sets(100 * op_grid.MIB, False, cfg) == 2
     assert measure_ops.plan_sets(20 * 10**9, False, cfg) == 1
-    assert measure_ops.plan_sets(10 * 10**9, False, cfg) == 2    # 24 GB cap
+    cfg.mem_cap_bytes = 100 * op_grid.MIB                          # memory cap
+    assert measure_ops.plan_sets(10 * op_grid.MIB, False, cfg) == 10
 
 
 def test_choose_launches():
@@ -150,9 +151,13 @@ def test_interleave_keeps_all_ops():
     ops = op_grid.build_grid()
     order = measure_ops.interleave(ops)
     assert sorted(op["id"] for op in order) == sorted(op["id"] for op in ops)
-    # Every fine family shows up within the first 10% of the run.
+    # Every fine family of >= 10 ops shows up within the first 10% of the run.
+    counts = {}
+    for op in ops:
+        key = measure_ops.interleave_key(op)
+        counts[key] = counts.get(key, 0) + 1
     head = {measure_ops.interleave_key(op) for op in order[:len(order) // 10]}
-    assert head == {measure_ops.interleave_key(op) for op in ops}
+    assert {k for k, c in counts.items() if c >= 10} <= head
 
 
 def main():

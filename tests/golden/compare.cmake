@@ -1,0 +1,9 @@
+# Runs BIN with ARGS ('|'-separated) and --input INPUT; fails unless stdout equals EXPECTED.
+string(REPLACE "|" ";" arg_list "${ARGS}")
+execute_process(COMMAND ${BIN} ${arg_list} --input ${INPUT}
+                OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc)
+file(READ ${EXPECTED} expected)
+if(NOT out STREQUAL expected)
+  file(WRITE ${EXPECTED}.actual "${out}")
+  message(FATAL_ERROR "output differs from ${EXPECTED} (exit ${rc}); actual written to ${EXPECTED}.actual\n${err}")
+endif()

@@ -1,0 +1,52 @@
+// Attention rules: causal imbalance, decode bound by the KV cache, GQA, split-KV, and L2 reuse
+// of K/V across query blocks on both sides of the L2 capacity.
+#include "test_helpers.h"
+
+using namespace ridgeline;
+using test::attention;
+
+TEST_CASE("attention: causal halves the time only when there are many items", "[attention][rule]") {
+  const GpuSpec& g = test::h100();
+  // 8 heads x 8 query blocks = 64 items < 132 SMs: the heaviest item (full row) sets the time.
+  double few_causal = predict_op(attention(1, 8, 8, 1024, 1024, true), g).time_us;
+  double few_full = predict_op(attention(1, 8, 8, 1024, 1024, false), g).time_us;
+  CHECK(few_causal / few_full > 0.85);
+  // 8 x 32 heads x 64 blocks: many waves, so the work halves and so does the time.
+  double many_causal = predict_op(attention(8, 32, 8, 8192, 8192, true), g).time_us;
+  double many_full = predict_op(attention(8, 32, 8, 8192, 8192, false), g).time_us;
+  CHECK(many_causal / many_full == Approx(0.5).epsilon(0.12));
+}
+
+TEST_CASE("attention: long prefill is compute-bound", "[attention][rule]") {
+  OpCost c = predict_op(attention(4, 32, 8, 4096, 4096, true), test::h100());
+  CHECK(c.bottleneck == Bottleneck::Compute);
+}
+
+TEST_CASE("attention: decode is bound by reading the KV cache, once per KV head", "[attention][rule]") {
+  const GpuSpec& g = test::h100();
+  OpCost gqa = predict_op(attention(16, 32, 8, 1, 8192, false), g);
+  OpCost mha = predict_op(attention(16, 32, 32, 1, 8192, false), g);
+  CHECK(gqa.bottleneck == Bottleneck::Hbm);
+  double kv = 2.0 * 16 * 8 * 8192 * 128 * 2;
+  CHECK(gqa.bytes.hbm == Approx(kv).epsilon(0.05));
+  CHECK(mha.time_us / gqa.time_us == Approx(4.0).epsilon(0.15));
+}
+
+TEST_CASE("attention: decode of one sequence splits the keys", "[attention][rule]") {
+  OpCost c = predict_op(attention(1, 32, 8, 1, 32768, false), test::h100());
+  CHECK(c.detail.split > 1);
+  CHECK(c.detail.active_sms > 64);
+  OpCost full = predict_op(attention(64, 32, 8, 1, 32768, false), test::h100());
+  CHECK(full.detail.split == 1);
+}
+
+TEST_CASE("attention: K/V re-reads hit L2 while a head's KV fits, and miss past it", "[attention][rule][l2]") {
+  const GpuSpec& g = test::h100();
+  OpCost fits = predict_op(attention(1, 32, 32, 16384, 16384, false), g);  // 8 MB of KV per head
+  CHECK(fits.detail.l2_hit_fraction == 1.0);
+  double unique = 4.0 * 32 * 16384 * 128 * 2;
+  CHECK(fits.bytes.hbm == Approx(unique).epsilon(0.01));
+  OpCost spills = predict_op(attention(1, 32, 32, 262144, 262144, false), g);  // 134 MB per head
+  CHECK(spills.detail.l2_hit_fraction == 0.0);
+  CHECK(spills.bytes.hbm > 10 * 4.0 * 32 * 262144 * 128 * 2);
+}

@@ -1,0 +1,75 @@
+// Memory-bound rules: bandwidth-bound large kernels, the latency floor of small ones, the
+// bandwidth a few busy SMs can pull, and the L2 capacity knee for warm inputs (both sides).
+#include "model/kernel_terms.h"
+#include "test_helpers.h"
+
+using namespace ridgeline;
+using test::elementwise;
+
+TEST_CASE("memory: a large elementwise op moves its bytes at achievable HBM bandwidth", "[memory][rule]") {
+  const GpuSpec& g = test::h100();
+  OpCost c = predict_op(elementwise(ElementwiseKind::Add, 1 << 28), g);
+  double bytes = 3.0 * (1 << 28) * 2;
+  CHECK(c.bottleneck == Bottleneck::Hbm);
+  CHECK(c.bytes.hbm == bytes);
+  CHECK(c.time_us == Approx(bytes / (0.9 * 3350e9) * 1e6 + c.overhead_us).epsilon(1e-6));
+}
+
+TEST_CASE("memory: below the latency floor the label is latency, above it hbm", "[memory][rule][latency]") {
+  const GpuSpec& g = test::h100();
+  OpCost small = predict_op(elementwise(ElementwiseKind::Copy, 1 << 16), g);
+  CHECK(small.bottleneck == Bottleneck::Latency);
+  CHECK(small.time_us < 1.2 * small.overhead_us);
+  // Find the size where HBM time passes the overhead, and check both sides of it.
+  double overhead = small.overhead_us;
+  double bw = achievable_hbm_bytes_per_s(g, 132);
+  int64_t at = (int64_t)(overhead * 1e-6 * bw / 4);  // copy moves 4 bytes per bf16 element
+  CHECK(predict_op(elementwise(ElementwiseKind::Copy, at * 9 / 10), g).bottleneck == Bottleneck::Latency);
+  CHECK(predict_op(elementwise(ElementwiseKind::Copy, at * 11 / 10), g).bottleneck == Bottleneck::Hbm);
+}
+
+TEST_CASE("memory: few busy SMs cannot pull full bandwidth", "[memory][rule][occupancy]") {
+  const GpuSpec& g = test::h100();
+  OpCost few = predict_op(test::row_op(RowOpKind::RmsNorm, 8, 1 << 20), g);  // 8 rows: 8 SMs
+  OpCost many = predict_op(test::row_op(RowOpKind::RmsNorm, 1024, 8192), g);  // same bytes
+  CHECK(few.detail.active_sms == 8);
+  CHECK(many.detail.active_sms == 132);
+  CHECK(few.time_us > 3 * many.time_us);
+  double per_sm = g.model.memory.sm_bytes_per_clk.value * g.compute.max_clock_MHz.value * 1e6;
+  CHECK(achievable_hbm_bytes_per_s(g, 8) == Approx(8 * per_sm));
+  CHECK(achievable_hbm_bytes_per_s(g, 132) == Approx(0.9 * 3350e9));
+}
+
+TEST_CASE("memory: warm inputs hit L2 below the knee and miss above it", "[memory][rule][l2]") {
+  const GpuSpec& g = test::h100();
+  double cap = g.memory.l2.capacity_bytes.value;
+  double start = g.model.memory.l2_knee_start_fraction.value * cap;
+  double end = g.model.memory.l2_knee_end_fraction.value * cap;
+  CHECK(l2_hit_fraction(g, 0.99 * start) == 1.0);
+  CHECK(l2_hit_fraction(g, 1.01 * start) < 1.0);
+  CHECK(l2_hit_fraction(g, 1.01 * start) > 0.9);
+  CHECK(l2_hit_fraction(g, (start + end) / 2) == Approx(0.5));
+  CHECK(l2_hit_fraction(g, 0.99 * end) > 0.0);
+  CHECK(l2_hit_fraction(g, 1.01 * end) == 0.0);
+  // A copy moves 4 bytes per bf16 element (read + write).
+  auto copy = [&](double ws, bool warm) { return predict_op(elementwise(ElementwiseKind::Copy, (int64_t)(ws / 4), warm), g); };
+  OpCost inside = copy(0.9 * start, true);
+  OpCost outside = copy(1.1 * end, true);
+  OpCost cold = copy(0.9 * start, false);
+  CHECK(inside.bytes.hbm == 0);
+  CHECK(inside.bottleneck != Bottleneck::Hbm);
+  CHECK(outside.bytes.hbm == Approx(outside.bytes.l2));
+  CHECK(cold.bytes.hbm == Approx(cold.bytes.l2));
+  CHECK(inside.time_us < cold.time_us);
+}
+
+TEST_CASE("memory: reductions and norms read once and write once", "[memory][rule]") {
+  const GpuSpec& g = test::h100();
+  OpCost r = predict_op(Op{"r", ReduceOp{ReduceKind::Sum, 1 << 28, DType::Bf16}, false}, g);
+  CHECK(r.bytes.hbm == Approx((double)(1 << 28) * 2 + 2));
+  CHECK(r.bottleneck == Bottleneck::Hbm);
+  OpCost n = predict_op(test::row_op(RowOpKind::LayerNorm, 4096, 8192), g);
+  CHECK(n.bytes.hbm == Approx(2.0 * 4096 * 8192 * 2 + 2 * 8192 * 2));
+  OpCost s = predict_op(test::row_op(RowOpKind::Softmax, 4096, 8192), g);
+  CHECK(s.sfu_ops == 4096.0 * 8192);
+}

@@ -1,0 +1,112 @@
+// Op parsing: the contract's examples parse, and one test per error message.
+#include "test_helpers.h"
+#include "workloads/op_math.h"
+#include "workloads/op_parse.h"
+
+using namespace ridgeline;
+using ridgeline::test::require_input_error;
+
+namespace {
+
+Op parse(const std::string& text) { return parse_op(nlohmann::json::parse(text), "ops.jsonl line 1", "line 1"); }
+
+void expect_error(const std::string& text, std::initializer_list<std::string> parts) {
+  require_input_error([&] { parse(text); }, parts);
+}
+
+}  // namespace
+
+TEST_CASE("the contract's example ops parse", "[op]") {
+  Op a = parse(R"({"id":"a","op":"gemm","m":4096,"n":4096,"k":4096,"dtype":"bf16"})");
+  CHECK(a.id == "a");
+  CHECK(std::get<GemmOp>(a.shape).batch == 1);
+  Op b = parse(R"({"id":"b","op":"attention","batch":1,"heads":32,"kv_heads":8,"head_dim":128,"q_len":2048,"kv_len":2048,"causal":true,"dtype":"bf16"})");
+  CHECK(std::get<AttentionOp>(b.shape).causal);
+  Op c = parse(R"({"id":"c","op":"elementwise","kind":"silu_mul","numel":1048576,"dtype":"bf16"})");
+  CHECK(std::get<ElementwiseOp>(c.shape).kind == ElementwiseKind::SiluMul);
+  Op d = parse(R"({"id":"d","op":"reduce","kind":"sum","numel":1048576,"dtype":"bf16"})");
+  CHECK(std::get<ReduceOp>(d.shape).numel == 1048576);
+  Op e = parse(R"({"id":"e","op":"rmsnorm","rows":2048,"cols":4096,"dtype":"bf16"})");
+  CHECK(std::string(op_family(e)) == "rmsnorm");
+  Op f = parse(R"({"op":"softmax","rows":2,"cols":4,"dtype":"fp32","warm_l2":true})");
+  CHECK(f.id == "line 1");
+  CHECK(f.warm_l2);
+}
+
+TEST_CASE("op FLOPs and bytes follow the standard formulas", "[op]") {
+  OpWork g = op_work(test::gemm(4096, 2048, 1024, DType::Bf16, 3));
+  CHECK(g.matrix_flops == 2.0 * 3 * 4096 * 2048 * 1024);
+  CHECK(g.bytes_read == 3.0 * (4096 * 1024 + 2048 * 1024) * 2);
+  CHECK(g.bytes_written == 3.0 * 4096 * 2048 * 2);
+  OpWork f8 = op_work(test::gemm(64, 64, 64, DType::Fp8));
+  CHECK(f8.bytes_read == 2.0 * 64 * 64);
+  CHECK(f8.bytes_written == 2.0 * 64 * 64);  // bf16 output
+  OpWork full = op_work(test::attention(2, 32, 8, 1024, 1024, false));
+  CHECK(full.matrix_flops == 4.0 * 2 * 32 * 1024 * 1024 * 128);
+  OpWork causal = op_work(test::attention(2, 32, 8, 1024, 1024, true));
+  CHECK(causal.matrix_flops == 4.0 * 2 * 32 * (1024.0 * 1025 / 2) * 128);
+  AttentionOp chunk = std::get<AttentionOp>(test::attention(1, 1, 1, 128, 4096, true).shape);
+  CHECK(attention_pairs(chunk) == 128.0 * (4096 - 128) + 128.0 * 129 / 2);
+}
+
+TEST_CASE("op error: unknown op", "[op][errors]") {
+  expect_error(R"({"op":"conv","dtype":"bf16"})", {"ops.jsonl line 1: /op: expected one of gemm"});
+}
+TEST_CASE("op error: missing dimension", "[op][errors]") {
+  expect_error(R"({"op":"gemm","m":1,"n":1,"dtype":"bf16"})", {"ops.jsonl line 1: /k: missing"});
+}
+TEST_CASE("op error: negative dimension", "[op][errors]") {
+  expect_error(R"({"op":"gemm","m":-4,"n":1,"k":1,"dtype":"bf16"})", {"/m: expected an integer >= 1, got -4"});
+}
+TEST_CASE("op error: fractional dimension", "[op][errors]") {
+  expect_error(R"({"op":"gemm","m":1.5,"n":1,"k":1,"dtype":"bf16"})", {"/m: expected an integer, got 1.5"});
+}
+TEST_CASE("op error: dimension too large", "[op][errors]") {
+  expect_error(R"({"op":"elementwise","kind":"copy","numel":1e15,"dtype":"bf16"})", {"/numel: too large"});
+}
+TEST_CASE("op error: unknown dtype", "[op][errors]") {
+  expect_error(R"({"op":"gemm","m":1,"n":1,"k":1,"dtype":"bf32"})", {"/dtype: unknown dtype \"bf32\""});
+}
+TEST_CASE("op error: attention in fp32", "[op][errors]") {
+  expect_error(R"({"op":"attention","batch":1,"heads":8,"kv_heads":8,"head_dim":64,"q_len":8,"kv_len":8,"causal":false,"dtype":"fp32"})",
+               {"/dtype: flash attention runs in bf16, fp16 or fp8"});
+}
+TEST_CASE("op error: heads not a multiple of kv_heads", "[op][errors]") {
+  expect_error(R"({"op":"attention","batch":1,"heads":32,"kv_heads":6,"head_dim":128,"q_len":8,"kv_len":8,"causal":false,"dtype":"bf16"})",
+               {"/kv_heads: heads (32) must be a multiple of kv_heads (6)"});
+}
+TEST_CASE("op error: head_dim beyond flash attention", "[op][errors]") {
+  expect_error(R"({"op":"attention","batch":1,"heads":8,"kv_heads":8,"head_dim":512,"q_len":8,"kv_len":8,"causal":false,"dtype":"bf16"})",
+               {"/head_dim: flash attention supports head_dim up to 256"});
+}
+TEST_CASE("op error: causal missing", "[op][errors]") {
+  expect_error(R"({"op":"attention","batch":1,"heads":8,"kv_heads":8,"head_dim":64,"q_len":8,"kv_len":8,"dtype":"bf16"})",
+               {"/causal: missing; expected true or false"});
+}
+TEST_CASE("op error: tf32 storage", "[op][errors]") {
+  expect_error(R"({"op":"elementwise","kind":"copy","numel":8,"dtype":"tf32"})", {"/dtype: tf32 is a tensor-core mode"});
+}
+TEST_CASE("op error: norm in fp8", "[op][errors]") {
+  expect_error(R"({"op":"rmsnorm","rows":8,"cols":8,"dtype":"fp8"})", {"/dtype: normalizations run in fp32, bf16 or fp16"});
+}
+TEST_CASE("op error: unknown elementwise kind", "[op][errors]") {
+  expect_error(R"({"op":"elementwise","kind":"relu6","numel":8,"dtype":"bf16"})", {"/kind: expected one of copy"});
+}
+TEST_CASE("op error: unknown key", "[op][errors]") {
+  expect_error(R"({"op":"gemm","m":1,"n":1,"k":1,"dtype":"bf16","transpose":true})", {"/transpose: unknown key"});
+}
+TEST_CASE("op error: warm_l2 on a GEMM", "[op][errors]") {
+  expect_error(R"({"op":"gemm","m":1,"n":1,"k":1,"dtype":"bf16","warm_l2":true})", {"/warm_l2: only memory-bound ops"});
+}
+TEST_CASE("op error: id of the wrong type", "[op][errors]") {
+  expect_error(R"({"id":[1],"op":"gemm","m":1,"n":1,"k":1,"dtype":"bf16"})", {"/id: expected a string or an integer"});
+}
+TEST_CASE("op error: not an object", "[op][errors]") {
+  require_input_error([] { parse_op(nlohmann::json::parse("[1,2]"), "ops.jsonl line 4", "x"); },
+                      {"ops.jsonl line 4: /: expected an object"});
+}
+TEST_CASE("op error: a GPU without the dtype's units", "[op][errors]") {
+  GpuSpec g = test::h100();
+  g.compute.ops_per_clk_per_sm[(int)MathUnit::TensorFp8].reset();
+  require_input_error([&] { predict_op(test::gemm(64, 64, 64, DType::Fp8), g); }, {"/dtype: h100-sxm has no fp8 tensor cores"});
+}

@@ -1,0 +1,79 @@
+// Validation: data-set loading keeps its split and leaves out what cannot be compared, and the
+// scorecard's statistics are right.
+#include "test_helpers.h"
+#include "validate/dataset.h"
+#include "validate/scorecard.h"
+
+using namespace ridgeline;
+using ridgeline::test::require_input_error;
+
+namespace {
+
+nlohmann::json sample() {
+  return nlohmann::json::parse(R"({
+    "meta": {"device": "test"},
+    "records": [
+      {"id": "g1", "op": "gemm", "m": 4096, "n": 4096, "k": 4096, "dtype": "bf16", "split": "fit", "measured_us": 180.0},
+      {"id": "g2", "op": "gemm", "m": 8192, "n": 8192, "k": 8192, "dtype": "bf16", "split": "holdout", "measured_us": 1400.0, "kernels": ["x"], "kernels_per_call": 1},
+      {"id": "n1", "op": "rmsnorm", "rows": 4096, "cols": 4096, "dtype": "bf16", "split": "holdout", "measured_us": 30.0, "kernels_per_call": 4, "alt_measured_us": 25.0, "alt_impl": "triton"},
+      {"id": "n2", "op": "rmsnorm", "rows": 4096, "cols": 4096, "dtype": "bf16", "split": "holdout", "measured_us": 30.0, "kernels_per_call": 4},
+      {"id": "bad", "op": "gemm", "m": 1, "n": 1, "k": 1, "dtype": "bf16", "split": "fit", "error": "OOM"}
+    ]})");
+}
+
+}  // namespace
+
+TEST_CASE("dataset: records keep their split; failed and multi-kernel records are listed", "[validate]") {
+  Dataset d = parse_dataset(sample(), "sample.json");
+  REQUIRE(d.records.size() == 3);
+  CHECK(d.records[0].split == "fit");
+  CHECK(d.records[2].measured_us == 25.0);
+  CHECK(d.records[2].impl == "triton");
+  REQUIRE(d.skipped.size() == 2);
+  CHECK(d.skipped[0].find("n2: ran as 4 kernels") != std::string::npos);
+  CHECK(d.skipped[1].find("bad: failed") != std::string::npos);
+}
+
+TEST_CASE("dataset error: a record without a split", "[validate][errors]") {
+  auto doc = sample();
+  doc["records"][0].erase("split");
+  require_input_error([&] { parse_dataset(doc, "s.json"); }, {"s.json: /records/0/split: expected \"fit\" or \"holdout\""});
+}
+
+TEST_CASE("dataset error: a non-positive measurement", "[validate][errors]") {
+  auto doc = sample();
+  doc["records"][1]["measured_us"] = 0;
+  require_input_error([&] { parse_dataset(doc, "s.json"); }, {"s.json: /records/1/measured_us: expected a positive number"});
+}
+
+TEST_CASE("dataset error: a bad op inside a record", "[validate][errors]") {
+  auto doc = sample();
+  doc["records"][0]["m"] = -1;
+  require_input_error([&] { parse_dataset(doc, "s.json"); }, {"s.json: /records/0: /m: expected an integer >= 1"});
+}
+
+TEST_CASE("dataset error: no records", "[validate][errors]") {
+  require_input_error([] { parse_dataset(nlohmann::json::object(), "s.json"); }, {"s.json: /records: missing"});
+}
+
+TEST_CASE("error statistics", "[validate]") {
+  ErrorStats s = error_stats({0.1, -0.2, 0.3, -0.4});
+  CHECK(s.count == 4);
+  CHECK(s.mape == Approx(0.25));
+  CHECK(s.median == Approx(0.25));
+  CHECK(s.worst == Approx(0.4));
+  CHECK(s.p90 == Approx(0.37));
+  ErrorStats exact = error_stats({0, 0});
+  CHECK(exact.bias == Approx(1.0));
+}
+
+TEST_CASE("scorecard: the holdout split never includes fit cases", "[validate]") {
+  Dataset d = parse_dataset(sample(), "sample.json");
+  Scorecard hold = score(d, test::h100(), "holdout");
+  CHECK(hold.cases.size() == 2);
+  for (const auto& c : hold.cases) CHECK(c.split == "holdout");
+  Scorecard all = score(d, test::h100(), "all");
+  CHECK(all.cases.size() == 3);
+  CHECK(all.families.back().family == "all");
+  CHECK(all.families.back().model.count == 3);
+}
