@@ -83,8 +83,10 @@ struct ModelParams {
     Fact hbm_efficiency;          // achievable fraction of HBM bandwidth, streaming
     Fact l2_efficiency;           // achievable fraction of L2 bandwidth
     Fact sm_bytes_per_clk;        // most one SM pulls from memory (Little's law limit)
+    Fact sm_l2_bytes_per_clk;     // most one SM pulls from L2
     Fact l2_knee_start_fraction;  // working set / L2 capacity where hits start to fall
     Fact l2_knee_end_fraction;    // ... and where they reach zero
+    Fact latency_round_trips;     // memory latencies a kernel waits out (load, then store drain)
   } memory;
   struct {
     std::vector<GemmTile> tiles;  // CTA tiles the library picks among
@@ -100,6 +102,8 @@ struct ModelParams {
     Fact align2_efficiency;
     Fact align1_efficiency;
     Fact vector_efficiency;       // FP32 CUDA-core GEMM efficiency
+    Fact fp8_efficiency;          // fp8 main loops reach this fraction of the bf16 efficiency
+    Fact hbm_efficiency;          // achievable HBM fraction when streaming weights (skinny GEMMs)
   } gemm;
   struct {
     Fact block_m;                 // query rows per CTA
@@ -107,13 +111,16 @@ struct ModelParams {
     Fact block_n;                 // keys per main-loop step
     Fact mma_efficiency;
     Fact softmax_exposed_fraction;  // share of exp() time not hidden behind the MMAs
-    Fact item_overhead_cycles;
+    Fact item_overhead_cycles;    // per (head, query block): epilogue
+    Fact prologue_cycles;         // once per kernel: setup before the first block
     Fact ctas_per_sm;
     Fact max_kv_splits;           // split-KV (flash-decoding) upper bound
   } attention;
   struct {
     Fact efficiency;  // elementwise math on CUDA cores, fraction of FP32 peak
     Fact cta_bytes;   // bytes one CTA of a memory-bound kernel moves (sets how many SMs work)
+    Fact reduce_cta_bytes;   // input bytes one CTA of a full reduction reads
+    Fact reduce_combine_us;  // combining partial sums across CTAs (a last-block pass)
   } vector;
 };
 
@@ -167,8 +174,10 @@ void visit_model_fields(Params& p, F&& f) {
   f("memory/hbm_efficiency", p.memory.hbm_efficiency, FieldRule::Fraction);
   f("memory/l2_efficiency", p.memory.l2_efficiency, FieldRule::Fraction);
   f("memory/sm_bytes_per_clk", p.memory.sm_bytes_per_clk, FieldRule::Positive);
+  f("memory/sm_l2_bytes_per_clk", p.memory.sm_l2_bytes_per_clk, FieldRule::Positive);
   f("memory/l2_knee_start_fraction", p.memory.l2_knee_start_fraction, FieldRule::Positive);
   f("memory/l2_knee_end_fraction", p.memory.l2_knee_end_fraction, FieldRule::Positive);
+  f("memory/latency_round_trips", p.memory.latency_round_trips, FieldRule::NonNegative);
   f("gemm/k_tile_bytes", p.gemm.k_tile_bytes, FieldRule::PositiveInteger);
   f("gemm/ctas_per_sm", p.gemm.ctas_per_sm, FieldRule::PositiveInteger);
   f("gemm/tile_overhead_cycles", p.gemm.tile_overhead_cycles, FieldRule::NonNegative);
@@ -180,16 +189,21 @@ void visit_model_fields(Params& p, F&& f) {
   f("gemm/align2_efficiency", p.gemm.align2_efficiency, FieldRule::Fraction);
   f("gemm/align1_efficiency", p.gemm.align1_efficiency, FieldRule::Fraction);
   f("gemm/vector_efficiency", p.gemm.vector_efficiency, FieldRule::Fraction);
+  f("gemm/fp8_efficiency", p.gemm.fp8_efficiency, FieldRule::Fraction);
+  f("gemm/hbm_efficiency", p.gemm.hbm_efficiency, FieldRule::Fraction);
   f("attention/block_m", p.attention.block_m, FieldRule::PositiveInteger);
   f("attention/decode_block_m", p.attention.decode_block_m, FieldRule::PositiveInteger);
   f("attention/block_n", p.attention.block_n, FieldRule::PositiveInteger);
   f("attention/mma_efficiency", p.attention.mma_efficiency, FieldRule::Fraction);
   f("attention/softmax_exposed_fraction", p.attention.softmax_exposed_fraction, FieldRule::NonNegative);
   f("attention/item_overhead_cycles", p.attention.item_overhead_cycles, FieldRule::NonNegative);
+  f("attention/prologue_cycles", p.attention.prologue_cycles, FieldRule::NonNegative);
   f("attention/ctas_per_sm", p.attention.ctas_per_sm, FieldRule::PositiveInteger);
   f("attention/max_kv_splits", p.attention.max_kv_splits, FieldRule::PositiveInteger);
   f("vector/efficiency", p.vector.efficiency, FieldRule::Fraction);
   f("vector/cta_bytes", p.vector.cta_bytes, FieldRule::PositiveInteger);
+  f("vector/reduce_cta_bytes", p.vector.reduce_cta_bytes, FieldRule::PositiveInteger);
+  f("vector/reduce_combine_us", p.vector.reduce_combine_us, FieldRule::NonNegative);
 }
 
 }  // namespace ridgeline

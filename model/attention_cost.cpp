@@ -10,6 +10,7 @@
 // FlashAttention does for GQA, runs the split-KV kernel's smaller query tile (decode_block_m),
 // and splits the keys when items would leave SMs idle; it is then bound by reading the KV
 // cache with the SMs it keeps busy.
+// Each CTA pays item_overhead_cycles per item; the kernel pays prologue_cycles once.
 // K/V blocks are re-read from L2 by each query block of a head; those reads go to HBM when
 // the KV of the heads running at once outgrows L2.
 #include "hardware/derived.h"
@@ -19,6 +20,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <vector>
 
 namespace ridgeline {
 
@@ -52,6 +54,26 @@ Layout lay_out(const AttentionOp& a, const GpuSpec& gpu, double slots) {
   return l;
 }
 
+// Cycles until the last item finishes. Equal items run in whole waves; unequal (causal) items
+// are placed head by head, heaviest query block first, on the slot that frees first. Past
+// kMaxSimulated items the greedy schedule is bounded by max(total / slots, heaviest item).
+double schedule(const std::vector<double>& head, double head_items, double slots, bool causal) {
+  constexpr double kMaxSimulated = 65536;
+  double heaviest = *std::max_element(head.begin(), head.end());
+  double n = head_items * head.size();
+  if (!causal) return ceil_div(n, slots) * heaviest;
+  if (n > kMaxSimulated) {
+    double total = 0;
+    for (double w : head) total += w * head_items;
+    return std::max(total / slots, heaviest);
+  }
+  std::vector<double> order(head.rbegin(), head.rend());
+  std::vector<double> all;
+  all.reserve((size_t)n);
+  for (double h = 0; h < head_items; ++h) all.insert(all.end(), order.begin(), order.end());
+  return list_schedule_cycles(all, slots);
+}
+
 // Key blocks that query block j (0-based) walks.
 double blocks_for(const AttentionOp& a, const Layout& l, const GpuSpec& gpu, double j) {
   const auto& p = gpu.model.attention;
@@ -77,6 +99,7 @@ OpCost attention_cost(const AttentionOp& a, const GpuSpec& gpu) {
                         bm * bn / sfu_per_cycle * p.softmax_exposed_fraction.value;
   double overhead = p.item_overhead_cycles.value;
 
+  std::vector<double> head;  // cycles of one head's items, in launch order
   double total_cycles = 0, max_item = 0, total_blocks = 0;
   for (double j = 0; j < l.m_blocks; ++j) {  // one pass over the query blocks of a head
     double blocks = blocks_for(a, l, gpu, j);
@@ -84,11 +107,12 @@ OpCost attention_cost(const AttentionOp& a, const GpuSpec& gpu) {
     total_blocks += blocks * l.split;
     total_cycles += item * l.split;
     max_item = std::max(max_item, item);
+    for (int s = 0; s < l.split; ++s) head.push_back(item);
   }
   total_cycles *= l.head_items;
   total_blocks *= l.head_items;
   double items = l.head_items * l.m_blocks * l.split;
-  double cycles = a.causal ? std::max(total_cycles / slots, max_item) : ceil_div(items, slots) * max_item;
+  double cycles = schedule(head, l.head_items, slots, a.causal) + p.prologue_cycles.value;
 
   OpCost c;
   c.compute_us = cycles / clock_MHz(gpu, unit);
@@ -96,10 +120,13 @@ OpCost attention_cost(const AttentionOp& a, const GpuSpec& gpu) {
   OpWork w = op_work(Op{"", a, false});
   double kv_tile_reads = total_blocks * bn * d * e * 2;
   double unique_kv = 2 * (double)a.batch * a.kv_heads * a.kv_len * d * e;
-  // Heads in flight at once each keep their K and V in L2 while their query blocks walk them.
-  double heads_in_flight = std::min(l.head_items, std::ceil(slots / (l.m_blocks * l.split)));
+  // The items that share a KV head run side by side when one wave holds them all, and then
+  // re-read each K/V block moments apart: L2 hits. Otherwise a KV head is re-read wave after
+  // wave, and its K/V (with those of the heads beside it in the wave) must stay in L2.
   double kv_per_head = unique_kv / ((double)a.batch * a.kv_heads);
-  double hit = l2_hit_fraction(gpu, heads_in_flight * kv_per_head);
+  double items_per_kv_head = items / ((double)a.batch * a.kv_heads);
+  double hit = 1.0;
+  if (items_per_kv_head > slots) hit = l2_hit_fraction(gpu, kv_per_head);
   double rereads = std::max(0.0, kv_tile_reads - unique_kv);
   double workspace = l.split > 1 ? 2 * (double)a.batch * a.heads * a.q_len * (d + 2) * 4 * l.split : 0;
   c.bytes.hbm = w.unique_bytes() + (1 - hit) * rereads + workspace;
@@ -113,6 +140,7 @@ OpCost attention_cost(const AttentionOp& a, const GpuSpec& gpu) {
   c.detail.wave_efficiency = total_cycles / (slots * cycles);
   c.detail.active_sms = std::min(sm_count(gpu), std::ceil(items / cta_per_sm));
   c.detail.l2_hit_fraction = hit;
+  c.detail.kernels = l.split > 1 ? 2 : 1;  // split-KV partials are merged by a second kernel
   finish(gpu, c);
   return c;
 }

@@ -4,8 +4,10 @@
 // Tiles run in waves of SMs x CTAs-per-SM; a partial last wave or a partial edge tile costs as
 // much as a full one (wave and tile quantization), K is padded to the main loop's step, and an
 // operand whose rows are not 16-byte aligned loses the fast load path. Memory traffic: each
-// operand once from HBM, A re-read per column of tiles and B per row of tiles from L2 (less
-// what a cluster's multicast shares), and staged through shared memory. The library is assumed to pick the fastest tile, so we do too.
+// operand once from HBM (at the weight-streaming efficiency), A re-read per column of tiles and B per row of tiles from L2 (less
+// what a cluster's multicast shares), and staged through shared memory. The library is assumed
+// to pick the fastest tile (in either orientation), so we do too. fp8 main loops run at
+// fp8_efficiency of the bf16 efficiency.
 //
 // Example (H100, bf16): 4096x4096x4096 with 128x256 tiles is 32x16 = 512 tiles, 3.9 waves of
 // 132 SMs -> 4 waves; 4096x4097x4096 is 2-byte aligned and runs at align2_efficiency.
@@ -51,7 +53,7 @@ int choose_split_k(const GpuSpec& gpu, double mn_tiles, double slots, double k) 
 }
 
 struct TileChoice {
-  const GemmTile* tile;
+  double tm, tn;      // the tile as laid over C: tm rows of M, tn columns of N
   double efficiency;  // main-loop fraction of the SM's peak
 };
 
@@ -59,7 +61,7 @@ OpCost cost_with_tile(const GemmOp& g, const GpuSpec& gpu, MathUnit unit, const 
                       double align) {
   const auto& p = gpu.model.gemm;
   double e_in = dtype_bytes(g.dtype), e_out = gemm_output_bytes(g.dtype);
-  double tm = choice.tile->m, tn = choice.tile->n;
+  double tm = choice.tm, tn = choice.tn;
   double batch = (double)g.batch, m = (double)g.m, n = (double)g.n, k = (double)g.k;
   double tiles_m = ceil_div(m, tm), tiles_n = ceil_div(n, tn);
   double mn_tiles = tiles_m * tiles_n * batch;
@@ -93,6 +95,8 @@ OpCost cost_with_tile(const GemmOp& g, const GpuSpec& gpu, MathUnit unit, const 
   c.detail.alignment_bytes = align;
   c.detail.active_sms = std::min(sm_count(gpu), std::ceil(ctas / cta_per_sm));
   c.detail.l2_hit_fraction = 1.0;
+  c.detail.kernels = split > 1 ? 2 : 1;  // split-K partials are summed by a second kernel
+  c.detail.hbm_efficiency = p.hbm_efficiency.value;
   finish(gpu, c);
   return c;
 }
@@ -111,11 +115,17 @@ OpCost gemm_cost(const GemmOp& g, const GpuSpec& gpu) {
 
   OpCost best;
   best.time_us = std::numeric_limits<double>::infinity();
+  double dtype_eff = g.dtype == DType::Fp8 ? gpu.model.gemm.fp8_efficiency.value : 1.0;
   for (const auto& t : tiles) {
-    double eff = is_tensor_unit(unit) ? t.efficiency
+    double eff = is_tensor_unit(unit) ? t.efficiency * dtype_eff
                                       : gpu.model.gemm.vector_efficiency.value * t.efficiency / best_tile_eff;
-    OpCost c = cost_with_tile(g, gpu, unit, {&t, eff * align_eff}, align);
-    if (c.time_us < best.time_us) best = c;
+    // Libraries instantiate tiles in both orientations (and swap A and B for skinny M).
+    for (bool swap : {false, true}) {
+      if (swap && t.m == t.n) continue;
+      TileChoice choice{swap ? (double)t.n : (double)t.m, swap ? (double)t.m : (double)t.n, eff * align_eff};
+      OpCost c = cost_with_tile(g, gpu, unit, choice, align);
+      if (c.time_us < best.time_us) best = c;
+    }
   }
   return best;
 }

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <queue>
 
 namespace ridgeline {
 
@@ -20,15 +21,17 @@ const char* bottleneck_name(Bottleneck b) {
   return "?";
 }
 
-double achievable_hbm_bytes_per_s(const GpuSpec& gpu, double active_sms) {
-  double chip = gpu.model.memory.hbm_efficiency.value * hbm_bytes_per_s(gpu);
+double achievable_hbm_bytes_per_s(const GpuSpec& gpu, double active_sms, double efficiency) {
+  if (efficiency <= 0) efficiency = gpu.model.memory.hbm_efficiency.value;
+  double chip = efficiency * hbm_bytes_per_s(gpu);
   double per_sm = gpu.model.memory.sm_bytes_per_clk.value * gpu.compute.max_clock_MHz.value * 1e6;
   return std::min(chip, std::max(1.0, active_sms) * per_sm);
 }
 
 double achievable_l2_bytes_per_s(const GpuSpec& gpu, double active_sms) {
-  double share = std::clamp(active_sms / sm_count(gpu), 1.0 / sm_count(gpu), 1.0);
-  return gpu.model.memory.l2_efficiency.value * l2_bytes_per_s(gpu) * share;
+  double chip = gpu.model.memory.l2_efficiency.value * l2_bytes_per_s(gpu);
+  double per_sm = gpu.model.memory.sm_l2_bytes_per_clk.value * gpu.compute.max_clock_MHz.value * 1e6;
+  return std::min(chip, std::max(1.0, active_sms) * per_sm);
 }
 
 double smem_bytes_per_s(const GpuSpec& gpu, double active_sms) {
@@ -69,13 +72,33 @@ double vector_seconds(const GpuSpec& gpu, double vector_flops, double sfu_ops, d
   return vector_flops / fp32 + sfu_ops / sfu;
 }
 
+double kernel_overhead_us(const GpuSpec& gpu, bool touches_hbm) {
+  double latency_ns = touches_hbm ? gpu.memory.hbm.latency_ns.value : gpu.memory.l2.latency_ns.value;
+  return gpu.launch.graph_us.value + gpu.model.kernel.latency_us.value +
+         gpu.model.memory.latency_round_trips.value * latency_ns / 1000;
+}
+
+double list_schedule_cycles(const std::vector<double>& items, double slots) {
+  size_t n = (size_t)std::max(1.0, slots);
+  std::priority_queue<double, std::vector<double>, std::greater<double>> free_at;
+  for (size_t i = 0; i < n; ++i) free_at.push(0.0);
+  double makespan = 0;
+  for (double w : items) {
+    double start = free_at.top();
+    free_at.pop();
+    free_at.push(start + w);
+    makespan = std::max(makespan, start + w);
+  }
+  return makespan;
+}
+
 void finish(const GpuSpec& gpu, OpCost& c) {
   double sms = c.detail.active_sms;
   require_invariant(sms > 0, "finish() needs active_sms > 0");
-  c.hbm_us = c.bytes.hbm / achievable_hbm_bytes_per_s(gpu, sms) * 1e6;
+  c.hbm_us = c.bytes.hbm / achievable_hbm_bytes_per_s(gpu, sms, c.detail.hbm_efficiency) * 1e6;
   c.l2_us = c.bytes.l2 / achievable_l2_bytes_per_s(gpu, sms) * 1e6;
   c.smem_us = c.bytes.smem / smem_bytes_per_s(gpu, sms) * 1e6;
-  c.overhead_us = gpu.launch.graph_us.value + gpu.model.kernel.latency_us.value;
+  c.overhead_us = c.detail.kernels * kernel_overhead_us(gpu, c.bytes.hbm > 0);
   struct Term {
     double us;
     Bottleneck b;

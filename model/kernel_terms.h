@@ -7,11 +7,14 @@
 #include "model/op_cost.h"
 #include "workloads/op.h"
 
+#include <vector>
+
 namespace ridgeline {
 
 // Achievable HBM bytes/s when `active_sms` SMs stream: the chip's efficiency-limited bandwidth,
 // or what that many SMs can keep in flight (Little's law), whichever is lower.
-double achievable_hbm_bytes_per_s(const GpuSpec& gpu, double active_sms);
+// `efficiency` overrides the chip's streaming efficiency when positive.
+double achievable_hbm_bytes_per_s(const GpuSpec& gpu, double active_sms, double efficiency = 0);
 double achievable_l2_bytes_per_s(const GpuSpec& gpu, double active_sms);
 double smem_bytes_per_s(const GpuSpec& gpu, double active_sms);
 
@@ -25,9 +28,17 @@ MathUnit matrix_unit(const GpuSpec& gpu, DType d);
 // Seconds of CUDA-core and special-function work, spread over `active_sms`.
 double vector_seconds(const GpuSpec& gpu, double vector_flops, double sfu_ops, double active_sms);
 
+// What a kernel costs beyond its work when replayed from a CUDA graph: the launch gap, a fixed
+// latency, and the memory round trips (load, store drain) at HBM or, if it never misses, L2.
+double kernel_overhead_us(const GpuSpec& gpu, bool touches_hbm);
+
 // Fills time_us, the per-level times, overhead and bottleneck of `c`, whose compute_us, bytes
 // and detail.active_sms the op model set.
 void finish(const GpuSpec& gpu, OpCost& c);
+
+// Makespan of `items` (cycles each, in launch order) on `slots` identical slots, each item
+// going to the slot that frees first (how the GPU's block scheduler fills SMs).
+double list_schedule_cycles(const std::vector<double>& items, double slots);
 
 inline double ceil_div(double a, double b) { return a <= 0 ? 0 : (double)(long long)((a + b - 1) / b); }
 

@@ -2,7 +2,9 @@
 // softmax). Their time is the bytes they move over the bandwidth they can reach, and that
 // bandwidth depends on how many SMs have work: an elementwise kernel launches one CTA per
 // vector.cta_bytes of output; a row op one CTA per row (or per cta_bytes, when rows are short),
-// so a norm over 8 rows keeps only 8 SMs busy. With warm_l2 the inputs were left in L2 by the
+// so a norm over 8 rows keeps only 8 SMs busy. A full reduction first clears its output with a
+// memset (a graph node of its own) and, over more than one CTA, combines its partials in a
+// last-block pass. With warm_l2 the inputs were left in L2 by the
 // previous kernel: the part of the working set L2 holds (soft knee near capacity) skips HBM,
 // and so do the outputs, which stay dirty in L2.
 #include "hardware/derived.h"
@@ -41,7 +43,13 @@ OpCost elementwise_cost(const ElementwiseOp& e, bool warm_l2, const GpuSpec& gpu
 
 OpCost reduce_cost(const ReduceOp& r, bool warm_l2, const GpuSpec& gpu) {
   double in_bytes = (double)r.numel * dtype_bytes(r.dtype);
-  return stream_cost(Op{"", r, warm_l2}, ceil_div(in_bytes, gpu.model.vector.cta_bytes.value), gpu);
+  OpCost c = stream_cost(Op{"", r, warm_l2}, ceil_div(in_bytes, gpu.model.vector.reduce_cta_bytes.value), gpu);
+  // A memset of the output and counters runs first, as its own graph node; with more than one
+  // CTA the last one to finish combines the partials.
+  double extra = gpu.launch.graph_us.value + (c.detail.ctas > 1 ? gpu.model.vector.reduce_combine_us.value : 0);
+  c.overhead_us += extra;
+  c.time_us += extra;
+  return c;
 }
 
 OpCost row_op_cost(const RowOp& r, bool warm_l2, const GpuSpec& gpu) {

@@ -31,6 +31,8 @@ struct LaunchShape {
   double alignment_bytes = 16; // worst operand alignment (GEMM)
   double active_sms = 0;       // SMs with work
   double l2_hit_fraction = 0;  // of re-read or warm bytes
+  int kernels = 1;             // launches the op needs (a split-K or split-KV pass adds one)
+  double hbm_efficiency = 0;   // achievable HBM fraction, when the op's differs from the chip's
 };
 
 struct OpCost {

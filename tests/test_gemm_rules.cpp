@@ -21,7 +21,7 @@ GpuSpec one_tile_h100() {
 
 }  // namespace
 
-TEST_CASE("gemm: below the ridge point it is HBM-bound, above it compute-bound", "[gemm][rule]") {
+TEST_CASE("gemm: below the ridge point it is memory-bound, above it compute-bound", "[gemm][rule]") {
   const GpuSpec& g = test::h100();
   int first_compute = 0;
   bool was_memory = false;
@@ -35,7 +35,9 @@ TEST_CASE("gemm: below the ridge point it is HBM-bound, above it compute-bound",
   }
   REQUIRE(was_memory);
   REQUIRE(first_compute > 16);
-  CHECK(predict_op(gemm(first_compute - 16, 16384, 16384), g).bottleneck == Bottleneck::Hbm);
+  // Just below: bound by memory (HBM, or L2 where tiles re-read operands), not by compute.
+  CHECK(predict_op(gemm(first_compute - 16, 16384, 16384), g).bottleneck != Bottleneck::Compute);
+  CHECK(predict_op(gemm(16, 16384, 16384), g).bottleneck == Bottleneck::Hbm);
   // The flip happens near the ridge of the effective rates (tile efficiency, achievable HBM).
   OpWork w = op_work(gemm(first_compute, 16384, 16384));
   double intensity = w.matrix_flops / w.unique_bytes();
@@ -87,7 +89,7 @@ TEST_CASE("gemm: rows not 16-byte aligned lose the fast path, in steps", "[gemm]
   CHECK(t(4098).detail.alignment_bytes == 4);
   CHECK(t(4097).detail.alignment_bytes == 2);
   CHECK(t(4104).time_us < t(4100).time_us);
-  CHECK(t(4100).time_us < t(4098).time_us);
+  CHECK(t(4100).time_us <= t(4098).time_us);  // measured on H100: the same cutlass_80 kernel
   CHECK(t(4098).time_us < t(4097).time_us);
   // ARCHITECTURE.md: 4096x4097x4096 runs at about a sixth of the speed of 4096^3.
   CHECK(t(4097).time_us / t(4096).time_us == Approx(6.0).epsilon(0.25));
@@ -137,7 +139,7 @@ TEST_CASE("gemm: precision sets the rate", "[gemm][rule]") {
   double fp8 = predict_op(gemm(8192, 8192, 8192, DType::Fp8), g).time_us;
   double tf32 = predict_op(gemm(8192, 8192, 8192, DType::Tf32), g).time_us;
   double fp32 = predict_op(gemm(8192, 8192, 8192, DType::Fp32), g).time_us;
-  CHECK(bf16 / fp8 == Approx(2.0).epsilon(0.1));
+  CHECK(bf16 / fp8 == Approx(2.0 * g.model.gemm.fp8_efficiency.value).epsilon(0.1));
   CHECK(tf32 / bf16 == Approx(2.0).epsilon(0.1));
   CHECK(fp32 / bf16 > 10);
 }

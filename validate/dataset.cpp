@@ -6,6 +6,8 @@
 //  - memory-bound ops must be one kernel (a memset beside it is allowed); a record that ran as
 //    several is compared through its single-kernel alternative when the file has one, else it
 //    is left out and listed, never silently mixed in;
+//  - a memory-bound record whose rotated inputs fit in L2 (tiny ops: the measurement could not
+//    make them cold) is compared as warm_l2, which is what was measured;
 //  - rmsnorm is compared with the single-pass RMSNorm kernel (alt_impl "triton_rmsnorm"):
 //    torch's F.rms_norm is one kernel too but reads its input twice; both times stay in the data.
 #include "validate/dataset.h"
@@ -74,6 +76,12 @@ Dataset parse_dataset(const nlohmann::json& doc, const std::string& label) {
         d.skipped.push_back(id + ": ran as " + std::to_string(kernels) + " kernels, not one");
         continue;
       }
+    }
+    // Inputs rotated through less than L2 were still in L2 at each launch: the op ran warm.
+    double l2 = d.meta.value("l2_cache_bytes", 0.0);
+    if (!library_call && l2 > 0 && r.contains("rotation_bytes") && r["rotation_bytes"].is_number() &&
+        r["rotation_bytes"].get<double>() <= l2) {
+      m.op.warm_l2 = true;
     }
     d.records.push_back(std::move(m));
   }

@@ -2,7 +2,7 @@
 """Measure the device time of every op in an op grid on one NVIDIA GPU.
 
     python3 measure_ops.py --input ops.jsonl --out results.json \
-        [--budget-s 420] [--only REGEX]
+        [--budget-s 420] [--only REGEX | --only-ops REGEX]
 
 Reads the op list written by op_grid.py (one JSON object a line) and, for
 each op, measures "the device time of one kernel replayed back to back, as
@@ -32,7 +32,8 @@ Every op runs under try/except (the error is recorded and the run goes on);
 no new op starts after --budget-s seconds; the output file is rewritten every
 25 ops and at the end (also on SIGTERM / Ctrl-C), so a killed run loses
 little.  Needs torch with CUDA and triton (for the fused silu_mul and the
-alternative RMSNorm kernels); everything else is the standard library.
+alternative RMSNorm / LayerNorm / softmax kernels); everything else is the
+standard library.
 """
 
 import argparse
@@ -112,7 +113,12 @@ METHOD_TEXT = (
     "kv_heads != heads, backend left to PyTorch); elementwise torch out= "
     "ops, silu_mul a fused Triton kernel (alt: unfused torch); reduce "
     "torch.sum(out=); rmsnorm F.rms_norm (alt: single-kernel Triton "
-    "RMSNorm); layernorm F.layer_norm; softmax aten._softmax.out.")
+    "RMSNorm); layernorm F.layer_norm (alt: single-pass Triton LayerNorm, "
+    "one program per row, row held in registers in fp32); softmax "
+    "aten._softmax.out (alt: single-pass Triton softmax, likewise, cols <= "
+    "32768). Alternatives are timed on the same sets with the same rules; "
+    "a Triton kernel that fails the preflight check against torch in fp32 "
+    "(max|err|/max|ref| >= 1e-2 in bf16) is recorded as alt_error.")
 
 
 # ---------------------------------------------------------------------------
@@ -278,10 +284,16 @@ def collect_meta(args, cfg):
 
 
 # ---------------------------------------------------------------------------
-# Triton kernels: fused silu(a) * b, and a one-program-per-row RMSNorm
+# Triton kernels: fused silu(a) * b, and one-program-per-row RMSNorm,
+# LayerNorm and softmax (the whole row loaded once, kept in registers in fp32)
 # ---------------------------------------------------------------------------
 
 SILU_MUL_BLOCK = 2048
+ROW_KERNEL_MAX_COLS = 32768   # beyond this a row no longer fits in registers
+PREFLIGHT_REL_TOL = 1e-2      # bf16 output vs torch in fp32: max|err| / max|ref|
+# Filled by triton_preflight(): kernel name -> None (passed) or why it failed.
+# A kernel that failed is not timed: its op records the reason as alt_error.
+TRITON_PREFLIGHT_FAILED = {}
 
 if triton is not None:
     @triton.jit
@@ -306,6 +318,35 @@ if triton is not None:
         y = x * rstd * w
         tl.store(y_ptr + row * n_cols + cols, y.to(y_ptr.dtype.element_ty), mask=mask)
 
+    @triton.jit
+    def _layernorm_kernel(x_ptr, w_ptr, b_ptr, y_ptr, n_cols, eps,
+                          BLOCK: tl.constexpr):
+        row = tl.program_id(0).to(tl.int64)
+        cols = tl.arange(0, BLOCK)
+        mask = cols < n_cols
+        x = tl.load(x_ptr + row * n_cols + cols, mask=mask, other=0.0).to(tl.float32)
+        mean = tl.sum(x, axis=0) / n_cols
+        diff = tl.where(mask, x - mean, 0.0)
+        var = tl.sum(diff * diff, axis=0) / n_cols
+        rstd = 1.0 / tl.sqrt(var + eps)
+        w = tl.load(w_ptr + cols, mask=mask, other=0.0).to(tl.float32)
+        b = tl.load(b_ptr + cols, mask=mask, other=0.0).to(tl.float32)
+        y = diff * rstd * w + b
+        tl.store(y_ptr + row * n_cols + cols, y.to(y_ptr.dtype.element_ty), mask=mask)
+
+    @triton.jit
+    def _softmax_kernel(x_ptr, y_ptr, n_cols, BLOCK: tl.constexpr):
+        row = tl.program_id(0).to(tl.int64)
+        cols = tl.arange(0, BLOCK)
+        mask = cols < n_cols
+        x = tl.load(x_ptr + row * n_cols + cols, mask=mask,
+                    other=-float("inf")).to(tl.float32)
+        row_max = tl.max(x, axis=0)
+        e = tl.exp(x - row_max)          # masked lanes: exp(-inf) = 0
+        denom = tl.sum(e, axis=0)
+        y = e / denom
+        tl.store(y_ptr + row * n_cols + cols, y.to(y_ptr.dtype.element_ty), mask=mask)
+
 
 def _need_triton():
     if triton is None:
@@ -327,27 +368,126 @@ def triton_rmsnorm(x, w, y, eps):
     _rmsnorm_kernel[(rows,)](x, w, y, cols, eps, BLOCK=block, num_warps=num_warps)
 
 
+def row_kernel_config(cols):
+    """(BLOCK, num_warps) of the row-in-registers LayerNorm / softmax kernels:
+    BLOCK the next power of two >= cols; 4 warps up to 2048, 8 up to 8192,
+    16 above."""
+    if cols > ROW_KERNEL_MAX_COLS:
+        raise ValueError(f"row kernel supports cols <= {ROW_KERNEL_MAX_COLS}, got {cols}")
+    block = 1 << max(0, int(cols) - 1).bit_length()
+    num_warps = 4 if block <= 2048 else (8 if block <= 8192 else 16)
+    return block, num_warps
+
+
+def _check_preflight(name):
+    reason = TRITON_PREFLIGHT_FAILED.get(name)
+    if reason:
+        raise RuntimeError(f"{name} failed the Triton preflight: {reason}")
+
+
+def _check_rows(x, y):
+    if x.dim() != 2 or not x.is_contiguous() or not y.is_contiguous() or x.shape != y.shape:
+        raise ValueError("row kernels need contiguous 2-D x and y of one shape")
+
+
+def triton_layernorm(x, w, b, y, eps):
+    _need_triton()
+    _check_preflight("triton_layernorm")
+    _check_rows(x, y)
+    rows, cols = x.shape
+    block, num_warps = row_kernel_config(cols)
+    _layernorm_kernel[(rows,)](x, w, b, y, cols, eps, BLOCK=block, num_warps=num_warps)
+
+
+def triton_softmax(x, y):
+    _need_triton()
+    _check_preflight("triton_softmax")
+    _check_rows(x, y)
+    rows, cols = x.shape
+    block, num_warps = row_kernel_config(cols)
+    _softmax_kernel[(rows,)](x, y, cols, BLOCK=block, num_warps=num_warps)
+
+
+def _max_errs(out, ref):
+    """(max abs error, max abs error / max |ref|) of out against an fp32 ref."""
+    err = (out.float() - ref).abs().max().item()
+    scale = ref.abs().max().item()
+    return err, err / scale if scale > 0 else float("inf")
+
+
+def _preflight_layernorm(cols):
+    x = torch.randn(8, cols, device=DEVICE, dtype=torch.bfloat16)
+    w = torch.randn(cols, device=DEVICE, dtype=torch.bfloat16)
+    b = torch.randn(cols, device=DEVICE, dtype=torch.bfloat16)
+    y = torch.empty_like(x)
+    triton_layernorm(x, w, b, y, 1e-5)
+    ref = F.layer_norm(x.float(), (cols,), w.float(), b.float(), eps=1e-5)
+    return _max_errs(y, ref)
+
+
+def _preflight_softmax(cols):
+    # x 4 so that rows are peaked (exercises the max subtraction)
+    x = (4.0 * torch.randn(8, cols, device=DEVICE)).to(torch.bfloat16)
+    y = torch.empty_like(x)
+    triton_softmax(x, y)
+    ref = torch.softmax(x.float(), dim=-1)
+    return _max_errs(y, ref)
+
+
+# (name, checker(cols), column counts: a masked odd size, then the BLOCK
+# sizes of the grid so that their compilation happens here, not in an op)
+ROW_KERNEL_PREFLIGHT = (
+    ("triton_layernorm", _preflight_layernorm, (1000, 4096, 8192)),
+    ("triton_softmax", _preflight_softmax, (1000, 8192, 32768)),
+)
+
+
 def triton_preflight():
-    """Compiles and checks both Triton kernels on tiny inputs."""
+    """Compiles the Triton kernels on small inputs and checks them against
+    torch in fp32. silu_mul / rmsnorm report their errors (as before);
+    layernorm / softmax must be within PREFLIGHT_REL_TOL (max|err|/max|ref|)
+    at every size tried, else TRITON_PREFLIGHT_FAILED marks them and their
+    ops record alt_error instead of a time."""
+    result = {"ok": True, "rel_tol": PREFLIGHT_REL_TOL}
     try:
         a = torch.randn(4096, device=DEVICE, dtype=torch.bfloat16)
         b = torch.randn(4096, device=DEVICE, dtype=torch.bfloat16)
         out = torch.empty_like(a)
         triton_silu_mul(a, b, out)
         ref = F.silu(a.float()) * b.float()
-        err1 = (out.float() - ref).abs().max().item()
+        result["silu_mul_max_abs_err"], result["silu_mul_rel_err"] = _max_errs(out, ref)
         x = torch.randn(8, 1024, device=DEVICE, dtype=torch.bfloat16)
         w = torch.randn(1024, device=DEVICE, dtype=torch.bfloat16)
         y = torch.empty_like(x)
         triton_rmsnorm(x, w, y, 1e-6)
         xf = x.float()
         ref = xf * torch.rsqrt(xf.pow(2).mean(-1, keepdim=True) + 1e-6) * w.float()
-        err2 = (y.float() - ref).abs().max().item()
+        result["rmsnorm_max_abs_err"], result["rmsnorm_rel_err"] = _max_errs(y, ref)
         torch.cuda.synchronize()
-        return {"ok": True, "silu_mul_max_abs_err": err1,
-                "rmsnorm_max_abs_err": err2}
     except Exception as exc:
-        return {"ok": False, "error": err_text(exc)}
+        result["ok"] = False
+        result["error"] = err_text(exc)
+    for name, check, col_list in ROW_KERNEL_PREFLIGHT:
+        TRITON_PREFLIGHT_FAILED.pop(name, None)
+        entry = {"cols": list(col_list), "max_abs_err": [], "rel_err": []}
+        try:
+            for cols in col_list:
+                abs_err, rel_err = check(cols)
+                entry["max_abs_err"].append(abs_err)
+                entry["rel_err"].append(rel_err)
+                if not rel_err < PREFLIGHT_REL_TOL:     # also catches NaN
+                    raise RuntimeError(
+                        f"relative error {rel_err:.3g} >= {PREFLIGHT_REL_TOL} "
+                        f"at bf16 8x{cols} (max abs error {abs_err:.3g})")
+            torch.cuda.synchronize()
+            entry["ok"] = True
+        except Exception as exc:
+            entry["ok"] = False
+            entry["error"] = err_text(exc)[:600]
+            TRITON_PREFLIGHT_FAILED[name] = entry["error"]
+            result["ok"] = False
+        result[name] = entry
+    return result
 
 
 # ---------------------------------------------------------------------------
@@ -571,12 +711,15 @@ def build_norm(op):
         bias = randn((cols,), tdt)
         candidates = [("F.layer_norm", lambda s: F.layer_norm(
             s[0], (cols,), weight, bias, eps=1e-5))]
+        alt = [("triton_layernorm",
+                lambda s: triton_layernorm(s[0], weight, bias, s[1], 1e-5))]
         nbytes = 2 * rows * cols * es + 2 * cols * es
     elif kind == "softmax":
         candidates = [
             ("aten._softmax.out", lambda s: torch.ops.aten._softmax.out(s[0], -1, False, out=s[1])),
             ("torch.softmax", lambda s: torch.softmax(s[0], dim=-1)),
         ]
+        alt = [("triton_softmax", lambda s: triton_softmax(s[0], s[1]))]
         nbytes = 2 * rows * cols * es
     else:
         raise ValueError(f"unknown norm op {kind!r}")
@@ -1030,7 +1173,9 @@ def parse_args(argv=None):
     ap.add_argument("--hard-limit-s", type=float, default=None,
                     help="write the output and exit after this many seconds "
                          "even if an op hangs (default budget + 120)")
-    ap.add_argument("--only", default=None, help="measure only ids matching this regex")
+    ap.add_argument("--only", "--only-ops", dest="only", default=None, metavar="REGEX",
+                    help="measure only ops whose id matches this regex (re.search); "
+                         "ids start with the op name, e.g. '^(layernorm|softmax)-'")
     ap.add_argument("--max-ops", type=int, default=None, help="stop after this many ops")
     ap.add_argument("--order", choices=("interleave", "file"), default="interleave",
                     help="op order: families spread evenly (default) or file order")

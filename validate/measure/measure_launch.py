@@ -1,0 +1,612 @@
+#!/usr/bin/env python3
+"""Measure kernel launch costs on one NVIDIA GPU with PyTorch.
+
+    python3 measure_launch.py --out launch.json [--deadline-s 45]
+
+Writes one JSON file (meta + results) and prints a summary table.  For each
+"unit" below -- a tiny kernel, or a small PyTorch op or op chain -- it
+measures:
+
+  (a) graph:     a CUDA graph whose body calls the unit N times, N in
+                 {100, 400, 1600}, replayed (2 warm replays, then >= 20 timed
+                 one by one with CUDA events).  Per op = median replay / (N x
+                 ops per unit).  A least-squares line through the three
+                 (ops, replay time) points gives the marginal cost per op in a
+                 graph (slope) and the fixed cost of one replay (intercept).
+                 The CPU time of the graph.replay() call itself is also kept.
+  (b) eager:     N = 2000 units launched back to back from Python.  CUDA events
+                 around the loop give the device-side spacing per op (first to
+                 last); time.perf_counter around the loop gives the CPU cost
+                 per launch, and around loop + synchronize the total.  Median
+                 of 5 repeats.
+  (c) roundtrip: one unit + torch.cuda.synchronize(), timed with
+                 time.perf_counter, median of 200 (after 20 warm-up); plus a
+                 bare synchronize() and a 1-unit graph replay + synchronize.
+
+Units: "add_1elem" (x.add_(1.0) on a 1-element fp32 tensor), "triton_1block"
+(a 1-program, 1-warp Triton kernel that adds 1 to one element) and, for a
+typical small PyTorch chain on a [1, 4096] bf16 tensor, F.rms_norm, torch.add,
+F.silu each alone and "chain_rmsnorm_add_silu" (all three; per op = / 3).
+Kernels per unit come from torch.profiler (F.rms_norm may be one kernel or
+several, depending on the torch version); per-kernel figures divide by it.
+
+Everything runs under try/except (an error is recorded per unit and
+section); no section starts after --deadline-s (default 45 s, counted from
+process start), and a watchdog writes what was measured and exits at
+--hard-limit-s (default 55 s).  Typical run: 10-20 s on an H100.
+"""
+
+import argparse
+import contextlib
+import gc
+import json
+import math
+import os
+import platform
+import signal
+import socket
+import statistics
+import sys
+import threading
+import time
+import traceback
+
+T0 = time.monotonic()
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+try:
+    import torch
+    import torch.nn.functional as F
+except ImportError:        # lets py_compile / --help work without torch
+    torch = None
+    F = None
+
+try:
+    import triton
+    import triton.language as tl
+except Exception:
+    triton = None
+    tl = None
+
+# Shared helpers (nvidia-smi clocks, versions, JSON sanitising); importing
+# measure_ops needs no GPU.
+from measure_ops import (err_text, library_versions, nvidia_smi, percentile,  # noqa: E402
+                         sanitize, utc_now)
+
+DEVICE = "cuda"            # (a CPU smoke test of the control flow overrides it)
+GRAPH_SIZES = (100, 400, 1600)
+GRAPH_WARM_REPLAYS = 2
+GRAPH_TIMED_REPLAYS = 20
+EAGER_CALLS = 2000
+EAGER_REPEATS = 5
+EAGER_WARM_CALLS = 50
+ROUNDTRIPS = 200
+ROUNDTRIP_WARM = 20
+CHAIN_SHAPE = (1, 4096)
+
+METHOD_TEXT = (
+    "Launch costs measured with PyTorch. (a) graph: a CUDA graph calling a "
+    "unit N times (N in 100/400/1600) is replayed 2 times warm, then 20 "
+    "times each timed with CUDA events; per_op_us = median replay / (N x "
+    "ops_per_unit); fit = least squares of replay time on ops (slope = "
+    "marginal us per op in a graph, intercept = fixed us per replay); "
+    "replay_cpu_us = perf_counter around graph.replay(). (b) eager: 2000 "
+    "units back to back from Python after 50 warm-up, CUDA events first to "
+    "last give device_us_per_op (the spacing of the kernels on the GPU), "
+    "perf_counter around the loop cpu_us_per_op (the Python + launch cost), "
+    "around loop + synchronize wall_us_per_op; median of 5 repeats. (c) "
+    "roundtrip: perf_counter around unit + torch.cuda.synchronize(), median "
+    "of 200 after 20 warm-up. kernels_per_unit from torch.profiler over 3 "
+    "calls; per_kernel_us = per-unit time / kernels_per_unit.")
+
+
+def log(msg):
+    print(msg, flush=True)
+
+
+def elapsed_s():
+    return time.monotonic() - T0
+
+
+class Interrupted(BaseException):
+    pass
+
+
+def _on_sigterm(signum, frame):
+    raise Interrupted(f"signal {signum}")
+
+
+# ---------------------------------------------------------------------------
+# The units
+# ---------------------------------------------------------------------------
+
+if triton is not None:
+    @triton.jit
+    def _one_block_kernel(x_ptr, BLOCK: tl.constexpr):
+        offs = tl.arange(0, BLOCK)
+        mask = offs < 1
+        x = tl.load(x_ptr + offs, mask=mask, other=0.0)
+        tl.store(x_ptr + offs, x + 1.0, mask=mask)
+
+
+class Unit:
+    """A callable measured as one 'unit' of ops_per_unit PyTorch-level ops."""
+
+    def __init__(self, name, description, fn, ops_per_unit):
+        self.name = name
+        self.description = description
+        self.fn = fn
+        self.ops_per_unit = ops_per_unit
+
+
+def make_units():
+    units = []
+    one = torch.zeros(1, device=DEVICE, dtype=torch.float32)
+    units.append(Unit("add_1elem", "x.add_(1.0) on a 1-element fp32 tensor",
+                      lambda: one.add_(1.0), 1))
+
+    if triton is not None:
+        tri = torch.zeros(32, device=DEVICE, dtype=torch.float32)
+
+        def triton_1block():
+            _one_block_kernel[(1,)](tri, BLOCK=32, num_warps=1)
+        units.append(Unit("triton_1block",
+                          "1-program, 1-warp Triton kernel adding 1 to one element",
+                          triton_1block, 1))
+    else:
+        units.append(Unit("triton_1block", "triton is not importable", None, 1))
+
+    cols = CHAIN_SHAPE[-1]
+    x = torch.randn(CHAIN_SHAPE, device=DEVICE, dtype=torch.bfloat16)
+    r = torch.randn(CHAIN_SHAPE, device=DEVICE, dtype=torch.bfloat16)
+    w = torch.randn((cols,), device=DEVICE, dtype=torch.bfloat16)
+    shape = "x".join(map(str, CHAIN_SHAPE))
+
+    def chain():
+        y = F.rms_norm(x, (cols,), w, eps=1e-6)
+        z = torch.add(y, r)
+        return F.silu(z)
+
+    units += [
+        Unit("rms_norm", f"F.rms_norm(x, ({cols},), w) on [{shape}] bf16",
+             lambda: F.rms_norm(x, (cols,), w, eps=1e-6), 1),
+        Unit("add", f"torch.add(x, r) on [{shape}] bf16",
+             lambda: torch.add(x, r), 1),
+        Unit("silu", f"F.silu(x) on [{shape}] bf16", lambda: F.silu(x), 1),
+        Unit("chain_rmsnorm_add_silu",
+             f"F.rms_norm -> torch.add -> F.silu on [{shape}] bf16 (3 ops)",
+             chain, 3),
+    ]
+    return units
+
+
+# ---------------------------------------------------------------------------
+# Measurements
+# ---------------------------------------------------------------------------
+
+def new_event():
+    return torch.cuda.Event(enable_timing=True)
+
+
+@contextlib.contextmanager
+def gc_paused():
+    """No cyclic garbage collection inside a timed loop."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def stats_us(values_us):
+    vals = sorted(values_us)
+    return {"median_us": percentile(vals, 50), "p10_us": percentile(vals, 10),
+            "p90_us": percentile(vals, 90), "min_us": vals[0], "n": len(vals)}
+
+
+def kernels_per_unit(fn, calls=3):
+    """Kernels (and memcpy/memset) per unit call from torch.profiler."""
+    from measure_ops import _is_kernel_event
+    from torch.profiler import ProfilerActivity, profile
+    torch.cuda.synchronize()
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        for _ in range(calls):
+            fn()
+        torch.cuda.synchronize()
+    names = [evt.name for evt in prof.events() if _is_kernel_event(evt)]
+    return {"kernels_per_unit": len(names) / calls,
+            "kernel_names": list(dict.fromkeys(n[:160] for n in names))}
+
+
+def measure_graph(unit, n_calls, stream):
+    """Replay timing of a graph whose body calls unit n_calls times."""
+    stream.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(stream):            # warm-up on the capture stream
+        for _ in range(3):
+            unit.fn()
+    torch.cuda.current_stream().wait_stream(stream)
+    torch.cuda.synchronize()
+    graph = torch.cuda.CUDAGraph()
+    t_cap = time.perf_counter()
+    with torch.cuda.graph(graph, stream=stream):
+        for _ in range(n_calls):
+            unit.fn()
+    capture_s = time.perf_counter() - t_cap
+    for _ in range(GRAPH_WARM_REPLAYS):
+        graph.replay()
+    torch.cuda.synchronize()
+    starts = [new_event() for _ in range(GRAPH_TIMED_REPLAYS)]
+    ends = [new_event() for _ in range(GRAPH_TIMED_REPLAYS)]
+    cpu_us = []
+    with gc_paused():
+        for s, e in zip(starts, ends):
+            s.record()
+            t = time.perf_counter()
+            graph.replay()
+            cpu_us.append((time.perf_counter() - t) * 1e6)
+            e.record()
+    torch.cuda.synchronize()
+    replay_us = [s.elapsed_time(e) * 1e3 for s, e in zip(starts, ends)]
+    del graph
+    n_ops = n_calls * unit.ops_per_unit
+    rs = stats_us(replay_us)
+    return {"n_calls": n_calls, "n_ops": n_ops,
+            "replay_us": rs,
+            "per_op_us": rs["median_us"] / n_ops,
+            "per_op_p10_us": rs["p10_us"] / n_ops,
+            "per_op_p90_us": rs["p90_us"] / n_ops,
+            "replay_cpu_us": stats_us(cpu_us)["median_us"],
+            "capture_s": round(capture_s, 4)}
+
+
+def fit_line(points):
+    """Least squares y = a + b x over [(x, y)]: (intercept a, slope b)."""
+    n = len(points)
+    mx = sum(p[0] for p in points) / n
+    my = sum(p[1] for p in points) / n
+    sxx = sum((p[0] - mx) ** 2 for p in points)
+    if sxx == 0:
+        return None, None
+    b = sum((p[0] - mx) * (p[1] - my) for p in points) / sxx
+    return my - b * mx, b
+
+
+def measure_eager(unit, n_calls=EAGER_CALLS, repeats=EAGER_REPEATS):
+    """Back-to-back eager launches: device spacing and CPU cost per op."""
+    fn = unit.fn
+    for _ in range(EAGER_WARM_CALLS):
+        fn()
+    torch.cuda.synchronize()
+    device_us, cpu_us, wall_us = [], [], []
+    n_ops = n_calls * unit.ops_per_unit
+    for _ in range(repeats):
+        start, end = new_event(), new_event()
+        torch.cuda.synchronize()
+        with gc_paused():
+            t0 = time.perf_counter()
+            start.record()
+            for _ in range(n_calls):
+                fn()
+            end.record()
+            t1 = time.perf_counter()
+            torch.cuda.synchronize()
+            t2 = time.perf_counter()
+        device_us.append(start.elapsed_time(end) * 1e3 / n_ops)
+        cpu_us.append((t1 - t0) * 1e6 / n_ops)
+        wall_us.append((t2 - t0) * 1e6 / n_ops)
+    return {"n_calls": n_calls, "n_ops": n_ops, "repeats": repeats,
+            "device_us_per_op": statistics.median(device_us),
+            "cpu_us_per_op": statistics.median(cpu_us),
+            "wall_us_per_op": statistics.median(wall_us),
+            "device_us_per_op_all": device_us, "cpu_us_per_op_all": cpu_us,
+            "wall_us_per_op_all": wall_us}
+
+
+def measure_roundtrip(fn, n=ROUNDTRIPS):
+    """perf_counter around fn() + synchronize, median of n."""
+    for _ in range(ROUNDTRIP_WARM):
+        fn()
+        torch.cuda.synchronize()
+    times = []
+    with gc_paused():
+        for _ in range(n):
+            t = time.perf_counter()
+            fn()
+            torch.cuda.synchronize()
+            times.append((time.perf_counter() - t) * 1e6)
+    return stats_us(times)
+
+
+def graph_of_one(unit, stream):
+    """A 1-unit graph's replay as a callable (for the round trip)."""
+    stream.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(stream):
+        for _ in range(3):
+            unit.fn()
+    torch.cuda.current_stream().wait_stream(stream)
+    torch.cuda.synchronize()
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph, stream=stream):
+        unit.fn()
+    return graph
+
+
+# ---------------------------------------------------------------------------
+# Driver
+# ---------------------------------------------------------------------------
+
+def cpu_model():
+    with contextlib.suppress(Exception):
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.lower().startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    return platform.processor() or None
+
+
+def collect_meta(args):
+    meta = {"utc_start": utc_now(), "hostname": socket.gethostname(),
+            "argv": sys.argv, "platform": platform.platform(),
+            "cpu_model": cpu_model(), "cpu_count": os.cpu_count(),
+            "method": METHOD_TEXT, "versions": library_versions(),
+            "config": {"graph_sizes": list(GRAPH_SIZES),
+                       "graph_timed_replays": GRAPH_TIMED_REPLAYS,
+                       "eager_calls": EAGER_CALLS, "eager_repeats": EAGER_REPEATS,
+                       "roundtrips": ROUNDTRIPS, "chain_shape": list(CHAIN_SHAPE),
+                       "deadline_s": args.deadline_s,
+                       "hard_limit_s": args.hard_limit_s}}
+    try:
+        props = torch.cuda.get_device_properties(0)
+        meta.update({"device_name": props.name,
+                     "compute_capability": f"{props.major}.{props.minor}",
+                     "sm_count": props.multi_processor_count})
+    except Exception as exc:
+        meta["device_error"] = err_text(exc)
+    smi = nvidia_smi()
+    meta["nvidia_smi_start"] = smi
+    meta["driver_version"] = (smi.get("gpus") or [{}])[0].get("driver_version")
+    meta["env"] = {k: os.environ[k] for k in sorted(os.environ)
+                   if k.startswith(("CUDA_", "PYTORCH_", "TORCH_", "TRITON_"))}
+    return meta
+
+
+def warm_gpu(seconds=0.3):
+    """A short burst of real work so clocks are up before timing."""
+    a = torch.randn(2048, 2048, device=DEVICE, dtype=torch.bfloat16)
+    t_end = time.perf_counter() + seconds
+    while time.perf_counter() < t_end:
+        for _ in range(20):
+            torch.mm(a, a)
+        torch.cuda.synchronize()
+
+
+def write_output(path, doc):
+    text = json.dumps(sanitize(doc), indent=1) + "\n"
+    tmp = f"{path}.tmp{threading.get_ident()}"
+    with open(tmp, "w") as f:
+        f.write(text)
+    os.replace(tmp, path)
+
+
+def start_watchdog(limit_s, path, doc):
+    def watch():
+        while elapsed_s() < limit_s:
+            time.sleep(0.5)
+        log(f"hard limit of {limit_s:.0f}s reached: writing and exiting")
+        for _ in range(3):
+            try:
+                snap = dict(doc)
+                snap["meta"] = dict(doc["meta"], hard_limit_hit_s=round(elapsed_s(), 1),
+                                    utc_end=utc_now())
+                write_output(path, snap)
+                break
+            except Exception:
+                time.sleep(0.2)
+        os._exit(3)
+    threading.Thread(target=watch, name="watchdog", daemon=True).start()
+
+
+def run_section(doc, results, name, key, deadline_s, thunk):
+    """Runs one measurement; records its result or error under results[key]."""
+    if elapsed_s() > deadline_s:
+        doc["meta"].setdefault("skipped", []).append(f"{name}/{key}")
+        return None
+    try:
+        value = thunk()
+        results[key] = value
+        return value
+    except Exception as exc:
+        results[key + "_error"] = err_text(exc)
+        with contextlib.suppress(Exception):
+            torch.cuda.set_stream(torch.cuda.default_stream())
+        with contextlib.suppress(Exception):
+            torch.cuda.synchronize()
+        return None
+
+
+def measure_unit(unit, doc, deadline_s, stream):
+    res = {"description": unit.description, "ops_per_unit": unit.ops_per_unit}
+    doc["results"][unit.name] = res
+    if unit.fn is None:
+        res["error"] = unit.description
+        return
+    try:
+        unit.fn()                      # compiles / loads the kernel
+        torch.cuda.synchronize()
+    except Exception as exc:
+        res["error"] = err_text(exc)
+        res["traceback"] = traceback.format_exc(limit=3)[-1000:]
+        return
+    graphs = []
+    for n in GRAPH_SIZES:
+        g = run_section(doc, res, unit.name, f"graph_n{n}", deadline_s,
+                        lambda n=n: measure_graph(unit, n, stream))
+        if g is not None:
+            graphs.append(g)
+    res["graph"] = graphs
+    for n in GRAPH_SIZES:
+        res.pop(f"graph_n{n}", None)
+    if len(graphs) >= 2:
+        a, b = fit_line([(g["n_ops"], g["replay_us"]["median_us"]) for g in graphs])
+        res["graph_fit"] = {"per_op_us": b, "fixed_us_per_replay": a}
+    run_section(doc, res, unit.name, "eager", deadline_s, lambda: measure_eager(unit))
+    run_section(doc, res, unit.name, "roundtrip", deadline_s,
+                lambda: measure_roundtrip(unit.fn))
+    if unit.name == "add_1elem":
+        def graph_roundtrip():
+            graph = graph_of_one(unit, stream)
+            out = measure_roundtrip(graph.replay)
+            del graph
+            return out
+        run_section(doc, res, unit.name, "graph1_roundtrip", deadline_s, graph_roundtrip)
+
+
+def profile_unit(unit, doc, deadline_s):
+    """Kernels per unit from torch.profiler, and the per-kernel figures.
+    Runs after all timings: a profiler session can leave launch costs
+    changed for the rest of the process."""
+    res = doc["results"][unit.name]
+    if unit.fn is None or "error" in res:
+        return
+    run_section(doc, res, unit.name, "profile", deadline_s,
+                lambda: kernels_per_unit(unit.fn))
+    if "profile" in res:
+        res["kernels_per_unit"] = res["profile"]["kernels_per_unit"]
+        res["kernel_names"] = res["profile"]["kernel_names"]
+        del res["profile"]
+    kpu = res.get("kernels_per_unit")
+    graphs = res.get("graph", [])
+    if kpu:   # per-kernel figures when the profiler counted the kernels
+        per_kernel = {}
+        scale = unit.ops_per_unit / kpu
+        if graphs:
+            per_kernel["graph_n1600" if graphs[-1]["n_calls"] == 1600 else "graph_largest"] = \
+                graphs[-1]["per_op_us"] * scale
+        if res.get("graph_fit", {}).get("per_op_us") is not None:
+            per_kernel["graph_fit"] = res["graph_fit"]["per_op_us"] * scale
+        if "eager" in res:
+            per_kernel["eager_device"] = res["eager"]["device_us_per_op"] * scale
+            per_kernel["eager_cpu"] = res["eager"]["cpu_us_per_op"] * scale
+        res["per_kernel_us"] = per_kernel
+
+
+def fmt(v, width=8, prec=2):
+    if v is None:
+        return f"{'-':>{width}}"
+    return f"{v:>{width}.{prec}f}"
+
+
+def summary_rows(doc):
+    rows = []
+    for name, res in doc["results"].items():
+        by_n = {g["n_calls"]: g["per_op_us"] for g in res.get("graph", [])}
+        rows.append({
+            "unit": name,
+            "kernels_per_unit": res.get("kernels_per_unit"),
+            "ops_per_unit": res.get("ops_per_unit"),
+            **{f"graph_n{n}_us_per_op": by_n.get(n) for n in GRAPH_SIZES},
+            "graph_fit_us_per_op": res.get("graph_fit", {}).get("per_op_us"),
+            "eager_device_us_per_op": res.get("eager", {}).get("device_us_per_op"),
+            "eager_cpu_us_per_op": res.get("eager", {}).get("cpu_us_per_op"),
+            "roundtrip_us": res.get("roundtrip", {}).get("median_us"),
+            "error": res.get("error"),
+        })
+    return rows
+
+
+def print_summary(doc):
+    log("")
+    log("us per op (a unit of k ops counts k; k/u = kernels per unit from the profiler)")
+    head = (f"{'unit':<24}{'k/u':>5}" +
+            "".join(f"{'g' + str(n):>8}" for n in GRAPH_SIZES) +
+            f"{'g-fit':>8}{'eagDev':>8}{'eagCPU':>8}{'rtrip':>8}")
+    log(head)
+    for row in doc.get("summary", []):
+        if row["error"]:
+            log(f"{row['unit']:<24} ERROR {str(row['error'])[:90]}")
+            continue
+        kpu = row["kernels_per_unit"]
+        line = f"{row['unit']:<24}{fmt(kpu, 5, 1)}"
+        line += "".join(fmt(row[f"graph_n{n}_us_per_op"]) for n in GRAPH_SIZES)
+        line += (fmt(row["graph_fit_us_per_op"]) + fmt(row["eager_device_us_per_op"]) +
+                 fmt(row["eager_cpu_us_per_op"]) + fmt(row["roundtrip_us"], 8, 1))
+        log(line)
+    extra = doc.get("sync_only_roundtrip", {}).get("median_us")
+    g1 = doc["results"].get("add_1elem", {}).get("graph1_roundtrip", {}).get("median_us")
+    log(f"bare synchronize() round trip: {fmt(extra, 0, 1).strip()} us;  "
+        f"1-kernel graph replay + synchronize: {fmt(g1, 0, 1).strip()} us")
+    log("g<N>: graph of N units, replay/(N*k); g-fit: slope of replay time over ops; "
+        "eagDev / eagCPU: eager back-to-back, device spacing / CPU cost per op; "
+        "rtrip: unit + synchronize (per unit)")
+    log(f"wall {elapsed_s():.1f}s")
+
+
+def parse_args(argv=None):
+    ap = argparse.ArgumentParser(description="Measure kernel launch costs (see docstring).")
+    ap.add_argument("--out", required=True, help="JSON file to write")
+    ap.add_argument("--deadline-s", type=float, default=45.0,
+                    help="start no new measurement after this many seconds (default 45)")
+    ap.add_argument("--hard-limit-s", type=float, default=55.0,
+                    help="write what was measured and exit at this many seconds (default 55)")
+    ap.add_argument("--units", default=None,
+                    help="comma-separated unit names to measure (default: all)")
+    return ap.parse_args(argv)
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    if torch is None or not torch.cuda.is_available():
+        log("error: torch with CUDA is required")
+        write_output(args.out, {"meta": {"error": "torch with CUDA is not available",
+                                         "utc_start": utc_now()}, "results": {}})
+        return 2
+    signal.signal(signal.SIGTERM, _on_sigterm)
+    doc = {"meta": {}, "results": {}}
+    try:
+        doc["meta"] = collect_meta(args)
+        start_watchdog(args.hard_limit_s, args.out, doc)
+        log(f"{doc['meta'].get('device_name')}  driver {doc['meta'].get('driver_version')}  "
+            f"torch {doc['meta']['versions'].get('torch')}  "
+            f"triton {doc['meta']['versions'].get('triton')}  t={elapsed_s():.1f}s")
+        torch.manual_seed(0)
+        warm_gpu()
+        doc["meta"]["nvidia_smi_after_warmup"] = nvidia_smi()
+        stream = torch.cuda.Stream()
+        units = make_units()
+        if args.units:
+            wanted = set(args.units.split(","))
+            units = [u for u in units if u.name in wanted]
+        doc["sync_only_roundtrip"] = measure_roundtrip(lambda: None)
+        gc.collect()
+        gc.freeze()        # torch.cuda.graph() runs gc.collect() at each capture
+        for unit in units:
+            measure_unit(unit, doc, args.deadline_s, stream)
+            log(f"  {unit.name} timed  t={elapsed_s():.1f}s")
+            write_output(args.out, doc)
+        for unit in units:
+            profile_unit(unit, doc, args.deadline_s)
+        log(f"  profiled  t={elapsed_s():.1f}s")
+    except (Interrupted, KeyboardInterrupt) as exc:
+        doc["meta"]["interrupted"] = str(exc) or type(exc).__name__
+        log(f"interrupted ({doc['meta']['interrupted']}); writing what was measured")
+    except Exception as exc:
+        doc["meta"]["fatal_error"] = err_text(exc)
+        doc["meta"]["fatal_traceback"] = traceback.format_exc()[-3000:]
+        log("fatal: " + doc["meta"]["fatal_error"])
+    finally:
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        doc["summary"] = summary_rows(doc)
+        doc["meta"]["nvidia_smi_end"] = nvidia_smi()
+        doc["meta"]["utc_end"] = utc_now()
+        doc["meta"]["wall_s"] = round(elapsed_s(), 1)
+        write_output(args.out, doc)
+        log(f"wrote {args.out}")
+    print_summary(doc)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
