@@ -1,4 +1,5 @@
-// `ridgeline validate --gpu h100-sxm --data validate/data/h100-sxm-ops.json [--split holdout]`:
+// `ridgeline validate --gpu h100-sxm --data validate/data/h100-sxm-ops.json [--data more.json]
+// [--split holdout]`:
 // predicts every measured op of a data set and prints the accuracy scorecard, beside a plain
 // datasheet roofline measured the same way. The default split is the held-out one.
 #include "cli/commands.h"
@@ -16,7 +17,7 @@ Command add_validate_command(CLI::App& app) {
   struct Options {
     std::string gpu = "h100-sxm";
     std::vector<std::string> sets;
-    std::string data;
+    std::vector<std::string> data;
     std::string split = "holdout";
     std::string format = "table";
     int worst = 10;
@@ -25,14 +26,20 @@ Command add_validate_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("validate", "Score predictions against a measured data set");
   cmd->add_option("--gpu", o->gpu, "GPU preset name or path (default h100-sxm)");
   cmd->add_option("--set", o->sets, "What-if override PATH=VALUE (repeatable)");
-  cmd->add_option("--data", o->data, "Measured data set (validate/data/*.json)")->required();
+  cmd->add_option("--data", o->data, "Measured data set(s) (validate/data/*.json); repeatable")->required();
   cmd->add_option("--split", o->split, "holdout (default), fit or all")
       ->check(CLI::IsMember({"holdout", "fit", "all"}));
   cmd->add_option("--format", o->format, "table or json")->check(CLI::IsMember({"table", "json"}));
   cmd->add_option("--worst", o->worst, "Worst cases to list (table)");
   return [o]() {
     GpuSpec gpu = load_gpu(o->gpu, o->sets);
-    Dataset data = load_dataset(o->data);
+    Dataset data = load_dataset(o->data.front());
+    for (size_t i = 1; i < o->data.size(); ++i) {
+      Dataset more = load_dataset(o->data[i]);
+      data.file += " + " + more.file;
+      data.records.insert(data.records.end(), more.records.begin(), more.records.end());
+      data.skipped.insert(data.skipped.end(), more.skipped.begin(), more.skipped.end());
+    }
     Scorecard sc = score(data, gpu, o->split);
     if (o->format == "json") {
       nlohmann::json j = scorecard_json(sc);

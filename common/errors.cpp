@@ -7,8 +7,8 @@ std::string located(const std::string& where, const std::string& message) {
   return where.empty() ? message : where + ": " + message;
 }
 
-void require_invariant(bool condition, const std::string& what) {
-  if (!condition) throw InternalError("internal error (a ridgeline bug): " + what);
+void require_invariant(bool condition, const char* what) {
+  if (!condition) throw InternalError(std::string("internal error (a ridgeline bug): ") + what);
 }
 
 }  // namespace ridgeline

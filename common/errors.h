@@ -23,6 +23,6 @@ class InternalError : public std::logic_error {
 std::string located(const std::string& where, const std::string& message);
 
 // Throws InternalError when `condition` is false. For invariants, never for input checks.
-void require_invariant(bool condition, const std::string& what);
+void require_invariant(bool condition, const char* what);  // no allocation on the hot path
 
 }  // namespace ridgeline

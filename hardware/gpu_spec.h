@@ -121,6 +121,7 @@ struct ModelParams {
     Fact cta_bytes;   // bytes one CTA of a memory-bound kernel moves (sets how many SMs work)
     Fact reduce_cta_bytes;   // input bytes one CTA of a full reduction reads
     Fact reduce_combine_us;  // combining partial sums across CTAs (a last-block pass)
+    Fact row_reduce_us;      // a row op's in-CTA reduction before its first store
   } vector;
 };
 
@@ -204,6 +205,7 @@ void visit_model_fields(Params& p, F&& f) {
   f("vector/cta_bytes", p.vector.cta_bytes, FieldRule::PositiveInteger);
   f("vector/reduce_cta_bytes", p.vector.reduce_cta_bytes, FieldRule::PositiveInteger);
   f("vector/reduce_combine_us", p.vector.reduce_combine_us, FieldRule::NonNegative);
+  f("vector/row_reduce_us", p.vector.row_reduce_us, FieldRule::NonNegative);
 }
 
 }  // namespace ridgeline

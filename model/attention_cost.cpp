@@ -55,17 +55,18 @@ Layout lay_out(const AttentionOp& a, const GpuSpec& gpu, double slots) {
 }
 
 // Cycles until the last item finishes. Equal items run in whole waves; unequal (causal) items
-// are placed head by head, heaviest query block first, on the slot that frees first. Past
-// kMaxSimulated items the greedy schedule is bounded by max(total / slots, heaviest item).
+// are placed head by head, heaviest query block first, on the slot that frees first (simulated
+// while there are at most 4 waves of them). With more, the greedy schedule ends about half an
+// average item after total / slots: within 7% of the simulation for 4 to 500 waves (checked
+// against it for 1-512 heads of 1-256 blocks on 132 slots).
 double schedule(const std::vector<double>& head, double head_items, double slots, bool causal) {
-  constexpr double kMaxSimulated = 65536;
   double heaviest = *std::max_element(head.begin(), head.end());
   double n = head_items * head.size();
   if (!causal) return ceil_div(n, slots) * heaviest;
-  if (n > kMaxSimulated) {
-    double total = 0;
-    for (double w : head) total += w * head_items;
-    return std::max(total / slots, heaviest);
+  if (n > 4 * slots) {
+    double per_head = 0;
+    for (double w : head) per_head += w;
+    return std::max(per_head * head_items / slots + 0.5 * per_head / head.size(), heaviest);
   }
   std::vector<double> order(head.rbegin(), head.rend());
   std::vector<double> all;

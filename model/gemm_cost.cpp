@@ -20,6 +20,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 
 namespace ridgeline {
 
@@ -57,8 +58,10 @@ struct TileChoice {
   double efficiency;  // main-loop fraction of the SM's peak
 };
 
-OpCost cost_with_tile(const GemmOp& g, const GpuSpec& gpu, MathUnit unit, const TileChoice& choice,
-                      double align) {
+// The cost with one tile, or nothing when its compute time alone (plus the least overhead a
+// kernel has) already exceeds `prune_above_us`: most tiles of a large GEMM stop there.
+std::optional<OpCost> cost_with_tile(const GemmOp& g, const GpuSpec& gpu, MathUnit unit,
+                                     const TileChoice& choice, double align, double prune_above_us) {
   const auto& p = gpu.model.gemm;
   double e_in = dtype_bytes(g.dtype), e_out = gemm_output_bytes(g.dtype);
   double tm = choice.tm, tn = choice.tn;
@@ -78,6 +81,7 @@ OpCost cost_with_tile(const GemmOp& g, const GpuSpec& gpu, MathUnit unit, const 
                            p.tile_overhead_cycles.value;
   OpCost c;
   c.compute_us = waves * cycles_per_tile / clock_MHz(gpu, unit);
+  if (c.compute_us > prune_above_us) return std::nullopt;
   double workspace = split > 1 ? 2 * batch * m * n * 4 * split : 0;  // fp32 partials, out and back
   c.bytes.hbm = batch * (m * k + n * k) * e_in + batch * m * n * e_out + workspace;
   double a_reads = batch * m * k * e_in * tiles_n, b_reads = batch * n * k * e_in * tiles_m;
@@ -101,6 +105,14 @@ OpCost cost_with_tile(const GemmOp& g, const GpuSpec& gpu, MathUnit unit, const 
   return c;
 }
 
+// Faster wins; within 0.5% (a memory-bound GEMM runs as fast with any tile) the tile that wastes
+// the least work wins, as a library's heuristic would pick it.
+bool better(const OpCost& a, const OpCost& b) {
+  if (a.time_us < b.time_us * 0.995) return true;
+  if (a.time_us > b.time_us * 1.005) return false;
+  return a.detail.wave_efficiency > b.detail.wave_efficiency;
+}
+
 }  // namespace
 
 OpCost gemm_cost(const GemmOp& g, const GpuSpec& gpu) {
@@ -115,6 +127,7 @@ OpCost gemm_cost(const GemmOp& g, const GpuSpec& gpu) {
 
   OpCost best;
   best.time_us = std::numeric_limits<double>::infinity();
+  double least_overhead = kernel_overhead_us(gpu, true);
   double dtype_eff = g.dtype == DType::Fp8 ? gpu.model.gemm.fp8_efficiency.value : 1.0;
   for (const auto& t : tiles) {
     double eff = is_tensor_unit(unit) ? t.efficiency * dtype_eff
@@ -123,8 +136,8 @@ OpCost gemm_cost(const GemmOp& g, const GpuSpec& gpu) {
     for (bool swap : {false, true}) {
       if (swap && t.m == t.n) continue;
       TileChoice choice{swap ? (double)t.n : (double)t.m, swap ? (double)t.m : (double)t.n, eff * align_eff};
-      OpCost c = cost_with_tile(g, gpu, unit, choice, align);
-      if (c.time_us < best.time_us) best = c;
+      auto c = cost_with_tile(g, gpu, unit, choice, align, best.time_us * 1.005 - least_overhead);
+      if (c && better(*c, best)) best = *c;
     }
   }
   return best;

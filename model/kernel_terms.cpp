@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <queue>
 
 namespace ridgeline {
 
@@ -79,15 +78,24 @@ double kernel_overhead_us(const GpuSpec& gpu, bool touches_hbm) {
 }
 
 double list_schedule_cycles(const std::vector<double>& items, double slots) {
+  // A binary min-heap of the times slots free up; each item replaces the top and sifts down.
   size_t n = (size_t)std::max(1.0, slots);
-  std::priority_queue<double, std::vector<double>, std::greater<double>> free_at;
-  for (size_t i = 0; i < n; ++i) free_at.push(0.0);
+  std::vector<double> heap(n, 0.0);
   double makespan = 0;
   for (double w : items) {
-    double start = free_at.top();
-    free_at.pop();
-    free_at.push(start + w);
-    makespan = std::max(makespan, start + w);
+    double t = heap[0] + w;
+    makespan = std::max(makespan, t);
+    size_t i = 0;
+    for (;;) {
+      size_t l = 2 * i + 1, r = l + 1, m = i;
+      double mv = t;
+      if (l < n && heap[l] < mv) m = l, mv = heap[l];
+      if (r < n && heap[r] < mv) m = r, mv = heap[r];
+      if (m == i) break;
+      heap[i] = heap[m];
+      i = m;
+    }
+    heap[i] = t;
   }
   return makespan;
 }

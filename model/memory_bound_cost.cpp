@@ -55,7 +55,10 @@ OpCost reduce_cost(const ReduceOp& r, bool warm_l2, const GpuSpec& gpu) {
 OpCost row_op_cost(const RowOp& r, bool warm_l2, const GpuSpec& gpu) {
   double bytes = (double)r.rows * (double)r.cols * dtype_bytes(r.dtype);
   double ctas = std::min((double)r.rows, ceil_div(bytes, gpu.model.vector.cta_bytes.value));
-  return stream_cost(Op{"", r, warm_l2}, ctas, gpu);
+  OpCost c = stream_cost(Op{"", r, warm_l2}, ctas, gpu);
+  c.overhead_us += gpu.model.vector.row_reduce_us.value;  // the row is reduced before it is written
+  c.time_us += gpu.model.vector.row_reduce_us.value;
+  return c;
 }
 
 }  // namespace ridgeline

@@ -519,7 +519,7 @@ def summary_rows(doc):
 
 def print_summary(doc):
     log("")
-    log("us per op (a unit of k ops counts k; k/u = kernels per unit from the profiler)")
+    log("microseconds per op (the chain counts 3 ops; k/u = kernels per unit, profiler)")
     head = (f"{'unit':<24}{'k/u':>5}" +
             "".join(f"{'g' + str(n):>8}" for n in GRAPH_SIZES) +
             f"{'g-fit':>8}{'eagDev':>8}{'eagCPU':>8}{'rtrip':>8}")
@@ -538,9 +538,9 @@ def print_summary(doc):
     g1 = doc["results"].get("add_1elem", {}).get("graph1_roundtrip", {}).get("median_us")
     log(f"bare synchronize() round trip: {fmt(extra, 0, 1).strip()} us;  "
         f"1-kernel graph replay + synchronize: {fmt(g1, 0, 1).strip()} us")
-    log("g<N>: graph of N units, replay/(N*k); g-fit: slope of replay time over ops; "
-        "eagDev / eagCPU: eager back-to-back, device spacing / CPU cost per op; "
-        "rtrip: unit + synchronize (per unit)")
+    log("gN: graph of N units, median replay / ops in it; g-fit: slope of replay time "
+        "over ops; eagDev / eagCPU: eager back to back, device spacing / CPU cost per op; "
+        "rtrip: one unit + synchronize, per unit")
     log(f"wall {elapsed_s():.1f}s")
 
 

@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# CLI behaviour: each bad input gets one message naming the file and JSON path (or the flag)
+# and a non-zero exit; a batch keeps its good lines. Usage: test_cli_errors.sh path/to/ridgeline
+set -u
+bin=$1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+failures=0
+pass=0
+
+# expect NAME EXIT_CODE NEEDLE -- command...
+expect() {
+  local name=$1 code=$2 needle=$3
+  shift 4
+  local out rc
+  out=$("$@" 2>&1)
+  rc=$?
+  if [[ $rc -ne $code ]]; then
+    echo "FAIL $name: exit $rc, expected $code"; echo "$out" | head -5; failures=$((failures + 1)); return
+  fi
+  if [[ "$out" != *"$needle"* ]]; then
+    echo "FAIL $name: output lacks: $needle"; echo "$out" | head -5; failures=$((failures + 1)); return
+  fi
+  pass=$((pass + 1))
+}
+
+printf '%s\n' '{"id":"ok1","op":"gemm","m":64,"n":64,"k":64,"dtype":"bf16"}' \
+  '{"id":"neg","op":"gemm","m":-1,"n":64,"k":64,"dtype":"bf16"}' \
+  '{"id":"ok2","op":"rmsnorm","rows":8,"cols":4096,"dtype":"bf16"}' > "$tmp/mixed.jsonl"
+expect "bad line keeps the others" 1 '"id":"ok2","op":"rmsnorm"' -- "$bin" op --input "$tmp/mixed.jsonl"
+expect "bad line has an error object" 1 '{"error":"' -- "$bin" op --input "$tmp/mixed.jsonl"
+expect "bad line message names file, line and path" 1 "mixed.jsonl line 2: /m: expected an integer >= 1, got -1" -- "$bin" op --input "$tmp/mixed.jsonl"
+expect "summary of failed lines" 1 "1 of 3 ops failed" -- "$bin" op --input "$tmp/mixed.jsonl"
+expect "good batch exits 0" 0 '"id":"ok1"' -- "$bin" op --input <(head -1 "$tmp/mixed.jsonl")
+expect "stdin input" 0 '"id":"ok1"' -- bash -c "head -1 '$tmp/mixed.jsonl' | '$bin' op --input -"
+expect "missing input file" 1 "--input $tmp/none.jsonl: cannot open file" -- "$bin" op --input "$tmp/none.jsonl"
+expect "unknown gpu" 1 '--gpu: unknown GPU "h100"' -- "$bin" op --gpu h100 --op gemm --m 1 --n 1 --k 1
+expect "bad what-if path" 1 "--set memory.hbm.bw=1: /memory/hbm/bw: no such field" -- "$bin" op --set memory.hbm.bw=1 --op gemm --m 1 --n 1 --k 1
+expect "bad what-if value" 1 "expected a positive number" -- "$bin" op --set memory.hbm.bandwidth_GBps=-5 --op gemm --m 1 --n 1 --k 1
+expect "flag op with a bad dimension" 1 "flags: /k: expected an integer >= 1, got 0" -- "$bin" op --op gemm --m 1 --n 1 --k 0
+expect "flag op missing a dimension" 1 "flags: /k: missing" -- "$bin" op --op gemm --m 1 --n 1
+expect "flag op heads vs kv heads" 1 "/kv_heads: heads (32) must be a multiple of kv_heads (5)" -- "$bin" op --op attention --batch 1 --heads 32 --kv-heads 5 --head-dim 128 --q-len 1 --kv-len 8
+expect "neither --input nor --op" 1 "give either --input FILE or --op KIND" -- "$bin" op
+expect "unknown format" 2 "format" -- "$bin" op --op gemm --m 1 --n 1 --k 1 --format yaml
+expect "fp8 on a GPU without fp8" 1 "/dtype: a100-sxm-80gb has no fp8 tensor cores" -- "$bin" op --gpu a100-sxm-80gb --op gemm --m 64 --n 64 --k 64 --dtype fp8
+echo '{"name": "x", "architecture": "hopper"' > "$tmp/broken.json"
+expect "broken GPU file" 1 "broken.json: invalid JSON" -- "$bin" gpus show "$tmp/broken.json"
+expect "gpu list" 0 "h100-sxm" -- "$bin" gpus
+expect "gpu show with what-if" 0 "what-if: --set memory.hbm.bandwidth_GBps=4800" -- "$bin" gpus show h100-sxm --set memory.hbm.bandwidth_GBps=4800
+expect "validate missing data" 1 "cannot open file" -- "$bin" validate --data "$tmp/none.json"
+for f in examples/ops/*.jsonl; do
+  expect "example $f" 0 '"time_us"' -- "$bin" op --gpu h100-sxm --input "$f"
+done
+for f in examples/gpus/*.json; do
+  expect "example GPU $f" 0 "Figures" -- "$bin" gpus show "$f"
+done
+
+echo "$pass passed, $failures failed"
+[[ $failures -eq 0 ]]
