@@ -19,14 +19,22 @@ const GpuSpec& gpu() {
   return g;
 }
 
-Op gemm(int64_t m, int64_t n, int64_t k) { return Op{"g", GemmOp{m, n, k, 1, DType::Bf16}, false}; }
+Op gemm(int64_t m, int64_t n, int64_t k) {
+  return Op{"g", GemmOp{m, n, k, 1, DType::Bf16}, false};
+}
 Op attn(int64_t b, int64_t q, int64_t kv, bool causal) {
   return Op{"a", AttentionOp{b, 32, 8, 128, q, kv, causal, DType::Bf16}, false};
 }
 
 std::vector<Op> layer_mix() {
-  return {gemm(4096, 6144, 4096), gemm(4096, 4096, 4096), gemm(4096, 28672, 4096), gemm(4096, 4096, 14336),
-          gemm(32, 6144, 4096),   gemm(32, 28672, 4096),  attn(1, 4096, 4096, true), attn(32, 1, 2048, false),
+  return {gemm(4096, 6144, 4096),
+          gemm(4096, 4096, 4096),
+          gemm(4096, 28672, 4096),
+          gemm(4096, 4096, 14336),
+          gemm(32, 6144, 4096),
+          gemm(32, 28672, 4096),
+          attn(1, 4096, 4096, true),
+          attn(32, 1, 2048, false),
           Op{"n", RowOp{RowOpKind::RmsNorm, 4096, 4096, DType::Bf16}, false},
           Op{"e", ElementwiseOp{ElementwiseKind::SiluMul, 4096 * 14336, DType::Bf16}, false},
           Op{"e", ElementwiseOp{ElementwiseKind::Add, 4096 * 4096, DType::Bf16}, false}};
@@ -43,15 +51,27 @@ void run(benchmark::State& state, const std::vector<Op>& ops) {
   state.SetItemsProcessed(state.iterations());
 }
 
-void BM_GemmLarge(benchmark::State& s) { run(s, {gemm(8192, 8192, 8192)}); }
-void BM_GemmSkinny(benchmark::State& s) { run(s, {gemm(1, 14336, 4096)}); }
-void BM_AttentionPrefillCausal(benchmark::State& s) { run(s, {attn(1, 8192, 8192, true)}); }
-void BM_AttentionDecode(benchmark::State& s) { run(s, {attn(64, 1, 4096, false)}); }
+void BM_GemmLarge(benchmark::State& s) {
+  run(s, {gemm(8192, 8192, 8192)});
+}
+void BM_GemmSkinny(benchmark::State& s) {
+  run(s, {gemm(1, 14336, 4096)});
+}
+void BM_AttentionPrefillCausal(benchmark::State& s) {
+  run(s, {attn(1, 8192, 8192, true)});
+}
+void BM_AttentionDecode(benchmark::State& s) {
+  run(s, {attn(64, 1, 4096, false)});
+}
 void BM_Elementwise(benchmark::State& s) {
   run(s, {Op{"e", ElementwiseOp{ElementwiseKind::Add, 1 << 24, DType::Bf16}, false}});
 }
-void BM_RmsNorm(benchmark::State& s) { run(s, {Op{"n", RowOp{RowOpKind::RmsNorm, 4096, 4096, DType::Bf16}, false}}); }
-void BM_LayerMix(benchmark::State& s) { run(s, layer_mix()); }
+void BM_RmsNorm(benchmark::State& s) {
+  run(s, {Op{"n", RowOp{RowOpKind::RmsNorm, 4096, 4096, DType::Bf16}, false}});
+}
+void BM_LayerMix(benchmark::State& s) {
+  run(s, layer_mix());
+}
 
 BENCHMARK(BM_GemmLarge);
 BENCHMARK(BM_GemmSkinny);

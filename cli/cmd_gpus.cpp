@@ -17,15 +17,19 @@ Command add_gpus_command(CLI::App& app) {
   };
   auto opt = std::make_shared<Options>();
   CLI::App* gpus = app.add_subcommand("gpus", "List GPU presets, or show one");
-  CLI::App* show = gpus->add_subcommand("show", "Show one GPU: figures, provenance, peaks, ridge points");
+  CLI::App* show =
+      gpus->add_subcommand("show", "Show one GPU: figures, provenance, peaks, ridge points");
   show->add_option("name", opt->name, "Preset name or path to a GPU .json")->required();
   show->add_option("--set", opt->sets, "What-if override PATH=VALUE (repeatable)");
-  show->add_option("--format", opt->format, "table or json")->check(CLI::IsMember({"table", "json"}));
+  show->add_option("--format", opt->format, "table or json")
+      ->check(CLI::IsMember({"table", "json"}));
   return [opt, show]() {
     if (show->parsed()) {
       GpuSpec g = load_gpu(opt->name, opt->sets);
-      if (opt->format == "json") std::cout << gpu_json(g).dump(2) << "\n";
-      else print_gpu_show(std::cout, g);
+      if (opt->format == "json")
+        std::cout << gpu_json(g).dump(2) << "\n";
+      else
+        print_gpu_show(std::cout, g);
       return 0;
     }
     std::vector<GpuSpec> all;

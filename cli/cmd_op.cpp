@@ -24,7 +24,8 @@ struct OpOptions {
   std::string format;
   std::string id = "op";
   std::string op, dtype = "bf16", kind;
-  long long m = 0, n = 0, k = 0, batch = 0, heads = 0, kv_heads = 0, head_dim = 0, q_len = 0, kv_len = 0;
+  long long m = 0, n = 0, k = 0, batch = 0, heads = 0, kv_heads = 0, head_dim = 0, q_len = 0,
+            kv_len = 0;
   long long numel = 0, rows = 0, cols = 0;
   bool causal = false, warm_l2 = false;
 };
@@ -50,8 +51,10 @@ nlohmann::json flags_object(const OpOptions& o, CLI::App& cmd) {
   put("--numel", "numel", o.numel);
   put("--rows", "rows", o.rows);
   put("--cols", "cols", o.cols);
-  if (o.op == "attention") j["causal"] = o.causal;
-  else if (cmd.count("--causal") > 0) j["causal"] = o.causal;
+  if (o.op == "attention")
+    j["causal"] = o.causal;
+  else if (cmd.count("--causal") > 0)
+    j["causal"] = o.causal;
   if (cmd.count("--kind") > 0) j["kind"] = o.kind;
   if (cmd.count("--warm-l2") > 0) j["warm_l2"] = o.warm_l2;
   return j;
@@ -61,25 +64,37 @@ nlohmann::json flags_object(const OpOptions& o, CLI::App& cmd) {
 
 Command add_op_command(CLI::App& app) {
   auto o = std::make_shared<OpOptions>();
-  CLI::App* cmd = app.add_subcommand("op", "Predict single kernels (JSONL batch or one op from flags)");
+  CLI::App* cmd =
+      app.add_subcommand("op", "Predict single kernels (JSONL batch or one op from flags)");
   cmd->add_option("--gpu", o->gpu, "GPU preset name or path to a .json (default h100-sxm)");
   cmd->add_option("--set", o->sets, "What-if override of a GPU figure, PATH=VALUE (repeatable)");
   cmd->add_option("--input", o->input, "JSONL file of ops, one per line ('-' for stdin)");
-  cmd->add_option("--format", o->format, "table, json, jsonl or csv (default: table for flags, jsonl for --input)")
+  cmd->add_option("--format", o->format,
+                  "table, json, jsonl or csv (default: table for flags, jsonl for --input)")
       ->check(CLI::IsMember({"table", "json", "jsonl", "csv"}));
   cmd->add_option("--id", o->id, "Id of the op given by flags");
-  cmd->add_option("--op", o->op, "gemm, attention, elementwise, reduce, rmsnorm, layernorm, softmax");
+  cmd->add_option("--op", o->op,
+                  "gemm, attention, elementwise, reduce, rmsnorm, layernorm, softmax");
   cmd->add_option("--dtype", o->dtype, "fp32, tf32, bf16, fp16, fp8 (default bf16)");
   cmd->add_option("--kind", o->kind, "elementwise or reduce kind");
-  for (auto [flag, target] : std::initializer_list<std::pair<const char*, long long*>>{
-           {"--m", &o->m}, {"--n", &o->n}, {"--k", &o->k}, {"--batch", &o->batch},
-           {"--heads", &o->heads}, {"--kv-heads", &o->kv_heads}, {"--head-dim", &o->head_dim},
-           {"--q-len", &o->q_len}, {"--kv-len", &o->kv_len}, {"--numel", &o->numel},
-           {"--rows", &o->rows}, {"--cols", &o->cols}}) {
+  for (auto [flag, target] :
+       std::initializer_list<std::pair<const char*, long long*>>{{"--m", &o->m},
+                                                                 {"--n", &o->n},
+                                                                 {"--k", &o->k},
+                                                                 {"--batch", &o->batch},
+                                                                 {"--heads", &o->heads},
+                                                                 {"--kv-heads", &o->kv_heads},
+                                                                 {"--head-dim", &o->head_dim},
+                                                                 {"--q-len", &o->q_len},
+                                                                 {"--kv-len", &o->kv_len},
+                                                                 {"--numel", &o->numel},
+                                                                 {"--rows", &o->rows},
+                                                                 {"--cols", &o->cols}}) {
     cmd->add_option(flag, *target, "op dimension");
   }
   cmd->add_flag("--causal", o->causal, "attention: causal mask");
-  cmd->add_flag("--warm-l2", o->warm_l2, "memory-bound ops: inputs left in L2 by the previous kernel");
+  cmd->add_flag("--warm-l2", o->warm_l2,
+                "memory-bound ops: inputs left in L2 by the previous kernel");
   return [o, cmd]() {
     bool from_flags = cmd->count("--op") > 0;
     if (from_flags == !o->input.empty()) {
@@ -97,10 +112,14 @@ Command add_op_command(CLI::App& app) {
       results = run_op_lines(in, o->input, gpu);
     }
     std::string format = !o->format.empty() ? o->format : (from_flags ? "table" : "jsonl");
-    if (format == "table") print_op_table(std::cout, gpu, results);
-    else if (format == "json") print_op_json(std::cout, gpu, results);
-    else if (format == "csv") print_op_csv(std::cout, results);
-    else print_op_jsonl(std::cout, results);
+    if (format == "table")
+      print_op_table(std::cout, gpu, results);
+    else if (format == "json")
+      print_op_json(std::cout, gpu, results);
+    else if (format == "csv")
+      print_op_csv(std::cout, results);
+    else
+      print_op_jsonl(std::cout, results);
     int failed = 0;
     for (const auto& r : results) {
       if (!r.error.empty()) {

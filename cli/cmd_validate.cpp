@@ -26,10 +26,12 @@ Command add_validate_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("validate", "Score predictions against a measured data set");
   cmd->add_option("--gpu", o->gpu, "GPU preset name or path (default h100-sxm)");
   cmd->add_option("--set", o->sets, "What-if override PATH=VALUE (repeatable)");
-  cmd->add_option("--data", o->data, "Measured data set(s) (validate/data/*.json); repeatable")->required();
+  cmd->add_option("--data", o->data, "Measured data set(s) (validate/data/*.json); repeatable")
+      ->required();
   cmd->add_option("--split", o->split, "holdout (default), fit or all")
       ->check(CLI::IsMember({"holdout", "fit", "all"}));
-  cmd->add_option("--format", o->format, "table or json")->check(CLI::IsMember({"table", "json"}));
+  cmd->add_option("--format", o->format, "table, json or markdown")
+      ->check(CLI::IsMember({"table", "json", "markdown"}));
   cmd->add_option("--worst", o->worst, "Worst cases to list (table)");
   return [o]() {
     GpuSpec gpu = load_gpu(o->gpu, o->sets);
@@ -41,13 +43,16 @@ Command add_validate_command(CLI::App& app) {
       data.skipped.insert(data.skipped.end(), more.skipped.begin(), more.skipped.end());
     }
     Scorecard sc = score(data, gpu, o->split);
-    if (o->format == "json") {
+    if (o->format == "markdown") {
+      print_scorecard_markdown(std::cout, sc);
+    } else if (o->format == "json") {
       nlohmann::json j = scorecard_json(sc);
       j["skipped"] = data.skipped;
       std::cout << j.dump(2) << "\n";
     } else {
       print_scorecard(std::cout, sc, o->worst);
-      if (!data.skipped.empty()) std::cout << "\n" << data.skipped.size() << " records left out (see --format json)\n";
+      if (!data.skipped.empty())
+        std::cout << "\n" << data.skipped.size() << " records left out (see --format json)\n";
     }
     return 0;
   };

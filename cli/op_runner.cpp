@@ -21,7 +21,7 @@ OpResult run_op_object(const nlohmann::json& object, const std::string& label,
   } catch (const InputError& e) {
     std::string msg = e.what();
     // Model errors start with the JSON path; name the line in front of them.
-    r.error = msg.rfind("/", 0) == 0 ? label + ": " + msg : msg;
+    r.error = msg.rfind(label, 0) == 0 ? msg : label + ": " + msg;
     r.cost.reset();
   }
   return r;

@@ -14,9 +14,12 @@ namespace {
 std::string pointer_escape(const std::string& key) {
   std::string out;
   for (char c : key) {
-    if (c == '~') out += "~0";
-    else if (c == '/') out += "~1";
-    else out += c;
+    if (c == '~')
+      out += "~0";
+    else if (c == '/')
+      out += "~1";
+    else
+      out += c;
   }
   return out;
 }
@@ -53,7 +56,9 @@ void JsonReader::fail_at(const std::string& slash_path, const std::string& messa
   throw InputError((file_.empty() ? p : file_ + ": " + p) + ": " + message);
 }
 
-bool JsonReader::has(const std::string& key) const { return object_.contains(key); }
+bool JsonReader::has(const std::string& key) const {
+  return object_.contains(key);
+}
 
 std::vector<std::string> JsonReader::keys() const {
   std::vector<std::string> out;
@@ -68,7 +73,9 @@ const nlohmann::json& JsonReader::get(const std::string& key, const char* expect
   return *it;
 }
 
-const nlohmann::json& JsonReader::raw(const std::string& key) { return get(key, "a value"); }
+const nlohmann::json& JsonReader::raw(const std::string& key) {
+  return get(key, "a value");
+}
 
 double JsonReader::number(const std::string& key) {
   const auto& v = get(key, "a number");
@@ -207,7 +214,8 @@ nlohmann::json parse_json_text(const std::string& text, const std::string& file)
   } catch (const nlohmann::json::parse_error& e) {
     std::string msg = e.what();
     auto pos = msg.find("parse error");
-    throw InputError(located(file, "invalid JSON: " + (pos == std::string::npos ? msg : msg.substr(pos))));
+    throw InputError(
+        located(file, "invalid JSON: " + (pos == std::string::npos ? msg : msg.substr(pos))));
   }
 }
 

@@ -11,7 +11,7 @@ namespace ridgeline {
 constexpr double kPeakTolerance = 0.02;
 
 bool has_unit(const GpuSpec& s, MathUnit u);
-double clock_MHz(const GpuSpec& s, MathUnit u);  // tensor clock or max clock
+double clock_MHz(const GpuSpec& s, MathUnit u);    // tensor clock or max clock
 double peak_tflops(const GpuSpec& s, MathUnit u);  // 0 when the GPU lacks the unit
 double peak_flops_per_s(const GpuSpec& s, MathUnit u);
 double hbm_bytes_per_s(const GpuSpec& s);

@@ -61,8 +61,12 @@ nlohmann::json architecture_model(const std::string& arch, const std::string& gp
 
 }  // namespace
 
-std::vector<std::string> gpu_preset_names() { return names_under(kGpuDir); }
-std::vector<std::string> architecture_names() { return names_under(kArchDir); }
+std::vector<std::string> gpu_preset_names() {
+  return names_under(kGpuDir);
+}
+std::vector<std::string> architecture_names() {
+  return names_under(kArchDir);
+}
 
 GpuSpec load_gpu_text(const std::string& text, const std::string& label,
                       const std::vector<std::string>& overrides) {
@@ -85,13 +89,15 @@ GpuSpec load_gpu_text(const std::string& text, const std::string& label,
 }
 
 GpuSpec load_gpu(const std::string& name_or_path, const std::vector<std::string>& overrides) {
-  bool looks_like_path = name_or_path.find('/') != std::string::npos ||
-                         (name_or_path.size() > 5 && name_or_path.substr(name_or_path.size() - 5) == ".json");
+  bool looks_like_path =
+      name_or_path.find('/') != std::string::npos ||
+      (name_or_path.size() > 5 && name_or_path.substr(name_or_path.size() - 5) == ".json");
   if (!looks_like_path) {
     const EmbeddedFile* f = find_embedded(kGpuDir, name_or_path);
     if (!f) {
-      throw InputError(located("--gpu", "unknown GPU \"" + name_or_path + "\"; presets: " +
-                                            joined(gpu_preset_names()) + " (or give a path to a .json file)"));
+      throw InputError(located("--gpu", "unknown GPU \"" + name_or_path +
+                                            "\"; presets: " + joined(gpu_preset_names()) +
+                                            " (or give a path to a .json file)"));
     }
     return load_gpu_text(std::string(f->text), std::string(f->path), overrides);
   }

@@ -17,18 +17,27 @@ namespace ridgeline {
 
 const char* math_unit_key(MathUnit u) {
   switch (u) {
-    case MathUnit::TensorTf32: return "tf32";
-    case MathUnit::TensorBf16: return "bf16";
-    case MathUnit::TensorFp16: return "fp16";
-    case MathUnit::TensorFp8: return "fp8";
-    case MathUnit::TensorInt8: return "int8";
-    case MathUnit::VectorFp32: return "fp32";
-    case MathUnit::VectorFp64: return "fp64";
+    case MathUnit::TensorTf32:
+      return "tf32";
+    case MathUnit::TensorBf16:
+      return "bf16";
+    case MathUnit::TensorFp16:
+      return "fp16";
+    case MathUnit::TensorFp8:
+      return "fp8";
+    case MathUnit::TensorInt8:
+      return "int8";
+    case MathUnit::VectorFp32:
+      return "fp32";
+    case MathUnit::VectorFp64:
+      return "fp64";
   }
   return "?";
 }
 
-bool is_tensor_unit(MathUnit u) { return u != MathUnit::VectorFp32 && u != MathUnit::VectorFp64; }
+bool is_tensor_unit(MathUnit u) {
+  return u != MathUnit::VectorFp32 && u != MathUnit::VectorFp64;
+}
 
 namespace {
 
@@ -36,16 +45,25 @@ namespace {
 void read_fact(JsonReader& root, const std::string& path, FieldRule rule, Fact& out) {
   JsonReader& r = root.descend(path);
   switch (rule) {
-    case FieldRule::Positive: out.value = r.positive("value"); break;
-    case FieldRule::PositiveInteger: out.value = (double)r.integer("value", 1); break;
-    case FieldRule::NonNegative: out.value = r.non_negative("value"); break;
-    case FieldRule::Fraction: out.value = r.fraction("value"); break;
+    case FieldRule::Positive:
+      out.value = r.positive("value");
+      break;
+    case FieldRule::PositiveInteger:
+      out.value = (double)r.integer("value", 1);
+      break;
+    case FieldRule::NonNegative:
+      out.value = r.non_negative("value");
+      break;
+    case FieldRule::Fraction:
+      out.value = r.fraction("value");
+      break;
   }
   std::string error = parse_provenance(r.string("source"), out.source);
   if (!error.empty()) r.fail("source", error);
 }
 
-void read_unit_table(JsonReader& table, bool tensor, std::array<std::optional<Fact>, kMathUnitCount>& out) {
+void read_unit_table(JsonReader& table, bool tensor,
+                     std::array<std::optional<Fact>, kMathUnitCount>& out) {
   for (const auto& key : table.keys()) {
     bool known = false;
     for (MathUnit u : kAllMathUnits) {
@@ -100,10 +118,12 @@ void check_consistency(JsonReader& r, const GpuSpec& s) {
     const auto& stated = c.stated_peak_tflops[(int)u];
     std::string key = math_unit_key(u);
     if (ops && !stated) {
-      r.fail_at("compute/stated_peak_tflops", "no stated peak for " + key + ", so its ops/clk cannot be checked");
+      r.fail_at("compute/stated_peak_tflops",
+                "no stated peak for " + key + ", so its ops/clk cannot be checked");
     }
     if (stated && !ops) {
-      r.fail_at("compute/stated_peak_tflops/" + key, "a stated peak for " + key + " but no ops_per_clk_per_sm for it");
+      r.fail_at("compute/stated_peak_tflops/" + key,
+                "a stated peak for " + key + " but no ops_per_clk_per_sm for it");
     }
     if (!ops) continue;
     double derived = peak_tflops(s, u);
@@ -118,7 +138,8 @@ void check_consistency(JsonReader& r, const GpuSpec& s) {
     }
   }
   if (!c.ops_per_clk_per_sm[(int)MathUnit::VectorFp32]) {
-    r.fail_at("compute/vector_ops_per_clk_per_sm", "fp32 is required (elementwise kernels run on it)");
+    r.fail_at("compute/vector_ops_per_clk_per_sm",
+              "fp32 is required (elementwise kernels run on it)");
   }
   if (c.max_smem_per_sm_bytes.value > c.l1_smem_per_sm_bytes.value) {
     r.fail_at("compute/max_smem_per_sm_bytes/value", "larger than l1_smem_per_sm_bytes");
@@ -131,14 +152,16 @@ void check_consistency(JsonReader& r, const GpuSpec& s) {
   }
   const auto& mm = s.model.memory;
   if (mm.l2_knee_start_fraction.value >= mm.l2_knee_end_fraction.value) {
-    r.fail_at("model/memory/l2_knee_end_fraction/value", "must be larger than l2_knee_start_fraction");
+    r.fail_at("model/memory/l2_knee_end_fraction/value",
+              "must be larger than l2_knee_start_fraction");
   }
 }
 
 }  // namespace
 
 void parse_model_params(JsonReader& model, ModelParams& p) {
-  visit_model_fields(p, [&](const char* path, Fact& f, FieldRule rule) { read_fact(model, path, rule, f); });
+  visit_model_fields(
+      p, [&](const char* path, Fact& f, FieldRule rule) { read_fact(model, path, rule, f); });
   read_tiles(model.child("gemm"), p);
 }
 
@@ -152,8 +175,10 @@ GpuSpec parse_gpu_document(const nlohmann::json& doc, const std::string& label) 
   s.vendor = r.one_of("vendor", {"nvidia", "amd"});
   s.architecture = r.string("architecture");
   visit_fields(s, [&](const char* path, Fact& f, FieldRule rule) { read_fact(r, path, rule, f); });
-  read_unit_table(r.descend("compute/tensor_ops_per_clk_per_sm"), true, s.compute.ops_per_clk_per_sm);
-  read_unit_table(r.descend("compute/vector_ops_per_clk_per_sm"), false, s.compute.ops_per_clk_per_sm);
+  read_unit_table(r.descend("compute/tensor_ops_per_clk_per_sm"), true,
+                  s.compute.ops_per_clk_per_sm);
+  read_unit_table(r.descend("compute/vector_ops_per_clk_per_sm"), false,
+                  s.compute.ops_per_clk_per_sm);
   read_stated_peaks(r.descend("compute/stated_peak_tflops"), s.compute);
   parse_model_params(r.child("model"), s.model);
   r.finish();

@@ -19,7 +19,15 @@ namespace ridgeline {
 
 // The arithmetic units a kernel can run on. Tensor units run at the tensor clock, vector (CUDA
 // core) units at the max boost clock, as the datasheets' own peak figures do (gpu-facts A4).
-enum class MathUnit { TensorTf32, TensorBf16, TensorFp16, TensorFp8, TensorInt8, VectorFp32, VectorFp64 };
+enum class MathUnit {
+  TensorTf32,
+  TensorBf16,
+  TensorFp16,
+  TensorFp8,
+  TensorInt8,
+  VectorFp32,
+  VectorFp64
+};
 constexpr int kMathUnitCount = 7;
 constexpr std::array<MathUnit, kMathUnitCount> kAllMathUnits = {
     MathUnit::TensorTf32, MathUnit::TensorBf16, MathUnit::TensorFp16, MathUnit::TensorFp8,
@@ -62,9 +70,9 @@ struct InterconnectSpec {
 };
 
 struct LaunchSpec {
-  Fact graph_us;          // per kernel, replayed back to back from a CUDA graph
-  Fact stream_us;         // per kernel, launched one by one from C++
-  Fact python_eager_us;   // per kernel, launched from a Python framework in eager mode
+  Fact graph_us;         // per kernel, replayed back to back from a CUDA graph
+  Fact stream_us;        // per kernel, launched one by one from C++
+  Fact python_eager_us;  // per kernel, launched from a Python framework in eager mode
 };
 
 struct GemmTile {
@@ -91,46 +99,46 @@ struct ModelParams {
   struct {
     std::vector<GemmTile> tiles;  // CTA tiles the library picks among
     Provenance tiles_source;
-    Fact k_tile_bytes;            // bytes of K per main-loop step (K is padded to this)
+    Fact k_tile_bytes;  // bytes of K per main-loop step (K is padded to this)
     Fact ctas_per_sm;
-    Fact tile_overhead_cycles;    // prologue + epilogue of one tile
-    Fact multicast_ctas;          // CTAs of a cluster sharing one operand load from L2 (TMA multicast)
+    Fact tile_overhead_cycles;  // prologue + epilogue of one tile
+    Fact multicast_ctas;  // CTAs of a cluster sharing one operand load from L2 (TMA multicast)
     Fact max_split_k;
     Fact min_k_per_split;
-    Fact align8_efficiency;       // main-loop efficiency when the worst operand is 8-byte aligned
+    Fact align8_efficiency;  // main-loop efficiency when the worst operand is 8-byte aligned
     Fact align4_efficiency;
     Fact align2_efficiency;
     Fact align1_efficiency;
-    Fact vector_efficiency;       // FP32 CUDA-core GEMM efficiency
-    Fact fp8_efficiency;          // fp8 main loops reach this fraction of the bf16 efficiency
-    Fact hbm_efficiency;          // achievable HBM fraction when streaming weights (skinny GEMMs)
+    Fact vector_efficiency;  // FP32 CUDA-core GEMM efficiency
+    Fact fp8_efficiency;     // fp8 main loops reach this fraction of the bf16 efficiency
+    Fact hbm_efficiency;     // achievable HBM fraction when streaming weights (skinny GEMMs)
   } gemm;
   struct {
-    Fact block_m;                 // query rows per CTA
-    Fact decode_block_m;          // query rows per CTA of the split-KV (decode) kernel
-    Fact block_n;                 // keys per main-loop step
+    Fact block_m;         // query rows per CTA
+    Fact decode_block_m;  // query rows per CTA of the split-KV (decode) kernel
+    Fact block_n;         // keys per main-loop step
     Fact mma_efficiency;
     Fact softmax_exposed_fraction;  // share of exp() time not hidden behind the MMAs
-    Fact item_overhead_cycles;    // per (head, query block): epilogue
-    Fact prologue_cycles;         // once per kernel: setup before the first block
+    Fact item_overhead_cycles;      // per (head, query block): epilogue
+    Fact prologue_cycles;           // once per kernel: setup before the first block
     Fact ctas_per_sm;
-    Fact max_kv_splits;           // split-KV (flash-decoding) upper bound
+    Fact max_kv_splits;  // split-KV (flash-decoding) upper bound
   } attention;
   struct {
-    Fact efficiency;  // elementwise math on CUDA cores, fraction of FP32 peak
-    Fact cta_bytes;   // bytes one CTA of a memory-bound kernel moves (sets how many SMs work)
-    Fact reduce_cta_bytes;   // input bytes one CTA of a full reduction reads
+    Fact efficiency;        // elementwise math on CUDA cores, fraction of FP32 peak
+    Fact cta_bytes;         // bytes one CTA of a memory-bound kernel moves (sets how many SMs work)
+    Fact reduce_cta_bytes;  // input bytes one CTA of a full reduction reads
     Fact reduce_combine_us;  // combining partial sums across CTAs (a last-block pass)
     Fact row_reduce_us;      // a row op's in-CTA reduction before its first store
   } vector;
 };
 
 struct GpuSpec {
-  std::string name;          // preset key, e.g. "h100-sxm"
-  std::string full_name;     // "NVIDIA H100 SXM5 80GB"
-  std::string vendor;        // "nvidia" or "amd"
-  std::string architecture;  // "hopper", ... (names hardware/arch/<architecture>.json)
-  std::string file;          // where it was read from
+  std::string name;                   // preset key, e.g. "h100-sxm"
+  std::string full_name;              // "NVIDIA H100 SXM5 80GB"
+  std::string vendor;                 // "nvidia" or "amd"
+  std::string architecture;           // "hopper", ... (names hardware/arch/<architecture>.json)
+  std::string file;                   // where it was read from
   std::vector<std::string> what_ifs;  // overrides applied, as given
   ComputeSpec compute;
   MemorySpec memory;
@@ -162,7 +170,8 @@ void visit_fields(Spec& s, F&& f) {
   auto& i = s.interconnect;
   f("interconnect/nvlink_GBps_per_direction", i.nvlink_GBps_per_direction, FieldRule::NonNegative);
   f("interconnect/pcie_GBps_per_direction", i.pcie_GBps_per_direction, FieldRule::Positive);
-  f("interconnect/network_GBps_per_direction", i.network_GBps_per_direction, FieldRule::NonNegative);
+  f("interconnect/network_GBps_per_direction", i.network_GBps_per_direction,
+    FieldRule::NonNegative);
   f("launch/graph_us", s.launch.graph_us, FieldRule::Positive);
   f("launch/stream_us", s.launch.stream_us, FieldRule::Positive);
   f("launch/python_eager_us", s.launch.python_eager_us, FieldRule::Positive);
@@ -196,7 +205,8 @@ void visit_model_fields(Params& p, F&& f) {
   f("attention/decode_block_m", p.attention.decode_block_m, FieldRule::PositiveInteger);
   f("attention/block_n", p.attention.block_n, FieldRule::PositiveInteger);
   f("attention/mma_efficiency", p.attention.mma_efficiency, FieldRule::Fraction);
-  f("attention/softmax_exposed_fraction", p.attention.softmax_exposed_fraction, FieldRule::NonNegative);
+  f("attention/softmax_exposed_fraction", p.attention.softmax_exposed_fraction,
+    FieldRule::NonNegative);
   f("attention/item_overhead_cycles", p.attention.item_overhead_cycles, FieldRule::NonNegative);
   f("attention/prologue_cycles", p.attention.prologue_cycles, FieldRule::NonNegative);
   f("attention/ctas_per_sm", p.attention.ctas_per_sm, FieldRule::PositiveInteger);

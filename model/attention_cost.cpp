@@ -31,7 +31,7 @@ struct Layout {
   double head_items;  // (batch, head) groups that are scheduled independently
   double q_rows;      // query rows per group
   double m_blocks;
-  double kv_blocks;   // key blocks of a full row
+  double kv_blocks;  // key blocks of a full row
   int split;
 };
 
@@ -129,7 +129,8 @@ OpCost attention_cost(const AttentionOp& a, const GpuSpec& gpu) {
   double hit = 1.0;
   if (items_per_kv_head > slots) hit = l2_hit_fraction(gpu, kv_per_head);
   double rereads = std::max(0.0, kv_tile_reads - unique_kv);
-  double workspace = l.split > 1 ? 2 * (double)a.batch * a.heads * a.q_len * (d + 2) * 4 * l.split : 0;
+  double workspace =
+      l.split > 1 ? 2 * (double)a.batch * a.heads * a.q_len * (d + 2) * 4 * l.split : 0;
   c.bytes.hbm = w.unique_bytes() + (1 - hit) * rereads + workspace;
   c.bytes.l2 = w.unique_bytes() - unique_kv + kv_tile_reads + workspace;
   c.bytes.smem = 2 * kv_tile_reads;

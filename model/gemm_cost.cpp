@@ -4,10 +4,10 @@
 // Tiles run in waves of SMs x CTAs-per-SM; a partial last wave or a partial edge tile costs as
 // much as a full one (wave and tile quantization), K is padded to the main loop's step, and an
 // operand whose rows are not 16-byte aligned loses the fast load path. Memory traffic: each
-// operand once from HBM (at the weight-streaming efficiency), A re-read per column of tiles and B per row of tiles from L2 (less
-// what a cluster's multicast shares), and staged through shared memory. The library is assumed
-// to pick the fastest tile (in either orientation), so we do too. fp8 main loops run at
-// fp8_efficiency of the bf16 efficiency.
+// operand once from HBM (at the weight-streaming efficiency), A re-read per column of tiles and B
+// per row of tiles from L2 (less what a cluster's multicast shares), and staged through shared
+// memory. The library is assumed to pick the fastest tile (in either orientation), so we do too.
+// fp8 main loops run at fp8_efficiency of the bf16 efficiency.
 //
 // Example (H100, bf16): 4096x4096x4096 with 128x256 tiles is 32x16 = 512 tiles, 3.9 waves of
 // 132 SMs -> 4 waves; 4096x4097x4096 is 2-byte aligned and runs at align2_efficiency.
@@ -61,7 +61,8 @@ struct TileChoice {
 // The cost with one tile, or nothing when its compute time alone (plus the least overhead a
 // kernel has) already exceeds `prune_above_us`: most tiles of a large GEMM stop there.
 std::optional<OpCost> cost_with_tile(const GemmOp& g, const GpuSpec& gpu, MathUnit unit,
-                                     const TileChoice& choice, double align, double prune_above_us) {
+                                     const TileChoice& choice, double align,
+                                     double prune_above_us) {
   const auto& p = gpu.model.gemm;
   double e_in = dtype_bytes(g.dtype), e_out = gemm_output_bytes(g.dtype);
   double tm = choice.tm, tn = choice.tn;
@@ -77,8 +78,8 @@ std::optional<OpCost> cost_with_tile(const GemmOp& g, const GpuSpec& gpu, MathUn
   double k_per_cta = ceil_div(ceil_div(k, split), k_step) * k_step;
 
   double ops_per_cycle = gpu.compute.ops_per_clk_per_sm[(int)unit]->value / cta_per_sm;
-  double cycles_per_tile = 2 * tm * tn * k_per_cta / (ops_per_cycle * choice.efficiency) +
-                           p.tile_overhead_cycles.value;
+  double cycles_per_tile =
+      2 * tm * tn * k_per_cta / (ops_per_cycle * choice.efficiency) + p.tile_overhead_cycles.value;
   OpCost c;
   c.compute_us = waves * cycles_per_tile / clock_MHz(gpu, unit);
   if (c.compute_us > prune_above_us) return std::nullopt;
@@ -130,12 +131,14 @@ OpCost gemm_cost(const GemmOp& g, const GpuSpec& gpu) {
   double least_overhead = kernel_overhead_us(gpu, true);
   double dtype_eff = g.dtype == DType::Fp8 ? gpu.model.gemm.fp8_efficiency.value : 1.0;
   for (const auto& t : tiles) {
-    double eff = is_tensor_unit(unit) ? t.efficiency * dtype_eff
-                                      : gpu.model.gemm.vector_efficiency.value * t.efficiency / best_tile_eff;
+    double eff = is_tensor_unit(unit)
+                     ? t.efficiency * dtype_eff
+                     : gpu.model.gemm.vector_efficiency.value * t.efficiency / best_tile_eff;
     // Libraries instantiate tiles in both orientations (and swap A and B for skinny M).
     for (bool swap : {false, true}) {
       if (swap && t.m == t.n) continue;
-      TileChoice choice{swap ? (double)t.n : (double)t.m, swap ? (double)t.m : (double)t.n, eff * align_eff};
+      TileChoice choice{swap ? (double)t.n : (double)t.m, swap ? (double)t.m : (double)t.n,
+                        eff * align_eff};
       auto c = cost_with_tile(g, gpu, unit, choice, align, best.time_us * 1.005 - least_overhead);
       if (c && better(*c, best)) best = *c;
     }

@@ -11,11 +11,16 @@ namespace ridgeline {
 
 const char* bottleneck_name(Bottleneck b) {
   switch (b) {
-    case Bottleneck::Compute: return "compute";
-    case Bottleneck::Hbm: return "hbm";
-    case Bottleneck::L2: return "l2";
-    case Bottleneck::Smem: return "smem";
-    case Bottleneck::Latency: return "latency";
+    case Bottleneck::Compute:
+      return "compute";
+    case Bottleneck::Hbm:
+      return "hbm";
+    case Bottleneck::L2:
+      return "l2";
+    case Bottleneck::Smem:
+      return "smem";
+    case Bottleneck::Latency:
+      return "latency";
   }
   return "?";
 }
@@ -29,7 +34,8 @@ double achievable_hbm_bytes_per_s(const GpuSpec& gpu, double active_sms, double 
 
 double achievable_l2_bytes_per_s(const GpuSpec& gpu, double active_sms) {
   double chip = gpu.model.memory.l2_efficiency.value * l2_bytes_per_s(gpu);
-  double per_sm = gpu.model.memory.sm_l2_bytes_per_clk.value * gpu.compute.max_clock_MHz.value * 1e6;
+  double per_sm =
+      gpu.model.memory.sm_l2_bytes_per_clk.value * gpu.compute.max_clock_MHz.value * 1e6;
   return std::min(chip, std::max(1.0, active_sms) * per_sm);
 }
 
@@ -50,11 +56,21 @@ double l2_hit_fraction(const GpuSpec& gpu, double working_set_bytes) {
 MathUnit matrix_unit(const GpuSpec& gpu, DType d) {
   MathUnit u = MathUnit::VectorFp32;
   switch (d) {
-    case DType::Fp32: u = MathUnit::VectorFp32; break;
-    case DType::Tf32: u = MathUnit::TensorTf32; break;
-    case DType::Bf16: u = MathUnit::TensorBf16; break;
-    case DType::Fp16: u = MathUnit::TensorFp16; break;
-    case DType::Fp8: u = MathUnit::TensorFp8; break;
+    case DType::Fp32:
+      u = MathUnit::VectorFp32;
+      break;
+    case DType::Tf32:
+      u = MathUnit::TensorTf32;
+      break;
+    case DType::Bf16:
+      u = MathUnit::TensorBf16;
+      break;
+    case DType::Fp16:
+      u = MathUnit::TensorFp16;
+      break;
+    case DType::Fp8:
+      u = MathUnit::TensorFp8;
+      break;
   }
   if (!has_unit(gpu, u)) {
     throw InputError(std::string("/dtype: ") + gpu.name + " has no " + math_unit_key(u) +
@@ -65,14 +81,16 @@ MathUnit matrix_unit(const GpuSpec& gpu, DType d) {
 
 double vector_seconds(const GpuSpec& gpu, double vector_flops, double sfu_ops, double active_sms) {
   double share = std::clamp(active_sms / sm_count(gpu), 1.0 / sm_count(gpu), 1.0);
-  double fp32 = peak_flops_per_s(gpu, MathUnit::VectorFp32) * gpu.model.vector.efficiency.value * share;
+  double fp32 =
+      peak_flops_per_s(gpu, MathUnit::VectorFp32) * gpu.model.vector.efficiency.value * share;
   double sfu = gpu.compute.sfu_ops_per_clk_per_sm.value * sm_count(gpu) * share *
                gpu.compute.max_clock_MHz.value * 1e6;
   return vector_flops / fp32 + sfu_ops / sfu;
 }
 
 double kernel_overhead_us(const GpuSpec& gpu, bool touches_hbm) {
-  double latency_ns = touches_hbm ? gpu.memory.hbm.latency_ns.value : gpu.memory.l2.latency_ns.value;
+  double latency_ns =
+      touches_hbm ? gpu.memory.hbm.latency_ns.value : gpu.memory.l2.latency_ns.value;
   return gpu.launch.graph_us.value + gpu.model.kernel.latency_us.value +
          gpu.model.memory.latency_round_trips.value * latency_ns / 1000;
 }
@@ -111,15 +129,18 @@ void finish(const GpuSpec& gpu, OpCost& c) {
     double us;
     Bottleneck b;
   };
-  Term terms[] = {{c.compute_us, Bottleneck::Compute}, {c.hbm_us, Bottleneck::Hbm},
-                  {c.l2_us, Bottleneck::L2}, {c.smem_us, Bottleneck::Smem}};
+  Term terms[] = {{c.compute_us, Bottleneck::Compute},
+                  {c.hbm_us, Bottleneck::Hbm},
+                  {c.l2_us, Bottleneck::L2},
+                  {c.smem_us, Bottleneck::Smem}};
   Term top = terms[0];
   for (const Term& t : terms) {
     if (t.us > top.us) top = t;
   }
   c.time_us = c.overhead_us + top.us;
   c.bottleneck = top.us >= c.overhead_us ? top.b : Bottleneck::Latency;
-  require_invariant(std::isfinite(c.time_us) && c.time_us > 0, "kernel time must be finite and positive");
+  require_invariant(std::isfinite(c.time_us) && c.time_us > 0,
+                    "kernel time must be finite and positive");
 }
 
 }  // namespace ridgeline

@@ -40,6 +40,8 @@ void finish(const GpuSpec& gpu, OpCost& c);
 // going to the slot that frees first (how the GPU's block scheduler fills SMs).
 double list_schedule_cycles(const std::vector<double>& items, double slots);
 
-inline double ceil_div(double a, double b) { return a <= 0 ? 0 : (double)(long long)((a + b - 1) / b); }
+inline double ceil_div(double a, double b) {
+  return a <= 0 ? 0 : (double)(long long)((a + b - 1) / b);
+}
 
 }  // namespace ridgeline

@@ -38,15 +38,18 @@ OpCost stream_cost(const Op& op, double ctas, const GpuSpec& gpu) {
 
 OpCost elementwise_cost(const ElementwiseOp& e, bool warm_l2, const GpuSpec& gpu) {
   double out_bytes = (double)e.numel * dtype_bytes(e.dtype);
-  return stream_cost(Op{"", e, warm_l2}, ceil_div(out_bytes, gpu.model.vector.cta_bytes.value), gpu);
+  return stream_cost(Op{"", e, warm_l2}, ceil_div(out_bytes, gpu.model.vector.cta_bytes.value),
+                     gpu);
 }
 
 OpCost reduce_cost(const ReduceOp& r, bool warm_l2, const GpuSpec& gpu) {
   double in_bytes = (double)r.numel * dtype_bytes(r.dtype);
-  OpCost c = stream_cost(Op{"", r, warm_l2}, ceil_div(in_bytes, gpu.model.vector.reduce_cta_bytes.value), gpu);
+  OpCost c = stream_cost(Op{"", r, warm_l2},
+                         ceil_div(in_bytes, gpu.model.vector.reduce_cta_bytes.value), gpu);
   // A memset of the output and counters runs first, as its own graph node; with more than one
   // CTA the last one to finish combines the partials.
-  double extra = gpu.launch.graph_us.value + (c.detail.ctas > 1 ? gpu.model.vector.reduce_combine_us.value : 0);
+  double extra = gpu.launch.graph_us.value +
+                 (c.detail.ctas > 1 ? gpu.model.vector.reduce_combine_us.value : 0);
   c.overhead_us += extra;
   c.time_us += extra;
   return c;

@@ -23,16 +23,16 @@ struct LevelBytes {
 
 // How the kernel was laid out on the GPU (GEMM and attention fill these in).
 struct LaunchShape {
-  int tile_m = 0, tile_n = 0;  // CTA tile (GEMM) or query x key block (attention)
-  int split = 1;               // split-K (GEMM) or split-KV (attention)
-  double ctas = 0;             // CTAs launched
-  double waves = 0;            // ceil(ctas / (SMs x CTAs per SM)); fractional for uneven work
-  double wave_efficiency = 1;  // useful work / work the waves could have done
-  double alignment_bytes = 16; // worst operand alignment (GEMM)
-  double active_sms = 0;       // SMs with work
-  double l2_hit_fraction = 0;  // of re-read or warm bytes
-  int kernels = 1;             // launches the op needs (a split-K or split-KV pass adds one)
-  double hbm_efficiency = 0;   // achievable HBM fraction, when the op's differs from the chip's
+  int tile_m = 0, tile_n = 0;   // CTA tile (GEMM) or query x key block (attention)
+  int split = 1;                // split-K (GEMM) or split-KV (attention)
+  double ctas = 0;              // CTAs launched
+  double waves = 0;             // ceil(ctas / (SMs x CTAs per SM)); fractional for uneven work
+  double wave_efficiency = 1;   // useful work / work the waves could have done
+  double alignment_bytes = 16;  // worst operand alignment (GEMM)
+  double active_sms = 0;        // SMs with work
+  double l2_hit_fraction = 0;   // of re-read or warm bytes
+  int kernels = 1;              // launches the op needs (a split-K or split-KV pass adds one)
+  double hbm_efficiency = 0;    // achievable HBM fraction, when the op's differs from the chip's
 };
 
 struct OpCost {

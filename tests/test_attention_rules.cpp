@@ -22,7 +22,8 @@ TEST_CASE("attention: long prefill is compute-bound", "[attention][rule]") {
   CHECK(c.bottleneck == Bottleneck::Compute);
 }
 
-TEST_CASE("attention: decode is bound by reading the KV cache, once per KV head", "[attention][rule]") {
+TEST_CASE("attention: decode is bound by reading the KV cache, once per KV head",
+          "[attention][rule]") {
   const GpuSpec& g = test::h100();
   OpCost gqa = predict_op(attention(16, 32, 8, 1, 8192, false), g);
   OpCost mha = predict_op(attention(16, 32, 32, 1, 8192, false), g);
@@ -40,7 +41,8 @@ TEST_CASE("attention: decode of one sequence splits the keys", "[attention][rule
   CHECK(full.detail.split == 1);
 }
 
-TEST_CASE("attention: K/V re-reads hit L2 while a head's KV fits, and miss past it", "[attention][rule][l2]") {
+TEST_CASE("attention: K/V re-reads hit L2 while a head's KV fits, and miss past it",
+          "[attention][rule][l2]") {
   const GpuSpec& g = test::h100();
   OpCost fits = predict_op(attention(1, 32, 32, 16384, 16384, false), g);  // 8 MB of KV per head
   CHECK(fits.detail.l2_hit_fraction == 1.0);

@@ -21,7 +21,8 @@ GpuSpec one_tile_h100() {
 
 }  // namespace
 
-TEST_CASE("gemm: below the ridge point it is memory-bound, above it compute-bound", "[gemm][rule]") {
+TEST_CASE("gemm: below the ridge point it is memory-bound, above it compute-bound",
+          "[gemm][rule]") {
   const GpuSpec& g = test::h100();
   int first_compute = 0;
   bool was_memory = false;
@@ -41,7 +42,8 @@ TEST_CASE("gemm: below the ridge point it is memory-bound, above it compute-boun
   // The flip happens near the ridge of the effective rates (tile efficiency, achievable HBM).
   OpWork w = op_work(gemm(first_compute, 16384, 16384));
   double intensity = w.matrix_flops / w.unique_bytes();
-  double ridge = peak_flops_per_s(g, MathUnit::TensorBf16) * 0.83 / achievable_hbm_bytes_per_s(g, 132);
+  double ridge =
+      peak_flops_per_s(g, MathUnit::TensorBf16) * 0.83 / achievable_hbm_bytes_per_s(g, 132);
   CHECK(intensity == Approx(ridge).epsilon(0.35));
 }
 
@@ -81,7 +83,8 @@ TEST_CASE("gemm: the library picks the tile that avoids a bad wave", "[gemm][rul
   CHECK(c.time_us < only.time_us);
 }
 
-TEST_CASE("gemm: rows not 16-byte aligned lose the fast path, in steps", "[gemm][rule][alignment]") {
+TEST_CASE("gemm: rows not 16-byte aligned lose the fast path, in steps",
+          "[gemm][rule][alignment]") {
   const GpuSpec& g = test::h100();
   auto t = [&](int64_t n) { return predict_op(gemm(4096, n, 4096), g); };
   CHECK(t(4104).detail.alignment_bytes == 16);

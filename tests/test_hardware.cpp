@@ -24,7 +24,8 @@ TEST_CASE("every preset parses and its derived peaks match its datasheet", "[har
 
 TEST_CASE("the required presets exist", "[hardware]") {
   auto names = gpu_preset_names();
-  for (const char* n : {"a100-sxm-80gb", "h100-sxm", "h100-pcie", "h200-sxm", "b200", "l40s", "rtx-4090", "mi300x"}) {
+  for (const char* n : {"a100-sxm-80gb", "h100-sxm", "h100-pcie", "h200-sxm", "b200", "l40s",
+                        "rtx-4090", "mi300x"}) {
     INFO(n);
     CHECK(std::find(names.begin(), names.end(), n) != names.end());
   }
@@ -72,7 +73,8 @@ TEST_CASE("what-if: --set changes the value and marks the source", "[hardware]")
 }
 
 TEST_CASE("what-if: model parameters, array elements and slash paths", "[hardware]") {
-  GpuSpec g = load_gpu("h100-sxm", {"model/gemm/ctas_per_sm=2", "model.gemm.tiles.shapes.0.efficiency=0.5"});
+  GpuSpec g = load_gpu("h100-sxm",
+                       {"model/gemm/ctas_per_sm=2", "model.gemm.tiles.shapes.0.efficiency=0.5"});
   CHECK(g.model.gemm.ctas_per_sm.value == 2);
   CHECK(g.model.gemm.tiles[0].efficiency == 0.5);
 }

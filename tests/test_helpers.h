@@ -28,8 +28,8 @@ inline Op gemm(int64_t m, int64_t n, int64_t k, DType d = DType::Bf16, int64_t b
   return Op{"gemm", g, false};
 }
 
-inline Op attention(int64_t batch, int64_t heads, int64_t kv_heads, int64_t q, int64_t kv, bool causal,
-                    int64_t head_dim = 128) {
+inline Op attention(int64_t batch, int64_t heads, int64_t kv_heads, int64_t q, int64_t kv,
+                    bool causal, int64_t head_dim = 128) {
   AttentionOp a;
   a.batch = batch;
   a.heads = heads;
@@ -45,7 +45,9 @@ inline Op elementwise(ElementwiseKind k, int64_t numel, bool warm = false, DType
   return Op{"ew", ElementwiseOp{k, numel, d}, warm};
 }
 
-inline Op row_op(RowOpKind k, int64_t rows, int64_t cols) { return Op{"row", RowOp{k, rows, cols, DType::Bf16}, false}; }
+inline Op row_op(RowOpKind k, int64_t rows, int64_t cols) {
+  return Op{"row", RowOp{k, rows, cols, DType::Bf16}, false};
+}
 
 // Runs f, which must throw InputError whose message contains every one of `parts`.
 template <class F>

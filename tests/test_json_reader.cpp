@@ -15,8 +15,9 @@ TEST_CASE("reader: a misspelt key is an error, never a default", "[json]") {
 TEST_CASE("reader: wrong type names path and value", "[json]") {
   auto doc = nlohmann::json::parse(R"({"memory": {"hbm": {"bandwidth_GBps": "fast"}}})");
   JsonReader r(doc, "h100.json");
-  require_input_error([&] { r.descend("memory/hbm").positive("bandwidth_GBps"); },
-                      {"h100.json: /memory/hbm/bandwidth_GBps: expected a positive number, got \"fast\""});
+  require_input_error(
+      [&] { r.descend("memory/hbm").positive("bandwidth_GBps"); },
+      {"h100.json: /memory/hbm/bandwidth_GBps: expected a positive number, got \"fast\""});
 }
 
 TEST_CASE("reader: missing key", "[json]") {
@@ -34,7 +35,7 @@ TEST_CASE("reader: integer bounds on both sides", "[json]") {
   CHECK(r.integer("d", 1) == 3);
 }
 
-TEST_CASE("reader: fraction accepts (0, 1] only", "[json]") {
+TEST_CASE("reader: fraction accepts values above 0 up to 1", "[json]") {
   auto doc = nlohmann::json::parse(R"({"one": 1.0, "zero": 0, "big": 1.01})");
   JsonReader r(doc, "f.json");
   CHECK(r.fraction("one") == 1.0);
@@ -45,11 +46,15 @@ TEST_CASE("reader: fraction accepts (0, 1] only", "[json]") {
 TEST_CASE("reader: one_of lists the choices", "[json]") {
   auto doc = nlohmann::json::parse(R"({"op": "gem"})");
   JsonReader r(doc, "ops.jsonl line 2");
-  require_input_error([&] { r.one_of("op", {"gemm", "attention"}); },
-                      {"ops.jsonl line 2: /op: expected one of gemm, attention; got \"gem\""});
+  require_input_error(
+      [&] {
+        r.one_of("op", {"gemm", "attention"});
+      },
+      {"ops.jsonl line 2: /op: expected one of gemm, attention; got \"gem\""});
 }
 
 TEST_CASE("reader: invalid JSON text names the file", "[json]") {
   require_input_error([] { parse_json_text("{\"a\": ", "bad.json"); }, {"bad.json: invalid JSON"});
-  require_input_error([] { read_json_file("/nonexistent/x.json"); }, {"/nonexistent/x.json: cannot open file"});
+  require_input_error([] { read_json_file("/nonexistent/x.json"); },
+                      {"/nonexistent/x.json: cannot open file"});
 }

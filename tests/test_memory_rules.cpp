@@ -6,7 +6,8 @@
 using namespace ridgeline;
 using test::elementwise;
 
-TEST_CASE("memory: a large elementwise op moves its bytes at achievable HBM bandwidth", "[memory][rule]") {
+TEST_CASE("memory: a large elementwise op moves its bytes at achievable HBM bandwidth",
+          "[memory][rule]") {
   const GpuSpec& g = test::h100();
   OpCost c = predict_op(elementwise(ElementwiseKind::Add, 1 << 28), g);
   double bytes = 3.0 * (1 << 28) * 2;
@@ -15,7 +16,8 @@ TEST_CASE("memory: a large elementwise op moves its bytes at achievable HBM band
   CHECK(c.time_us == Approx(bytes / (0.9 * 3350e9) * 1e6 + c.overhead_us).epsilon(1e-6));
 }
 
-TEST_CASE("memory: below the latency floor the label is latency, above it hbm", "[memory][rule][latency]") {
+TEST_CASE("memory: below the latency floor the label is latency, above it hbm",
+          "[memory][rule][latency]") {
   const GpuSpec& g = test::h100();
   OpCost small = predict_op(elementwise(ElementwiseKind::Copy, 1 << 16), g);
   CHECK(small.bottleneck == Bottleneck::Latency);
@@ -24,13 +26,15 @@ TEST_CASE("memory: below the latency floor the label is latency, above it hbm", 
   double overhead = small.overhead_us;
   double bw = achievable_hbm_bytes_per_s(g, 132);
   int64_t at = (int64_t)(overhead * 1e-6 * bw / 4);  // copy moves 4 bytes per bf16 element
-  CHECK(predict_op(elementwise(ElementwiseKind::Copy, at * 9 / 10), g).bottleneck == Bottleneck::Latency);
-  CHECK(predict_op(elementwise(ElementwiseKind::Copy, at * 11 / 10), g).bottleneck == Bottleneck::Hbm);
+  CHECK(predict_op(elementwise(ElementwiseKind::Copy, at * 9 / 10), g).bottleneck ==
+        Bottleneck::Latency);
+  CHECK(predict_op(elementwise(ElementwiseKind::Copy, at * 11 / 10), g).bottleneck ==
+        Bottleneck::Hbm);
 }
 
 TEST_CASE("memory: few busy SMs cannot pull full bandwidth", "[memory][rule][occupancy]") {
   const GpuSpec& g = test::h100();
-  OpCost few = predict_op(test::row_op(RowOpKind::RmsNorm, 8, 1 << 20), g);  // 8 rows: 8 SMs
+  OpCost few = predict_op(test::row_op(RowOpKind::RmsNorm, 8, 1 << 20), g);   // 8 rows: 8 SMs
   OpCost many = predict_op(test::row_op(RowOpKind::RmsNorm, 1024, 8192), g);  // same bytes
   CHECK(few.detail.active_sms == 8);
   CHECK(many.detail.active_sms == 132);
@@ -52,7 +56,9 @@ TEST_CASE("memory: warm inputs hit L2 below the knee and miss above it", "[memor
   CHECK(l2_hit_fraction(g, 0.99 * end) > 0.0);
   CHECK(l2_hit_fraction(g, 1.01 * end) == 0.0);
   // A copy moves 4 bytes per bf16 element (read + write).
-  auto copy = [&](double ws, bool warm) { return predict_op(elementwise(ElementwiseKind::Copy, (int64_t)(ws / 4), warm), g); };
+  auto copy = [&](double ws, bool warm) {
+    return predict_op(elementwise(ElementwiseKind::Copy, (int64_t)(ws / 4), warm), g);
+  };
   OpCost inside = copy(0.9 * start, true);
   OpCost outside = copy(1.1 * end, true);
   OpCost cold = copy(0.9 * start, false);

@@ -8,7 +8,9 @@ using ridgeline::test::require_input_error;
 
 namespace {
 
-Op parse(const std::string& text) { return parse_op(nlohmann::json::parse(text), "ops.jsonl line 1", "line 1"); }
+Op parse(const std::string& text) {
+  return parse_op(nlohmann::json::parse(text), "ops.jsonl line 1", "line 1");
+}
 
 void expect_error(const std::string& text, std::initializer_list<std::string> parts) {
   require_input_error([&] { parse(text); }, parts);
@@ -20,7 +22,8 @@ TEST_CASE("the contract's example ops parse", "[op]") {
   Op a = parse(R"({"id":"a","op":"gemm","m":4096,"n":4096,"k":4096,"dtype":"bf16"})");
   CHECK(a.id == "a");
   CHECK(std::get<GemmOp>(a.shape).batch == 1);
-  Op b = parse(R"({"id":"b","op":"attention","batch":1,"heads":32,"kv_heads":8,"head_dim":128,"q_len":2048,"kv_len":2048,"causal":true,"dtype":"bf16"})");
+  Op b = parse(
+      R"({"id":"b","op":"attention","batch":1,"heads":32,"kv_heads":8,"head_dim":128,"q_len":2048,"kv_len":2048,"causal":true,"dtype":"bf16"})");
   CHECK(std::get<AttentionOp>(b.shape).causal);
   Op c = parse(R"({"id":"c","op":"elementwise","kind":"silu_mul","numel":1048576,"dtype":"bf16"})");
   CHECK(std::get<ElementwiseOp>(c.shape).kind == ElementwiseKind::SiluMul);
@@ -56,50 +59,64 @@ TEST_CASE("op error: missing dimension", "[op][errors]") {
   expect_error(R"({"op":"gemm","m":1,"n":1,"dtype":"bf16"})", {"ops.jsonl line 1: /k: missing"});
 }
 TEST_CASE("op error: negative dimension", "[op][errors]") {
-  expect_error(R"({"op":"gemm","m":-4,"n":1,"k":1,"dtype":"bf16"})", {"/m: expected an integer >= 1, got -4"});
+  expect_error(R"({"op":"gemm","m":-4,"n":1,"k":1,"dtype":"bf16"})",
+               {"/m: expected an integer >= 1, got -4"});
 }
 TEST_CASE("op error: fractional dimension", "[op][errors]") {
-  expect_error(R"({"op":"gemm","m":1.5,"n":1,"k":1,"dtype":"bf16"})", {"/m: expected an integer, got 1.5"});
+  expect_error(R"({"op":"gemm","m":1.5,"n":1,"k":1,"dtype":"bf16"})",
+               {"/m: expected an integer, got 1.5"});
 }
 TEST_CASE("op error: dimension too large", "[op][errors]") {
-  expect_error(R"({"op":"elementwise","kind":"copy","numel":1e15,"dtype":"bf16"})", {"/numel: too large"});
+  expect_error(R"({"op":"elementwise","kind":"copy","numel":1e15,"dtype":"bf16"})",
+               {"/numel: too large"});
 }
 TEST_CASE("op error: unknown dtype", "[op][errors]") {
-  expect_error(R"({"op":"gemm","m":1,"n":1,"k":1,"dtype":"bf32"})", {"/dtype: unknown dtype \"bf32\""});
+  expect_error(R"({"op":"gemm","m":1,"n":1,"k":1,"dtype":"bf32"})",
+               {"/dtype: unknown dtype \"bf32\""});
 }
 TEST_CASE("op error: attention in fp32", "[op][errors]") {
-  expect_error(R"({"op":"attention","batch":1,"heads":8,"kv_heads":8,"head_dim":64,"q_len":8,"kv_len":8,"causal":false,"dtype":"fp32"})",
-               {"/dtype: flash attention runs in bf16, fp16 or fp8"});
+  expect_error(
+      R"({"op":"attention","batch":1,"heads":8,"kv_heads":8,"head_dim":64,"q_len":8,"kv_len":8,"causal":false,"dtype":"fp32"})",
+      {"/dtype: flash attention runs in bf16, fp16 or fp8"});
 }
 TEST_CASE("op error: heads not a multiple of kv_heads", "[op][errors]") {
-  expect_error(R"({"op":"attention","batch":1,"heads":32,"kv_heads":6,"head_dim":128,"q_len":8,"kv_len":8,"causal":false,"dtype":"bf16"})",
-               {"/kv_heads: heads (32) must be a multiple of kv_heads (6)"});
+  expect_error(
+      R"({"op":"attention","batch":1,"heads":32,"kv_heads":6,"head_dim":128,"q_len":8,"kv_len":8,"causal":false,"dtype":"bf16"})",
+      {"/kv_heads: heads (32) must be a multiple of kv_heads (6)"});
 }
 TEST_CASE("op error: head_dim beyond flash attention", "[op][errors]") {
-  expect_error(R"({"op":"attention","batch":1,"heads":8,"kv_heads":8,"head_dim":512,"q_len":8,"kv_len":8,"causal":false,"dtype":"bf16"})",
-               {"/head_dim: flash attention supports head_dim up to 256"});
+  expect_error(
+      R"({"op":"attention","batch":1,"heads":8,"kv_heads":8,"head_dim":512,"q_len":8,"kv_len":8,"causal":false,"dtype":"bf16"})",
+      {"/head_dim: flash attention supports head_dim up to 256"});
 }
 TEST_CASE("op error: causal missing", "[op][errors]") {
-  expect_error(R"({"op":"attention","batch":1,"heads":8,"kv_heads":8,"head_dim":64,"q_len":8,"kv_len":8,"dtype":"bf16"})",
-               {"/causal: missing; expected true or false"});
+  expect_error(
+      R"({"op":"attention","batch":1,"heads":8,"kv_heads":8,"head_dim":64,"q_len":8,"kv_len":8,"dtype":"bf16"})",
+      {"/causal: missing; expected true or false"});
 }
 TEST_CASE("op error: tf32 storage", "[op][errors]") {
-  expect_error(R"({"op":"elementwise","kind":"copy","numel":8,"dtype":"tf32"})", {"/dtype: tf32 is a tensor-core mode"});
+  expect_error(R"({"op":"elementwise","kind":"copy","numel":8,"dtype":"tf32"})",
+               {"/dtype: tf32 is a tensor-core mode"});
 }
 TEST_CASE("op error: norm in fp8", "[op][errors]") {
-  expect_error(R"({"op":"rmsnorm","rows":8,"cols":8,"dtype":"fp8"})", {"/dtype: normalizations run in fp32, bf16 or fp16"});
+  expect_error(R"({"op":"rmsnorm","rows":8,"cols":8,"dtype":"fp8"})",
+               {"/dtype: normalizations run in fp32, bf16 or fp16"});
 }
 TEST_CASE("op error: unknown elementwise kind", "[op][errors]") {
-  expect_error(R"({"op":"elementwise","kind":"relu6","numel":8,"dtype":"bf16"})", {"/kind: expected one of copy"});
+  expect_error(R"({"op":"elementwise","kind":"relu6","numel":8,"dtype":"bf16"})",
+               {"/kind: expected one of copy"});
 }
 TEST_CASE("op error: unknown key", "[op][errors]") {
-  expect_error(R"({"op":"gemm","m":1,"n":1,"k":1,"dtype":"bf16","transpose":true})", {"/transpose: unknown key"});
+  expect_error(R"({"op":"gemm","m":1,"n":1,"k":1,"dtype":"bf16","transpose":true})",
+               {"/transpose: unknown key"});
 }
 TEST_CASE("op error: warm_l2 on a GEMM", "[op][errors]") {
-  expect_error(R"({"op":"gemm","m":1,"n":1,"k":1,"dtype":"bf16","warm_l2":true})", {"/warm_l2: only memory-bound ops"});
+  expect_error(R"({"op":"gemm","m":1,"n":1,"k":1,"dtype":"bf16","warm_l2":true})",
+               {"/warm_l2: only memory-bound ops"});
 }
 TEST_CASE("op error: id of the wrong type", "[op][errors]") {
-  expect_error(R"({"id":[1],"op":"gemm","m":1,"n":1,"k":1,"dtype":"bf16"})", {"/id: expected a string or an integer"});
+  expect_error(R"({"id":[1],"op":"gemm","m":1,"n":1,"k":1,"dtype":"bf16"})",
+               {"/id: expected a string or an integer"});
 }
 TEST_CASE("op error: not an object", "[op][errors]") {
   require_input_error([] { parse_op(nlohmann::json::parse("[1,2]"), "ops.jsonl line 4", "x"); },
@@ -108,5 +125,6 @@ TEST_CASE("op error: not an object", "[op][errors]") {
 TEST_CASE("op error: a GPU without the dtype's units", "[op][errors]") {
   GpuSpec g = test::h100();
   g.compute.ops_per_clk_per_sm[(int)MathUnit::TensorFp8].reset();
-  require_input_error([&] { predict_op(test::gemm(64, 64, 64, DType::Fp8), g); }, {"/dtype: h100-sxm has no fp8 tensor cores"});
+  require_input_error([&] { predict_op(test::gemm(64, 64, 64, DType::Fp8), g); },
+                      {"/dtype: h100-sxm has no fp8 tensor cores"});
 }

@@ -23,7 +23,8 @@ nlohmann::json sample() {
 
 }  // namespace
 
-TEST_CASE("dataset: records keep their split; failed and multi-kernel records are listed", "[validate]") {
+TEST_CASE("dataset: records keep their split, failed and multi-kernel records are listed",
+          "[validate]") {
   Dataset d = parse_dataset(sample(), "sample.json");
   REQUIRE(d.records.size() == 3);
   CHECK(d.records[0].split == "fit");
@@ -37,23 +38,27 @@ TEST_CASE("dataset: records keep their split; failed and multi-kernel records ar
 TEST_CASE("dataset error: a record without a split", "[validate][errors]") {
   auto doc = sample();
   doc["records"][0].erase("split");
-  require_input_error([&] { parse_dataset(doc, "s.json"); }, {"s.json: /records/0/split: expected \"fit\" or \"holdout\""});
+  require_input_error([&] { parse_dataset(doc, "s.json"); },
+                      {"s.json: /records/0/split: expected \"fit\" or \"holdout\""});
 }
 
 TEST_CASE("dataset error: a non-positive measurement", "[validate][errors]") {
   auto doc = sample();
   doc["records"][1]["measured_us"] = 0;
-  require_input_error([&] { parse_dataset(doc, "s.json"); }, {"s.json: /records/1/measured_us: expected a positive number"});
+  require_input_error([&] { parse_dataset(doc, "s.json"); },
+                      {"s.json: /records/1/measured_us: expected a positive number"});
 }
 
 TEST_CASE("dataset error: a bad op inside a record", "[validate][errors]") {
   auto doc = sample();
   doc["records"][0]["m"] = -1;
-  require_input_error([&] { parse_dataset(doc, "s.json"); }, {"s.json: /records/0: /m: expected an integer >= 1"});
+  require_input_error([&] { parse_dataset(doc, "s.json"); },
+                      {"s.json: /records/0: /m: expected an integer >= 1"});
 }
 
 TEST_CASE("dataset error: no records", "[validate][errors]") {
-  require_input_error([] { parse_dataset(nlohmann::json::object(), "s.json"); }, {"s.json: /records: missing"});
+  require_input_error([] { parse_dataset(nlohmann::json::object(), "s.json"); },
+                      {"s.json: /records: missing"});
 }
 
 TEST_CASE("error statistics", "[validate]") {
@@ -76,4 +81,22 @@ TEST_CASE("scorecard: the holdout split never includes fit cases", "[validate]")
   CHECK(all.cases.size() == 3);
   CHECK(all.families.back().family == "all");
   CHECK(all.families.back().model.count == 3);
+}
+
+TEST_CASE("dataset: row ops are compared with their single-pass kernel", "[validate]") {
+  auto doc = nlohmann::json::parse(R"({"meta": {"l2_cache_bytes": 52428800}, "records": [
+    {"id": "ln-torch", "op": "layernorm", "rows": 64, "cols": 4096, "dtype": "bf16", "split": "fit", "measured_us": 8.0},
+    {"id": "ln-both", "op": "layernorm", "rows": 64, "cols": 4096, "dtype": "bf16", "split": "fit", "measured_us": 8.0,
+     "alt_impl": "triton_layernorm", "alt_measured_us": 3.0},
+    {"id": "tiny", "op": "elementwise", "kind": "copy", "numel": 4096, "dtype": "bf16", "split": "fit", "measured_us": 1.2,
+     "rotation_bytes": 4194304},
+    {"id": "big", "op": "elementwise", "kind": "copy", "numel": 67108864, "dtype": "bf16", "split": "fit", "measured_us": 90,
+     "rotation_bytes": 268435456}]})");
+  Dataset d = parse_dataset(doc, "s.json");
+  REQUIRE(d.records.size() == 3);
+  CHECK(d.records[0].op.id == "ln-both");
+  CHECK(d.records[0].measured_us == 3.0);
+  CHECK(d.skipped[0].find("ln-torch: only PyTorch's multi-pass layernorm") != std::string::npos);
+  CHECK(d.records[1].op.warm_l2);   // its rotated inputs fit in L2: measured warm
+  CHECK(!d.records[2].op.warm_l2);  // rotated through 5x L2: cold
 }

@@ -23,9 +23,9 @@ namespace ridgeline {
 
 namespace {
 
-const char* const kOpKeys[] = {"id",     "op",   "m",       "n",      "k",     "batch",
-                               "heads",  "kv_heads", "head_dim", "q_len", "kv_len", "causal",
-                               "dtype",  "kind", "numel",   "rows",   "cols",  "warm_l2"};
+const char* const kOpKeys[] = {"id",    "op",       "m",        "n",     "k",      "batch",
+                               "heads", "kv_heads", "head_dim", "q_len", "kv_len", "causal",
+                               "dtype", "kind",     "numel",    "rows",  "cols",   "warm_l2"};
 
 nlohmann::json op_fields(const nlohmann::json& record) {
   nlohmann::json j = nlohmann::json::object();
@@ -48,7 +48,9 @@ Dataset parse_dataset(const nlohmann::json& doc, const std::string& label) {
   for (size_t i = 0; i < records.size(); ++i) {
     const auto& r = records[i];
     std::string where = label + ": /records/" + std::to_string(i);
-    std::string id = r.is_object() && r.contains("id") && r["id"].is_string() ? r["id"].get<std::string>() : where;
+    std::string id = r.is_object() && r.contains("id") && r["id"].is_string()
+                         ? r["id"].get<std::string>()
+                         : where;
     if (!r.is_object()) throw InputError(where + ": expected an object");
     if (r.contains("error")) {
       d.skipped.push_back(id + ": failed when measured");
@@ -57,8 +59,10 @@ Dataset parse_dataset(const nlohmann::json& doc, const std::string& label) {
     Measurement m;
     m.op = parse_op(op_fields(r), where, id);
     m.split = r.value("split", "");
-    if (m.split != "fit" && m.split != "holdout") throw InputError(where + "/split: expected \"fit\" or \"holdout\"");
-    if (!r.contains("measured_us") || !r["measured_us"].is_number() || !(r["measured_us"].get<double>() > 0)) {
+    if (m.split != "fit" && m.split != "holdout")
+      throw InputError(where + "/split: expected \"fit\" or \"holdout\"");
+    if (!r.contains("measured_us") || !r["measured_us"].is_number() ||
+        !(r["measured_us"].get<double>() > 0)) {
       throw InputError(where + "/measured_us: expected a positive number");
     }
     m.measured_us = r["measured_us"].get<double>();
@@ -70,7 +74,8 @@ Dataset parse_dataset(const nlohmann::json& doc, const std::string& label) {
     bool library_call = family == "gemm" || family == "attention";
     bool row_op = family == "rmsnorm" || family == "layernorm" || family == "softmax";
     std::string alt = r.value("alt_impl", "");
-    if (row_op && alt.rfind("triton_", 0) == 0 && r.contains("alt_measured_us") && r["alt_measured_us"].is_number()) {
+    if (row_op && alt.rfind("triton_", 0) == 0 && r.contains("alt_measured_us") &&
+        r["alt_measured_us"].is_number()) {
       m.measured_us = r["alt_measured_us"].get<double>();
       m.impl = alt;
     } else if (row_op && family != "rmsnorm") {
@@ -87,8 +92,8 @@ Dataset parse_dataset(const nlohmann::json& doc, const std::string& label) {
     }
     // Inputs rotated through less than L2 were still in L2 at each launch: the op ran warm.
     double l2 = d.meta.value("l2_cache_bytes", 0.0);
-    if (!library_call && l2 > 0 && r.contains("rotation_bytes") && r["rotation_bytes"].is_number() &&
-        r["rotation_bytes"].get<double>() <= l2) {
+    if (!library_call && l2 > 0 && r.contains("rotation_bytes") &&
+        r["rotation_bytes"].is_number() && r["rotation_bytes"].get<double>() <= l2) {
       m.op.warm_l2 = true;
     }
     d.records.push_back(std::move(m));
@@ -96,6 +101,8 @@ Dataset parse_dataset(const nlohmann::json& doc, const std::string& label) {
   return d;
 }
 
-Dataset load_dataset(const std::string& path) { return parse_dataset(read_json_file(path), path); }
+Dataset load_dataset(const std::string& path) {
+  return parse_dataset(read_json_file(path), path);
+}
 
 }  // namespace ridgeline

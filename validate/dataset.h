@@ -15,9 +15,9 @@ namespace ridgeline {
 
 struct Measurement {
   Op op;
-  std::string split;     // "fit" or "holdout"
-  double measured_us;    // median device time per kernel
-  std::string impl;      // which implementation was timed, when there were two
+  std::string split;   // "fit" or "holdout"
+  double measured_us;  // median device time per kernel
+  std::string impl;    // which implementation was timed, when there were two
 };
 
 struct Dataset {

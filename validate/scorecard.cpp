@@ -37,7 +37,9 @@ ErrorStats error_stats(const std::vector<double>& signed_errors) {
 
 namespace {
 
-bool memory_bound_family(const std::string& f) { return f != "gemm" && f != "attention"; }
+bool memory_bound_family(const std::string& f) {
+  return f != "gemm" && f != "attention";
+}
 
 FamilyScore family_score(const std::string& name, const std::vector<const CaseResult*>& cases) {
   std::vector<double> model, roof;

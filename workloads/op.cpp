@@ -5,11 +5,16 @@ namespace ridgeline {
 
 const char* dtype_name(DType d) {
   switch (d) {
-    case DType::Fp32: return "fp32";
-    case DType::Tf32: return "tf32";
-    case DType::Bf16: return "bf16";
-    case DType::Fp16: return "fp16";
-    case DType::Fp8: return "fp8";
+    case DType::Fp32:
+      return "fp32";
+    case DType::Tf32:
+      return "tf32";
+    case DType::Bf16:
+      return "bf16";
+    case DType::Fp16:
+      return "fp16";
+    case DType::Fp8:
+      return "fp8";
   }
   return "?";
 }
@@ -24,41 +29,57 @@ std::optional<DType> parse_dtype(const std::string& name) {
 double dtype_bytes(DType d) {
   switch (d) {
     case DType::Fp32:
-    case DType::Tf32: return 4;
+    case DType::Tf32:
+      return 4;
     case DType::Bf16:
-    case DType::Fp16: return 2;
-    case DType::Fp8: return 1;
+    case DType::Fp16:
+      return 2;
+    case DType::Fp8:
+      return 1;
   }
   return 0;
 }
 
 const char* elementwise_kind_name(ElementwiseKind k) {
   switch (k) {
-    case ElementwiseKind::Copy: return "copy";
-    case ElementwiseKind::Add: return "add";
-    case ElementwiseKind::Mul: return "mul";
-    case ElementwiseKind::MulScalar: return "mul_scalar";
-    case ElementwiseKind::Gelu: return "gelu";
-    case ElementwiseKind::Silu: return "silu";
-    case ElementwiseKind::SiluMul: return "silu_mul";
+    case ElementwiseKind::Copy:
+      return "copy";
+    case ElementwiseKind::Add:
+      return "add";
+    case ElementwiseKind::Mul:
+      return "mul";
+    case ElementwiseKind::MulScalar:
+      return "mul_scalar";
+    case ElementwiseKind::Gelu:
+      return "gelu";
+    case ElementwiseKind::Silu:
+      return "silu";
+    case ElementwiseKind::SiluMul:
+      return "silu_mul";
   }
   return "?";
 }
 
 const char* reduce_kind_name(ReduceKind k) {
   switch (k) {
-    case ReduceKind::Sum: return "sum";
-    case ReduceKind::Max: return "max";
-    case ReduceKind::Mean: return "mean";
+    case ReduceKind::Sum:
+      return "sum";
+    case ReduceKind::Max:
+      return "max";
+    case ReduceKind::Mean:
+      return "mean";
   }
   return "?";
 }
 
 const char* row_op_kind_name(RowOpKind k) {
   switch (k) {
-    case RowOpKind::RmsNorm: return "rmsnorm";
-    case RowOpKind::LayerNorm: return "layernorm";
-    case RowOpKind::Softmax: return "softmax";
+    case RowOpKind::RmsNorm:
+      return "rmsnorm";
+    case RowOpKind::LayerNorm:
+      return "layernorm";
+    case RowOpKind::Softmax:
+      return "softmax";
   }
   return "?";
 }

@@ -59,7 +59,8 @@ struct Op {
   bool warm_l2 = false;
 };
 
-const char* op_family(const Op& op);  // "gemm", "attention", "elementwise", "reduce", "rmsnorm", ...
+const char* op_family(
+    const Op& op);  // "gemm", "attention", "elementwise", "reduce", "rmsnorm", ...
 const char* elementwise_kind_name(ElementwiseKind k);
 const char* reduce_kind_name(ReduceKind k);
 const char* row_op_kind_name(RowOpKind k);

@@ -7,13 +7,20 @@ namespace ridgeline {
 
 ElementwiseInfo elementwise_info(ElementwiseKind k) {
   switch (k) {
-    case ElementwiseKind::Copy: return {1, 0, 0};
-    case ElementwiseKind::Add: return {2, 1, 0};
-    case ElementwiseKind::Mul: return {2, 1, 0};
-    case ElementwiseKind::MulScalar: return {1, 1, 0};
-    case ElementwiseKind::Gelu: return {1, 14, 0};  // erf by polynomial, 0.5*x*(1+erf(x/sqrt2))
-    case ElementwiseKind::Silu: return {1, 3, 2};   // x / (1 + exp(-x)): exp and reciprocal
-    case ElementwiseKind::SiluMul: return {2, 4, 2};
+    case ElementwiseKind::Copy:
+      return {1, 0, 0};
+    case ElementwiseKind::Add:
+      return {2, 1, 0};
+    case ElementwiseKind::Mul:
+      return {2, 1, 0};
+    case ElementwiseKind::MulScalar:
+      return {1, 1, 0};
+    case ElementwiseKind::Gelu:
+      return {1, 14, 0};  // erf by polynomial, 0.5*x*(1+erf(x/sqrt2))
+    case ElementwiseKind::Silu:
+      return {1, 3, 2};  // x / (1 + exp(-x)): exp and reciprocal
+    case ElementwiseKind::SiluMul:
+      return {2, 4, 2};
   }
   return {1, 0, 0};
 }
@@ -25,7 +32,9 @@ double attention_pairs(const AttentionOp& a) {
   return kv * (kv + 1) / 2;  // queries before the first key see nothing
 }
 
-double gemm_output_bytes(DType d) { return d == DType::Fp8 ? 2 : dtype_bytes(d); }
+double gemm_output_bytes(DType d) {
+  return d == DType::Fp8 ? 2 : dtype_bytes(d);
+}
 
 namespace {
 
@@ -95,6 +104,8 @@ struct WorkOf {
 
 }  // namespace
 
-OpWork op_work(const Op& op) { return std::visit(WorkOf{}, op.shape); }
+OpWork op_work(const Op& op) {
+  return std::visit(WorkOf{}, op.shape);
+}
 
 }  // namespace ridgeline

@@ -8,11 +8,11 @@
 namespace ridgeline {
 
 struct OpWork {
-  double matrix_flops = 0;  // multiply-accumulates x 2 that run on matrix units (GEMM, attention)
-  double vector_flops = 0;  // elementwise arithmetic on CUDA cores
-  double sfu_ops = 0;       // exp, rsqrt, tanh ... on special-function units
-  double bytes_read = 0;    // unique input bytes
-  double bytes_written = 0; // unique output bytes
+  double matrix_flops = 0;   // multiply-accumulates x 2 that run on matrix units (GEMM, attention)
+  double vector_flops = 0;   // elementwise arithmetic on CUDA cores
+  double sfu_ops = 0;        // exp, rsqrt, tanh ... on special-function units
+  double bytes_read = 0;     // unique input bytes
+  double bytes_written = 0;  // unique output bytes
   double total_flops() const { return matrix_flops + vector_flops; }
   double unique_bytes() const { return bytes_read + bytes_written; }
 };

@@ -53,11 +53,13 @@ AttentionOp read_attention(JsonReader& r) {
   return a;
 }
 
-constexpr std::initializer_list<DType> kStorageTypes = {DType::Fp32, DType::Bf16, DType::Fp16, DType::Fp8};
+constexpr std::initializer_list<DType> kStorageTypes = {DType::Fp32, DType::Bf16, DType::Fp16,
+                                                        DType::Fp8};
 constexpr const char* kNotStorage = "tf32 is a tensor-core mode, not a storage type";
 
 ElementwiseOp read_elementwise(JsonReader& r) {
-  static const std::vector<std::string> kinds = {"copy", "add", "mul", "mul_scalar", "gelu", "silu", "silu_mul"};
+  static const std::vector<std::string> kinds = {"copy", "add",  "mul",     "mul_scalar",
+                                                 "gelu", "silu", "silu_mul"};
   ElementwiseOp e;
   std::string k = r.one_of("kind", kinds);
   for (size_t i = 0; i < kinds.size(); ++i) {
@@ -82,30 +84,43 @@ RowOp read_row_op(JsonReader& r, RowOpKind kind) {
   x.kind = kind;
   x.rows = dim(r, "rows");
   x.cols = dim(r, "cols");
-  x.dtype = read_dtype(r, {DType::Fp32, DType::Bf16, DType::Fp16}, "normalizations run in fp32, bf16 or fp16");
+  x.dtype = read_dtype(r, {DType::Fp32, DType::Bf16, DType::Fp16},
+                       "normalizations run in fp32, bf16 or fp16");
   return x;
 }
 
 }  // namespace
 
-Op parse_op(const nlohmann::json& object, const std::string& label, const std::string& fallback_id) {
+Op parse_op(const nlohmann::json& object, const std::string& label,
+            const std::string& fallback_id) {
   JsonReader r(object, label);
   Op op;
   op.id = fallback_id;
   if (r.has("id")) {
     const auto& id = r.raw("id");
-    if (id.is_string()) op.id = id.get<std::string>();
-    else if (id.is_number_integer()) op.id = std::to_string(id.get<long long>());
-    else r.fail("id", "expected a string or an integer, got " + describe_json(id));
+    if (id.is_string())
+      op.id = id.get<std::string>();
+    else if (id.is_number_integer())
+      op.id = std::to_string(id.get<long long>());
+    else
+      r.fail("id", "expected a string or an integer, got " + describe_json(id));
   }
-  std::string kind = r.one_of("op", {"gemm", "attention", "elementwise", "reduce", "rmsnorm", "layernorm", "softmax"});
-  if (kind == "gemm") op.shape = read_gemm(r);
-  else if (kind == "attention") op.shape = read_attention(r);
-  else if (kind == "elementwise") op.shape = read_elementwise(r);
-  else if (kind == "reduce") op.shape = read_reduce(r);
-  else if (kind == "rmsnorm") op.shape = read_row_op(r, RowOpKind::RmsNorm);
-  else if (kind == "layernorm") op.shape = read_row_op(r, RowOpKind::LayerNorm);
-  else op.shape = read_row_op(r, RowOpKind::Softmax);
+  std::string kind = r.one_of(
+      "op", {"gemm", "attention", "elementwise", "reduce", "rmsnorm", "layernorm", "softmax"});
+  if (kind == "gemm")
+    op.shape = read_gemm(r);
+  else if (kind == "attention")
+    op.shape = read_attention(r);
+  else if (kind == "elementwise")
+    op.shape = read_elementwise(r);
+  else if (kind == "reduce")
+    op.shape = read_reduce(r);
+  else if (kind == "rmsnorm")
+    op.shape = read_row_op(r, RowOpKind::RmsNorm);
+  else if (kind == "layernorm")
+    op.shape = read_row_op(r, RowOpKind::LayerNorm);
+  else
+    op.shape = read_row_op(r, RowOpKind::Softmax);
   if (r.has("warm_l2")) {
     if (kind == "gemm" || kind == "attention") {
       r.fail("warm_l2", "only memory-bound ops (elementwise, reduce, norms) take warm_l2");

@@ -12,17 +12,20 @@ namespace {
 
 void fact_line(std::ostream& os, const std::string& path, const Fact& f) {
   os << "  " << std::left << std::setw(44) << path << std::right << std::setw(16)
-     << fixed(f.value, f.value == (long long)f.value ? 0 : 3) << "   " << to_string(f.source) << "\n";
+     << fixed(f.value, f.value == (long long)f.value ? 0 : 3) << "   " << to_string(f.source)
+     << "\n";
 }
 
 void unit_table(std::ostream& os, const GpuSpec& g) {
-  os << "\nPer dtype (dense)            ops/clk/SM   clock MHz   derived TFLOPS   stated   ridge FLOP/B\n";
+  os << "\nPer dtype (dense)            ops/clk/SM   clock MHz   derived TFLOPS   stated   ridge "
+        "FLOP/B\n";
   for (MathUnit u : kAllMathUnits) {
     if (!has_unit(g, u)) continue;
     const auto& ops = *g.compute.ops_per_clk_per_sm[(int)u];
     const auto& stated = *g.compute.stated_peak_tflops[(int)u];
-    os << "  " << std::left << std::setw(26) << (std::string(is_tensor_unit(u) ? "tensor " : "vector ") + math_unit_key(u))
-       << std::right << std::setw(12) << fixed(ops.value, 0) << std::setw(12) << fixed(clock_MHz(g, u), 0)
+    os << "  " << std::left << std::setw(26)
+       << (std::string(is_tensor_unit(u) ? "tensor " : "vector ") + math_unit_key(u)) << std::right
+       << std::setw(12) << fixed(ops.value, 0) << std::setw(12) << fixed(clock_MHz(g, u), 0)
        << std::setw(17) << fixed(peak_tflops(g, u), 1) << std::setw(9) << fixed(stated.value, 1)
        << std::setw(15) << fixed(ridge_flop_per_byte(g, u), 1) << "\n";
   }
@@ -32,13 +35,17 @@ void unit_table(std::ostream& os, const GpuSpec& g) {
 
 void print_gpu_list(std::ostream& os, const std::vector<GpuSpec>& gpus) {
   os << std::left << std::setw(16) << "name" << std::setw(30) << "GPU" << std::setw(12) << "arch"
-     << std::right << std::setw(6) << "SMs" << std::setw(11) << "bf16 TF" << std::setw(10) << "fp8 TF"
-     << std::setw(11) << "HBM GB/s" << std::setw(9) << "mem GB" << std::setw(9) << "L2 MB" << "\n";
+     << std::right << std::setw(6) << "SMs" << std::setw(11) << "bf16 TF" << std::setw(10)
+     << "fp8 TF" << std::setw(11) << "HBM GB/s" << std::setw(9) << "mem GB" << std::setw(9)
+     << "L2 MB"
+     << "\n";
   for (const auto& g : gpus) {
-    os << std::left << std::setw(16) << g.name << std::setw(30) << g.full_name.substr(0, 29) << std::setw(12)
-       << g.architecture << std::right << std::setw(6) << fixed(g.compute.sm_count.value, 0) << std::setw(11)
+    os << std::left << std::setw(16) << g.name << std::setw(30) << g.full_name.substr(0, 29)
+       << std::setw(12) << g.architecture << std::right << std::setw(6)
+       << fixed(g.compute.sm_count.value, 0) << std::setw(11)
        << fixed(peak_tflops(g, MathUnit::TensorBf16), 1) << std::setw(10)
-       << (has_unit(g, MathUnit::TensorFp8) ? fixed(peak_tflops(g, MathUnit::TensorFp8), 1) : std::string("-"))
+       << (has_unit(g, MathUnit::TensorFp8) ? fixed(peak_tflops(g, MathUnit::TensorFp8), 1)
+                                            : std::string("-"))
        << std::setw(11) << fixed(g.memory.hbm.bandwidth_GBps.value, 0) << std::setw(9)
        << fixed(g.memory.hbm.capacity_bytes.value / 1e9, 1) << std::setw(9)
        << fixed(g.memory.l2.capacity_bytes.value / 1048576.0, 1) << "\n";
@@ -52,10 +59,14 @@ void print_gpu_show(std::ostream& os, const GpuSpec& g) {
   os << "\nFigures\n";
   visit_fields(g, [&](const char* path, const Fact& f, FieldRule) { fact_line(os, path, f); });
   unit_table(os, g);
-  os << "\nModel parameters (defaults from hardware/arch/" << g.architecture << ".json unless the GPU overrides)\n";
-  visit_model_fields(g.model, [&](const char* path, const Fact& f, FieldRule) { fact_line(os, std::string("model/") + path, f); });
+  os << "\nModel parameters (defaults from hardware/arch/" << g.architecture
+     << ".json unless the GPU overrides)\n";
+  visit_model_fields(g.model, [&](const char* path, const Fact& f, FieldRule) {
+    fact_line(os, std::string("model/") + path, f);
+  });
   os << "  model/gemm/tiles (" << to_string(g.model.gemm.tiles_source) << ")\n   ";
-  for (const auto& t : g.model.gemm.tiles) os << " " << t.m << "x" << t.n << "@" << fixed(t.efficiency, 2);
+  for (const auto& t : g.model.gemm.tiles)
+    os << " " << t.m << "x" << t.n << "@" << fixed(t.efficiency, 2);
   os << "\n";
 }
 
@@ -71,13 +82,16 @@ nlohmann::json gpu_json(const GpuSpec& g) {
     j["figures"][path] = {{"value", f.value}, {"source", to_string(f.source)}};
   };
   visit_fields(g, [&](const char* path, const Fact& f, FieldRule) { put(path, f); });
-  visit_model_fields(g.model, [&](const char* path, const Fact& f, FieldRule) { put(std::string("model/") + path, f); });
+  visit_model_fields(g.model, [&](const char* path, const Fact& f, FieldRule) {
+    put(std::string("model/") + path, f);
+  });
   for (MathUnit u : kAllMathUnits) {
     if (!has_unit(g, u)) continue;
-    j["peaks"][math_unit_key(u)] = {{"ops_per_clk_per_sm", g.compute.ops_per_clk_per_sm[(int)u]->value},
-                                    {"derived_tflops", peak_tflops(g, u)},
-                                    {"stated_tflops", g.compute.stated_peak_tflops[(int)u]->value},
-                                    {"ridge_flop_per_byte", ridge_flop_per_byte(g, u)}};
+    j["peaks"][math_unit_key(u)] = {
+        {"ops_per_clk_per_sm", g.compute.ops_per_clk_per_sm[(int)u]->value},
+        {"derived_tflops", peak_tflops(g, u)},
+        {"stated_tflops", g.compute.stated_peak_tflops[(int)u]->value},
+        {"ridge_flop_per_byte", ridge_flop_per_byte(g, u)}};
   }
   return j;
 }

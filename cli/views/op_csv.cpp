@@ -18,7 +18,7 @@ void print_op_csv(std::ostream& os, const std::vector<OpResult>& results) {
   os << "id,op,time_us,bottleneck,flops,bytes_hbm,bytes_l2,bytes_smem,compute_us,hbm_us,l2_us,"
         "smem_us,overhead_us,roofline_us,tile_m,tile_n,split,waves,error\n";
   for (const auto& r : results) {
-    nlohmann::json j = op_result_json(r);
+    nlohmann::ordered_json j = op_result_json(r);
     os << csv_field(r.id) << ",";
     if (j.contains("error")) {
       os << ",,,,,,,,,,,,,,,,," << csv_field(r.error) << "\n";
@@ -27,11 +27,11 @@ void print_op_csv(std::ostream& os, const std::vector<OpResult>& results) {
     const auto& t = j["terms_us"];
     const auto& b = j["bytes"];
     const auto& l = j["launch"];
-    os << j["op"].get<std::string>() << "," << j["time_us"] << "," << j["bottleneck"].get<std::string>()
-       << "," << j["flops"] << "," << b["hbm"] << "," << b["l2"] << "," << b["smem"] << ","
-       << t["compute"] << "," << t["hbm"] << "," << t["l2"] << "," << t["smem"] << "," << t["overhead"]
-       << "," << j["roofline_us"] << "," << l["tile_m"] << "," << l["tile_n"] << "," << l["split"]
-       << "," << l["waves"] << ",\n";
+    os << j["op"].get<std::string>() << "," << j["time_us"] << ","
+       << j["bottleneck"].get<std::string>() << "," << j["flops"] << "," << b["hbm"] << ","
+       << b["l2"] << "," << b["smem"] << "," << t["compute"] << "," << t["hbm"] << "," << t["l2"]
+       << "," << t["smem"] << "," << t["overhead"] << "," << j["roofline_us"] << "," << l["tile_m"]
+       << "," << l["tile_n"] << "," << l["split"] << "," << l["waves"] << ",\n";
   }
 }
 

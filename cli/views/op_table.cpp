@@ -2,7 +2,8 @@
 //
 //   ridgeline op on h100-sxm (NVIDIA H100 SXM5 80GB)
 //   id            op         time        bound    TFLOP/s   HBM GB/s  launch
-//   gemm-4k       gemm       169.0 us    compute  813.2     595       128x256 tiles, 4 waves (97% full)
+//   gemm-4k       gemm       169.0 us    compute  813.2     595       128x256 tiles, 4 waves (97%
+//   full)
 #include "cli/views/views.h"
 
 #include <iomanip>
@@ -15,14 +16,16 @@ std::string launch_text(const OpCost& c) {
   const LaunchShape& d = c.detail;
   std::string s;
   if (d.tile_m > 0) {
-    s = std::to_string(d.tile_m) + "x" + std::to_string(d.tile_n) + " tiles, " + fixed(d.waves, d.waves < 10 ? 1 : 0) +
-        " waves (" + fixed(100 * d.wave_efficiency, 0) + "% full)";
+    s = std::to_string(d.tile_m) + "x" + std::to_string(d.tile_n) + " tiles, " +
+        fixed(d.waves, d.waves < 10 ? 1 : 0) + " waves (" + fixed(100 * d.wave_efficiency, 0) +
+        "% full)";
     if (d.split > 1) s += ", split " + std::to_string(d.split);
     if (d.alignment_bytes < 16) s += ", " + fixed(d.alignment_bytes, 0) + "-byte aligned";
   } else {
     s = fixed(d.active_sms, 0) + " SMs busy";
   }
-  if (d.l2_hit_fraction > 0 && d.tile_m == 0) s += ", " + fixed(100 * d.l2_hit_fraction, 0) + "% L2 hits";
+  if (d.l2_hit_fraction > 0 && d.tile_m == 0)
+    s += ", " + fixed(100 * d.l2_hit_fraction, 0) + "% L2 hits";
   return s;
 }
 
@@ -34,9 +37,10 @@ void print_op_table(std::ostream& os, const GpuSpec& gpu, const std::vector<OpRe
   os << "\n";
   size_t id_w = 4;
   for (const auto& r : results) id_w = std::max(id_w, std::min<size_t>(r.id.size(), 40));
-  os << std::left << std::setw((int)id_w + 2) << "id" << std::setw(12) << "op" << std::setw(12) << "time"
-     << std::setw(9) << "bound" << std::setw(10) << "TFLOP/s" << std::setw(10) << "HBM GB/s"
-     << std::setw(12) << "roofline" << "launch\n";
+  os << std::left << std::setw((int)id_w + 2) << "id" << std::setw(12) << "op" << std::setw(12)
+     << "time" << std::setw(9) << "bound" << std::setw(10) << "TFLOP/s" << std::setw(10)
+     << "HBM GB/s" << std::setw(12) << "roofline"
+     << "launch\n";
   for (const auto& r : results) {
     os << std::setw((int)id_w + 2) << r.id.substr(0, 40);
     if (!r.cost) {

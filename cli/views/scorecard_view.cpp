@@ -12,17 +12,21 @@ namespace ridgeline {
 
 namespace {
 
-std::string pct(double x) { return fixed(100 * x, 1) + "%"; }
+std::string pct(double x) {
+  return fixed(100 * x, 1) + "%";
+}
 
 }  // namespace
 
 void print_scorecard(std::ostream& os, const Scorecard& sc, int worst) {
-  os << "ridgeline validate: " << sc.gpu << " against " << sc.dataset << " (" << sc.split << " split, "
-     << sc.cases.size() << " cases)\n\n";
+  os << "ridgeline validate: " << sc.gpu << " against " << sc.dataset << " (" << sc.split
+     << " split, " << sc.cases.size() << " cases)\n\n";
   os << std::left << std::setw(14) << "family" << std::right << std::setw(5) << "n" << std::setw(16)
-     << "ridgeline MAPE" << std::setw(8) << "median" << std::setw(8) << "p90" << std::setw(7) << "bias"
-     << "  |" << std::setw(15) << "roofline MAPE" << std::setw(8) << "median" << std::setw(8) << "p90"
-     << std::setw(7) << "bias" << "\n";
+     << "ridgeline MAPE" << std::setw(8) << "median" << std::setw(8) << "p90" << std::setw(7)
+     << "bias"
+     << "  |" << std::setw(15) << "roofline MAPE" << std::setw(8) << "median" << std::setw(8)
+     << "p90" << std::setw(7) << "bias"
+     << "\n";
   for (const auto& f : sc.families) {
     os << std::left << std::setw(14) << f.family << std::right << std::setw(5) << f.model.count
        << std::setw(16) << pct(f.model.mape) << std::setw(8) << pct(f.model.median) << std::setw(8)
@@ -39,8 +43,21 @@ void print_scorecard(std::ostream& os, const Scorecard& sc, int worst) {
   for (int i = 0; i < worst && i < (int)sorted.size(); ++i) {
     const auto* c = sorted[i];
     os << "  " << std::left << std::setw(48) << c->id.substr(0, 47) << std::right << " measured "
-       << std::setw(10) << human_us(c->measured_us) << "  predicted " << std::setw(10) << human_us(c->predicted_us)
-       << "  " << std::setw(7) << pct(c->error()) << "  (" << c->bottleneck << ")\n";
+       << std::setw(10) << human_us(c->measured_us) << "  predicted " << std::setw(10)
+       << human_us(c->predicted_us) << "  " << std::setw(7) << pct(c->error()) << "  ("
+       << c->bottleneck << ")\n";
+  }
+}
+
+void print_scorecard_markdown(std::ostream& os, const Scorecard& sc) {
+  os << "| op family | cases | ridgeline MAPE | median | p90 | plain roofline MAPE | median |\n"
+     << "|---|---:|---:|---:|---:|---:|---:|\n";
+  for (const auto& f : sc.families) {
+    bool total = f.family == "memory-bound" || f.family == "all";
+    std::string name = total ? "**" + f.family + "**" : f.family;
+    os << "| " << name << " | " << f.model.count << " | " << pct(f.model.mape) << " | "
+       << pct(f.model.median) << " | " << pct(f.model.p90) << " | " << pct(f.roofline.mape) << " | "
+       << pct(f.roofline.median) << " |\n";
   }
 }
 

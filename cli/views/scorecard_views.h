@@ -11,5 +11,7 @@ namespace ridgeline {
 
 void print_scorecard(std::ostream& os, const Scorecard& sc, int worst);
 nlohmann::json scorecard_json(const Scorecard& sc);
+// The README's accuracy table (scripts/accuracy_table.sh).
+void print_scorecard_markdown(std::ostream& os, const Scorecard& sc);
 
 }  // namespace ridgeline

@@ -12,7 +12,7 @@
 
 namespace ridgeline {
 
-nlohmann::json op_result_json(const OpResult& r);
+nlohmann::ordered_json op_result_json(const OpResult& r);
 void print_op_jsonl(std::ostream& os, const std::vector<OpResult>& results);
 void print_op_json(std::ostream& os, const GpuSpec& gpu, const std::vector<OpResult>& results);
 void print_op_csv(std::ostream& os, const std::vector<OpResult>& results);

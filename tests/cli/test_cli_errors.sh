@@ -28,7 +28,7 @@ printf '%s\n' '{"id":"ok1","op":"gemm","m":64,"n":64,"k":64,"dtype":"bf16"}' \
   '{"id":"neg","op":"gemm","m":-1,"n":64,"k":64,"dtype":"bf16"}' \
   '{"id":"ok2","op":"rmsnorm","rows":8,"cols":4096,"dtype":"bf16"}' > "$tmp/mixed.jsonl"
 expect "bad line keeps the others" 1 '"id":"ok2","op":"rmsnorm"' -- "$bin" op --input "$tmp/mixed.jsonl"
-expect "bad line has an error object" 1 '{"error":"' -- "$bin" op --input "$tmp/mixed.jsonl"
+expect "bad line has an error object" 1 '{"id":"neg","error":"' -- "$bin" op --input "$tmp/mixed.jsonl"
 expect "bad line message names file, line and path" 1 "mixed.jsonl line 2: /m: expected an integer >= 1, got -1" -- "$bin" op --input "$tmp/mixed.jsonl"
 expect "summary of failed lines" 1 "1 of 3 ops failed" -- "$bin" op --input "$tmp/mixed.jsonl"
 expect "good batch exits 0" 0 '"id":"ok1"' -- "$bin" op --input <(head -1 "$tmp/mixed.jsonl")

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# The README's quick start. On a fresh Debian machine each command installs what is missing
+# (Debian packages, via apt-get), builds, and runs:
+#   ./quickstart.sh run        predict the kernels of a Llama-3-8B decode layer on an H100 (built-in presets)
+#   ./quickstart.sh test       build and run the whole test suite (ctest)
+#   ./quickstart.sh sanitize   the suite again under AddressSanitizer and UBSan (CI runs this too)
+set -euo pipefail
+cd "$(dirname "$0")"
+
+PACKAGES=(cmake g++ make libeigen3-dev nlohmann-json3-dev libcli11-dev libboost-graph-dev catch2 libbenchmark-dev)
+
+install_missing() {
+  local missing=()
+  for p in "${PACKAGES[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  [[ ${#missing[@]} -eq 0 ]] && return
+  echo "quickstart: installing ${missing[*]}"
+  local sudo=""
+  [[ $(id -u) -ne 0 ]] && sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+}
+
+build() {  # build DIR [cmake options...]
+  local dir=$1
+  shift
+  cmake -S . -B "$dir" -DRIDGELINE_WERROR=ON "$@" >/dev/null
+  cmake --build "$dir" -j "$(nproc)"
+}
+
+case "${1:-}" in
+  run)
+    install_missing
+    build build -DCMAKE_BUILD_TYPE=Release >/dev/null
+    build/cli/ridgeline op --gpu h100-sxm --format table \
+      --input examples/ops/llama3-8b-decode-layer-b32-kv2048.jsonl
+    ;;
+  test)
+    install_missing
+    build build -DCMAKE_BUILD_TYPE=Release
+    (cd build && ctest --output-on-failure)
+    ;;
+  sanitize)
+    install_missing
+    build build-sanitize -DCMAKE_BUILD_TYPE=Debug -DRIDGELINE_SANITIZE=ON -DRIDGELINE_BENCH=OFF
+    (cd build-sanitize && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure)
+    ;;
+  *)
+    echo "usage: ./quickstart.sh run|test|sanitize" >&2
+    exit 2
+    ;;
+esac
