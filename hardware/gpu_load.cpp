@@ -4,7 +4,7 @@
 
 #include "common/errors.h"
 #include "common/json_reader.h"
-#include "hardware/embedded_files.h"
+#include "common/embedded_files.h"
 #include "hardware/gpu_parse.h"
 
 #include <algorithm>

@@ -1,7 +1,7 @@
 // One test per hardware-description error message: each names the file (or flag) and path.
 #include "test_helpers.h"
 
-#include "hardware/embedded_files.h"
+#include "common/embedded_files.h"
 
 #include <nlohmann/json.hpp>
 

@@ -1,6 +1,6 @@
-// The JSON data files built into the binary (hardware/gpus/*.json, hardware/arch/*.json), so
-// that `ridgeline` finds its presets wherever it runs. Generated at build time by
-// hardware/embed_files.cmake.
+// The JSON data files built into the binary (hardware/gpus/*.json, hardware/arch/*.json,
+// workloads/models/*.json), so that `ridgeline` finds its presets wherever it runs. Generated
+// at build time by common/embed_files.cmake.
 #pragma once
 
 #include <string_view>

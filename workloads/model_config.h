@@ -1,0 +1,53 @@
+// Model configs: the shape of a decoder-only transformer, read from a Hugging Face config.json
+// (or a built-in preset, which is a config.json under workloads/models/). Plain data; graph
+// builders turn it into kernels.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ridgeline {
+
+enum class NormKind { RmsNorm, LayerNorm };
+enum class MlpKind { GatedSilu, Gelu };   // SwiGLU (Llama family) or GELU (GPT-2)
+enum class PositionKind { Rope, Learned };
+
+struct MoeConfig {
+  int64_t experts = 0;        // 0: a dense MLP
+  int64_t top_k = 0;          // experts per token
+  int64_t expert_intermediate = 0;
+};
+
+struct ModelConfig {
+  std::string name;     // preset name, or the file's name
+  std::string source;   // where it was read from
+  std::string family;   // HF model_type: llama, mistral, mixtral, qwen2, gpt2
+  int64_t hidden = 0;
+  int64_t layers = 0;
+  int64_t heads = 0;
+  int64_t kv_heads = 0;
+  int64_t head_dim = 0;      // hidden / heads unless the config says otherwise
+  int64_t intermediate = 0;  // dense MLP width
+  int64_t vocab = 0;
+  int64_t max_positions = 0;
+  bool tied_embeddings = false;
+  bool qkv_bias = false;     // Qwen2, GPT-2
+  bool mlp_bias = false;     // GPT-2
+  int64_t sliding_window = 0;  // 0: full attention (Mistral's window is honoured when set)
+  NormKind norm = NormKind::RmsNorm;
+  MlpKind mlp = MlpKind::GatedSilu;
+  PositionKind position = PositionKind::Rope;
+  MoeConfig moe;
+};
+
+// A preset name ("llama-3-8b") or a path to a Hugging Face config.json.
+ModelConfig load_model(const std::string& name_or_path);
+// Parses config.json text as if it were the file `label`.
+ModelConfig load_model_text(const std::string& text, const std::string& label);
+std::vector<std::string> model_preset_names();
+
+// Parameters (weights) of the whole model, embeddings and LM head included (once when tied).
+int64_t parameter_count(const ModelConfig& m);
+
+}  // namespace ridgeline
