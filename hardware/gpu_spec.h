@@ -123,6 +123,7 @@ struct ModelParams {
     Fact prologue_cycles;           // once per kernel: setup before the first block
     Fact ctas_per_sm;
     Fact max_kv_splits;  // split-KV (flash-decoding) upper bound
+    Fact backward_mma_efficiency;  // the backward kernel's MMAs (5 per block instead of 2)
   } attention;
   struct {
     Fact efficiency;        // elementwise math on CUDA cores, fraction of FP32 peak
@@ -211,6 +212,7 @@ void visit_model_fields(Params& p, F&& f) {
   f("attention/prologue_cycles", p.attention.prologue_cycles, FieldRule::NonNegative);
   f("attention/ctas_per_sm", p.attention.ctas_per_sm, FieldRule::PositiveInteger);
   f("attention/max_kv_splits", p.attention.max_kv_splits, FieldRule::PositiveInteger);
+  f("attention/backward_mma_efficiency", p.attention.backward_mma_efficiency, FieldRule::Fraction);
   f("vector/efficiency", p.vector.efficiency, FieldRule::Fraction);
   f("vector/cta_bytes", p.vector.cta_bytes, FieldRule::PositiveInteger);
   f("vector/reduce_cta_bytes", p.vector.reduce_cta_bytes, FieldRule::PositiveInteger);

@@ -47,7 +47,7 @@ Layout lay_out(const AttentionOp& a, const GpuSpec& gpu, double slots) {
   l.kv_blocks = ceil_div((double)a.kv_len, p.block_n.value);
   l.split = 1;
   double items = l.head_items * l.m_blocks;
-  if (!a.causal && items < slots) {
+  if (!a.causal && !a.backward && items < slots) {
     double s = std::min({std::floor(slots / items), p.max_kv_splits.value, l.kv_blocks});
     l.split = (int)std::max(1.0, s);
   }
@@ -96,8 +96,10 @@ OpCost attention_cost(const AttentionOp& a, const GpuSpec& gpu) {
 
   double ops_per_cycle = gpu.compute.ops_per_clk_per_sm[(int)unit]->value / cta_per_sm;
   double sfu_per_cycle = gpu.compute.sfu_ops_per_clk_per_sm.value / cta_per_sm;
-  double block_cycles = 4 * bm * bn * d / (ops_per_cycle * p.mma_efficiency.value) +
-                        bm * bn / sfu_per_cycle * p.softmax_exposed_fraction.value;
+  double mma_cycles = 4 * bm * bn * d / ops_per_cycle;
+  double exp_cycles = bm * bn / sfu_per_cycle * p.softmax_exposed_fraction.value;
+  double block_cycles = a.backward ? 2.5 * mma_cycles / p.backward_mma_efficiency.value + 2 * exp_cycles
+                                   : mma_cycles / p.mma_efficiency.value + exp_cycles;
   double overhead = p.item_overhead_cycles.value;
 
   std::vector<double> head;  // cycles of one head's items, in launch order
@@ -142,7 +144,9 @@ OpCost attention_cost(const AttentionOp& a, const GpuSpec& gpu) {
   c.detail.wave_efficiency = total_cycles / (slots * cycles);
   c.detail.active_sms = std::min(sm_count(gpu), std::ceil(items / cta_per_sm));
   c.detail.l2_hit_fraction = hit;
-  c.detail.kernels = l.split > 1 ? 2 : 1;  // split-KV partials are merged by a second kernel
+  // Split-KV partials are merged by a second kernel; the backward pass runs a preprocessing
+  // kernel (rowsum of dO * O) and a dQ conversion around its main kernel.
+  c.detail.kernels = a.backward ? 3 : (l.split > 1 ? 2 : 1);
   finish(gpu, c);
   return c;
 }

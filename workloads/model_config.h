@@ -23,16 +23,19 @@ struct ModelConfig {
   std::string name;     // preset name, or the file's name
   std::string source;   // where it was read from
   std::string family;   // HF model_type: llama, mistral, mixtral, qwen2, gpt2
+  std::string provenance;  // the file's "_ridgeline_source" text (where its numbers came from)
   int64_t hidden = 0;
   int64_t layers = 0;
   int64_t heads = 0;
   int64_t kv_heads = 0;
   int64_t head_dim = 0;      // hidden / heads unless the config says otherwise
-  int64_t intermediate = 0;  // dense MLP width
+  int64_t intermediate = 0;  // dense MLP width (for MoE, the config's intermediate_size too)
   int64_t vocab = 0;
   int64_t max_positions = 0;
   bool tied_embeddings = false;
   bool qkv_bias = false;     // Qwen2, GPT-2
+  bool attn_out_bias = false;  // bias on the attention output projection: GPT-2, Llama with
+                               // attention_bias (Qwen2 has q/k/v biases only)
   bool mlp_bias = false;     // GPT-2
   int64_t sliding_window = 0;  // 0: full attention (Mistral's window is honoured when set)
   NormKind norm = NormKind::RmsNorm;

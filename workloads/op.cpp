@@ -56,6 +56,8 @@ const char* elementwise_kind_name(ElementwiseKind k) {
       return "silu";
     case ElementwiseKind::SiluMul:
       return "silu_mul";
+    case ElementwiseKind::AdamW:
+      return "adamw";
   }
   return "?";
 }
@@ -80,6 +82,12 @@ const char* row_op_kind_name(RowOpKind k) {
       return "layernorm";
     case RowOpKind::Softmax:
       return "softmax";
+    case RowOpKind::RmsNormBackward:
+      return "rmsnorm_backward";
+    case RowOpKind::LayerNormBackward:
+      return "layernorm_backward";
+    case RowOpKind::SoftmaxBackward:
+      return "softmax_backward";
   }
   return "?";
 }
@@ -87,7 +95,9 @@ const char* row_op_kind_name(RowOpKind k) {
 const char* op_family(const Op& op) {
   struct {
     const char* operator()(const GemmOp&) const { return "gemm"; }
-    const char* operator()(const AttentionOp&) const { return "attention"; }
+    const char* operator()(const AttentionOp& a) const {
+      return a.backward ? "attention_backward" : "attention";
+    }
     const char* operator()(const ElementwiseOp&) const { return "elementwise"; }
     const char* operator()(const ReduceOp&) const { return "reduce"; }
     const char* operator()(const RowOp& r) const { return row_op_kind_name(r.kind); }

@@ -26,9 +26,11 @@ struct AttentionOp {  // flash-style fused attention (one kernel), GQA when kv_h
   int64_t batch = 1, heads = 0, kv_heads = 0, head_dim = 0, q_len = 0, kv_len = 0;
   bool causal = false;  // bottom-right aligned mask when q_len < kv_len
   DType dtype = DType::Bf16;
+  bool backward = false;  // the backward kernel (dQ, dK, dV from dO)
 };
 
-enum class ElementwiseKind { Copy, Add, Mul, MulScalar, Gelu, Silu, SiluMul };
+// AdamW is the fused optimizer update: reads param, grad, m, v; writes param, m, v.
+enum class ElementwiseKind { Copy, Add, Mul, MulScalar, Gelu, Silu, SiluMul, AdamW };
 struct ElementwiseOp {
   ElementwiseKind kind = ElementwiseKind::Copy;
   int64_t numel = 0;
@@ -42,7 +44,8 @@ struct ReduceOp {  // a full reduction of numel elements to one
   DType dtype = DType::Bf16;
 };
 
-enum class RowOpKind { RmsNorm, LayerNorm, Softmax };
+// The backward kinds read the input and the output gradient, write the input gradient.
+enum class RowOpKind { RmsNorm, LayerNorm, Softmax, RmsNormBackward, LayerNormBackward, SoftmaxBackward };
 struct RowOp {  // an op applied independently to each of `rows` rows of `cols` elements
   RowOpKind kind = RowOpKind::RmsNorm;
   int64_t rows = 0, cols = 0;

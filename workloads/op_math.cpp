@@ -2,6 +2,7 @@
 #include "workloads/op_math.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace ridgeline {
 
@@ -21,6 +22,8 @@ ElementwiseInfo elementwise_info(ElementwiseKind k) {
       return {1, 3, 2};  // x / (1 + exp(-x)): exp and reciprocal
     case ElementwiseKind::SiluMul:
       return {2, 4, 2};
+    case ElementwiseKind::AdamW:
+      return {4, 16, 1, 3};  // moments, bias correction, sqrt, decay; writes param, m, v
   }
   return {1, 0, 0};
 }
@@ -58,6 +61,12 @@ struct WorkOf {
     w.sfu_ops = pairs;                                // exp
     w.bytes_read = (q + 2 * kv) * e;
     w.bytes_written = q * (a.dtype == DType::Fp8 ? 2 : e);
+    if (a.backward) {  // recompute Q.K^T, then dV, dP, dQ, dK: 5 GEMMs of the forward's size
+      w.matrix_flops *= 2.5;
+      w.vector_flops *= 2;
+      w.bytes_read += 2 * q * e;  // O and dO
+      w.bytes_written = (q + 2 * kv) * e;
+    }
     return w;
   }
   OpWork operator()(const ElementwiseOp& x) const {
@@ -67,7 +76,7 @@ struct WorkOf {
     w.vector_flops = n * info.flops_per_element;
     w.sfu_ops = n * info.sfu_per_element;
     w.bytes_read = n * e * info.inputs;
-    w.bytes_written = n * e;
+    w.bytes_written = n * e * info.outputs;
     return w;
   }
   OpWork operator()(const ReduceOp& r) const {
@@ -81,10 +90,23 @@ struct WorkOf {
   OpWork operator()(const RowOp& r) const {
     OpWork w;
     double n = (double)r.rows * (double)r.cols, e = dtype_bytes(r.dtype);
-    double weights = r.kind == RowOpKind::LayerNorm ? 2 : (r.kind == RowOpKind::RmsNorm ? 1 : 0);
-    w.bytes_read = n * e + weights * (double)r.cols * e;
+    bool ln = r.kind == RowOpKind::LayerNorm || r.kind == RowOpKind::LayerNormBackward;
+    bool rms = r.kind == RowOpKind::RmsNorm || r.kind == RowOpKind::RmsNormBackward;
+    double weights = ln ? 2 : (rms ? 1 : 0);
+    bool backward = r.kind == RowOpKind::RmsNormBackward || r.kind == RowOpKind::LayerNormBackward ||
+                    r.kind == RowOpKind::SoftmaxBackward;
+    w.bytes_read = (backward ? 2 : 1) * n * e + weights * (double)r.cols * e;
     w.bytes_written = n * e;
     switch (r.kind) {
+      case RowOpKind::RmsNormBackward:
+      case RowOpKind::LayerNormBackward:  // dx, and per-block partial sums of dw
+        w.vector_flops = 8 * n;
+        w.sfu_ops = (double)r.rows;
+        w.bytes_written += weights * (double)r.cols * 4 * std::ceil((double)r.rows / 64);
+        break;
+      case RowOpKind::SoftmaxBackward:  // dx = p * (dy - sum(p * dy))
+        w.vector_flops = 4 * n;
+        break;
       case RowOpKind::RmsNorm:  // x*x, sum, x*rstd, *w
         w.vector_flops = 4 * n;
         w.sfu_ops = (double)r.rows;

@@ -25,6 +25,7 @@ struct ElementwiseInfo {
   int inputs;
   double flops_per_element;
   double sfu_per_element;
+  int outputs = 1;
 };
 ElementwiseInfo elementwise_info(ElementwiseKind k);
 
