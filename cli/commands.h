@@ -13,5 +13,6 @@ using Command = std::function<int()>;  // returns the exit status
 Command add_op_command(CLI::App& app);
 Command add_gpus_command(CLI::App& app);
 Command add_validate_command(CLI::App& app);
+Command add_predict_command(CLI::App& app);
 
 }  // namespace ridgeline

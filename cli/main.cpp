@@ -13,6 +13,7 @@ int main(int argc, char** argv) {
   std::map<std::string, ridgeline::Command> commands;
   commands["op"] = ridgeline::add_op_command(app);
   commands["gpus"] = ridgeline::add_gpus_command(app);
+  commands["predict"] = ridgeline::add_predict_command(app);
   commands["validate"] = ridgeline::add_validate_command(app);
   try {
     app.parse(argc, argv);

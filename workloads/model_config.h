@@ -10,19 +10,19 @@
 namespace ridgeline {
 
 enum class NormKind { RmsNorm, LayerNorm };
-enum class MlpKind { GatedSilu, Gelu };   // SwiGLU (Llama family) or GELU (GPT-2)
+enum class MlpKind { GatedSilu, Gelu };  // SwiGLU (Llama family) or GELU (GPT-2)
 enum class PositionKind { Rope, Learned };
 
 struct MoeConfig {
-  int64_t experts = 0;        // 0: a dense MLP
-  int64_t top_k = 0;          // experts per token
+  int64_t experts = 0;  // 0: a dense MLP
+  int64_t top_k = 0;    // experts per token
   int64_t expert_intermediate = 0;
 };
 
 struct ModelConfig {
-  std::string name;     // preset name, or the file's name
-  std::string source;   // where it was read from
-  std::string family;   // HF model_type: llama, mistral, mixtral, qwen2, gpt2
+  std::string name;        // preset name, or the file's name
+  std::string source;      // where it was read from
+  std::string family;      // HF model_type: llama, mistral, mixtral, qwen2, gpt2
   std::string provenance;  // the file's "_ridgeline_source" text (where its numbers came from)
   int64_t hidden = 0;
   int64_t layers = 0;
@@ -33,10 +33,10 @@ struct ModelConfig {
   int64_t vocab = 0;
   int64_t max_positions = 0;
   bool tied_embeddings = false;
-  bool qkv_bias = false;     // Qwen2, GPT-2
+  bool qkv_bias = false;       // Qwen2, GPT-2
   bool attn_out_bias = false;  // bias on the attention output projection: GPT-2, Llama with
                                // attention_bias (Qwen2 has q/k/v biases only)
-  bool mlp_bias = false;     // GPT-2
+  bool mlp_bias = false;       // GPT-2
   int64_t sliding_window = 0;  // 0: full attention (Mistral's window is honoured when set)
   NormKind norm = NormKind::RmsNorm;
   MlpKind mlp = MlpKind::GatedSilu;

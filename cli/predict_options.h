@@ -1,0 +1,35 @@
+// The flags of `ridgeline predict` (and `ridgeline sweep`), and their translation into a
+// RunConfig. Flag values are checked here (names) and by check_run_config (combinations).
+#pragma once
+
+#include "workloads/run_config.h"
+
+#include <CLI/CLI.hpp>
+
+#include <string>
+#include <vector>
+
+namespace ridgeline {
+
+struct PredictOptions {
+  std::string gpu = "h100-sxm";
+  std::vector<std::string> sets;
+  std::string model;
+  std::string phase;
+  long long batch = 1, seq = 0, kv_len = 0, blocks = 0;
+  std::string logits = "last";
+  std::string launch = "graph";
+  std::string runtime = "pytorch-eager";
+  std::string weights = "bf16", activations = "bf16", kv_cache = "bf16";
+  std::string optimizer = "none";
+  bool recompute = false, ignore_memory = false;
+  double moe_imbalance = 1.0;
+  std::string format = "table";
+  std::string trace;
+  int top = 10;
+};
+
+void add_predict_flags(CLI::App& cmd, PredictOptions& o);
+RunConfig run_config_from(const PredictOptions& o);
+
+}  // namespace ridgeline

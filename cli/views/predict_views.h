@@ -1,0 +1,29 @@
+// Views of a workload prediction: a table for people, JSON and CSV for tools, and a Chrome /
+// Perfetto trace (open it in ui.perfetto.dev) with one slice per kernel of every layer.
+#pragma once
+
+#include "model/prediction.h"
+
+#include <ostream>
+
+namespace ridgeline {
+
+void print_prediction_table(std::ostream& os, const Prediction& p, int top);
+void print_prediction_json(std::ostream& os, const Prediction& p);
+void print_prediction_csv(std::ostream& os, const Prediction& p);
+void write_chrome_trace(std::ostream& os, const Prediction& p);
+
+// Calls f(section, layer_or_-1, kernel, step_start_us) for every kernel of the step in order.
+template <class F>
+void for_each_kernel(const Prediction& p, F&& f) {
+  double t = 0;
+  for (const auto& s : p.sections) {
+    for (int64_t r = 0; r < s.repeat; ++r) {
+      int64_t layer = s.first_layer >= 0 ? s.first_layer + r : -1;
+      for (const auto& k : s.kernels) f(s, layer, k, t + k.start_us);
+      t += s.repeat_us;
+    }
+  }
+}
+
+}  // namespace ridgeline

@@ -1,0 +1,107 @@
+// Memory a step needs on the GPU:
+//  - weights: every GEMM's weight matrix and the norms' scales in the graph, plus the embedding
+//    table (the LM head's when untied is a GEMM weight already);
+//  - KV cache: 2 x layers x batch x positions x kv_heads x head_dim, in the KV-cache dtype
+//    (prefill counts the cache its prompt fills, decode the cache it reads plus the new token);
+//  - activations: inference keeps the largest kernel's inputs and outputs alive twice over
+//    (producer and consumer overlap); training keeps every forward kernel's output of every
+//    block for the backward pass (only the block inputs with recomputation, plus one block),
+//    and the fp32 logits;
+//  - gradients: one per weight, in the weight dtype; AdamW keeps two moments per weight, in the
+//    weight dtype (PyTorch's default for bf16 parameters);
+//  - reserved: 1 GiB for the CUDA context, cuBLAS/cuDNN workspaces and allocator slack.
+// The largest batch that fits scales the batch-proportional parts (KV cache, activations).
+#include "model/prediction.h"
+
+#include "workloads/op_math.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace ridgeline {
+
+namespace {
+
+constexpr double kReservedBytes = 1024.0 * 1024 * 1024;
+
+double weight_elements(const OpGraph& g, const ModelConfig& m, bool whole) {
+  double n = 0;
+  for (const auto& s : g.sections) {
+    if (s.name.find("backward") != std::string::npos || s.name == "loss" || s.name == "optimizer") continue;
+    for (OpVertex v : launch_order(s)) {
+      const Op& op = s.dag[v].op;
+      if (s.dag[v].name.rfind("recompute.", 0) == 0) continue;
+      if (auto* gm = std::get_if<GemmOp>(&op.shape)) n += (double)s.repeat * gm->n * gm->k;
+      if (std::holds_alternative<RowOp>(op.shape) && s.dag[v].name.find("norm") != std::string::npos) {
+        n += (double)s.repeat * m.hidden;
+      }
+    }
+  }
+  if (whole) n += (double)m.vocab * m.hidden * (m.tied_embeddings ? 0 : 1);
+  return n;
+}
+
+double forward_outputs(const GraphSection& s) {
+  double bytes = 0;
+  for (OpVertex v : launch_order(s)) bytes += op_work(s.dag[v].op).bytes_written;
+  return bytes;
+}
+
+double largest_kernel_activations(const OpGraph& g) {
+  double most = 0;
+  for (const auto& s : g.sections) {
+    for (OpVertex v : launch_order(s)) {
+      const Op& op = s.dag[v].op;
+      OpWork w = op_work(op);
+      double act = w.unique_bytes();
+      if (auto* gm = std::get_if<GemmOp>(&op.shape)) act -= (double)gm->batch * gm->n * gm->k * dtype_bytes(gm->dtype);
+      most = std::max(most, act);
+    }
+  }
+  return most;
+}
+
+double activation_bytes(const OpGraph& g, const ModelConfig& m, const RunConfig& run) {
+  if (run.phase != Phase::Train) return 2 * largest_kernel_activations(g);
+  double saved = 0;
+  for (const auto& s : g.sections) {
+    if (s.name == "decoder_block") {
+      double per_block = forward_outputs(s);
+      double input = (double)step_tokens(run) * m.hidden * dtype_bytes(run.activations);
+      saved += run.recompute ? s.repeat * input + per_block : s.repeat * per_block;
+    } else if (s.name == "embedding" || s.name == "head" || s.name == "loss") {
+      saved += forward_outputs(s);
+    }
+  }
+  return saved + largest_kernel_activations(g);
+}
+
+double kv_cache_bytes(const ModelConfig& m, const RunConfig& run) {
+  if (run.phase == Phase::Train) return 0;
+  double layers = run.blocks > 0 ? run.blocks : m.layers;
+  double positions = run.phase == Phase::Decode ? run.kv_len + 1 : run.seq;
+  if (m.sliding_window > 0) positions = std::min(positions, (double)m.sliding_window);
+  return 2 * layers * run.batch * positions * m.kv_heads * m.head_dim * dtype_bytes(run.kv_cache);
+}
+
+}  // namespace
+
+MemoryFootprint memory_footprint(const OpGraph& graph, const ModelConfig& model, const RunConfig& run,
+                                 const GpuSpec& gpu) {
+  MemoryFootprint f;
+  double params = weight_elements(graph, model, run.blocks == 0);
+  double wbytes = dtype_bytes(run.weights);
+  f.weights_bytes = params * wbytes;
+  f.kv_cache_bytes = kv_cache_bytes(model, run);
+  f.activation_bytes = activation_bytes(graph, model, run);
+  if (run.phase == Phase::Train) f.gradient_bytes = params * wbytes;
+  if (run.optimizer == Optimizer::AdamW) f.optimizer_bytes = 2 * params * wbytes;
+  f.reserved_bytes = kReservedBytes;
+  f.capacity_bytes = gpu.memory.hbm.capacity_bytes.value;
+  double fixed = f.weights_bytes + f.gradient_bytes + f.optimizer_bytes + f.reserved_bytes;
+  double per_batch = (f.kv_cache_bytes + f.activation_bytes) / (double)run.batch;
+  f.max_batch = fixed >= f.capacity_bytes ? 0 : (int64_t)std::floor((f.capacity_bytes - fixed) / per_batch);
+  return f;
+}
+
+}  // namespace ridgeline

@@ -1,0 +1,71 @@
+// The whole-workload prediction: every kernel of a step on one GPU, scheduled on one stream,
+// with per-section (per-layer) times, a breakdown of time by bottleneck, throughput and the
+// memory the step needs. Views print it; the model never formats it.
+#pragma once
+
+#include "hardware/gpu_spec.h"
+#include "model/op_cost.h"
+#include "workloads/model_config.h"
+#include "workloads/op_graph.h"
+#include "workloads/run_config.h"
+
+#include <array>
+#include <string>
+#include <vector>
+
+namespace ridgeline {
+
+struct KernelPrediction {
+  std::string name;
+  const Op* op = nullptr;  // points into the graph the prediction was made from
+  OpCost cost;
+  double start_us = 0;     // within one repeat of its section, on the GPU
+  double device_us = 0;    // the kernel's device time (cost.time_us)
+};
+
+struct SectionPrediction {
+  std::string name;
+  int64_t repeat = 1;
+  int64_t first_layer = -1;
+  double repeat_us = 0;      // one repeat, launch stalls included
+  double device_us = 0;      // one repeat, GPU busy
+  double cpu_us = 0;         // one repeat, CPU launch cost (eager mode)
+  std::vector<KernelPrediction> kernels;  // one repeat, launch order
+};
+
+struct MemoryFootprint {
+  double weights_bytes = 0, kv_cache_bytes = 0, activation_bytes = 0, gradient_bytes = 0, optimizer_bytes = 0;
+  double reserved_bytes = 0;  // CUDA context and library workspaces
+  double capacity_bytes = 0;
+  double total() const {
+    return weights_bytes + kv_cache_bytes + activation_bytes + gradient_bytes + optimizer_bytes + reserved_bytes;
+  }
+  bool fits() const { return total() <= capacity_bytes; }
+  int64_t max_batch = 0;  // the largest batch that fits, all else equal (0: not even 1)
+};
+
+// Time by what bounds it: compute, HBM, L2, shared memory, latency (kernel floor), and the GPU
+// waiting for the CPU to launch (eager mode).
+constexpr int kTimeClasses = 6;
+const char* time_class_name(int i);  // "compute", "hbm", "l2", "smem", "latency", "launch"
+
+struct Prediction {
+  std::string gpu, gpu_file, model, description;
+  RunConfig run;
+  std::vector<SectionPrediction> sections;
+  double total_us = 0;
+  std::array<double, kTimeClasses> time_by_class_us{};
+  double flops = 0, hbm_bytes = 0;
+  int64_t kernels = 0;  // launched per step
+  double tokens_per_s = 0;
+  MemoryFootprint memory;
+};
+
+// Predicts one step. `graph` must outlive the prediction (kernels point into it).
+Prediction predict_workload(const OpGraph& graph, const ModelConfig& model, const RunConfig& run,
+                            const GpuSpec& gpu);
+
+MemoryFootprint memory_footprint(const OpGraph& graph, const ModelConfig& model, const RunConfig& run,
+                                 const GpuSpec& gpu);
+
+}  // namespace ridgeline

@@ -1,0 +1,158 @@
+// The forward kernels of one decoder block, as each runtime launches them.
+//
+// pytorch-eager (a Hugging Face-style model in eager PyTorch), per block:
+//   input_norm, q/k/v_proj, RoPE on q and k as mul, neg, cat, mul, add (rotate_half),
+//   [decode: k/v cache writes as copies], attention (SDPA, flash), o_proj, residual add,
+//   post_norm, gate_proj, up_proj, silu, mul, down_proj, residual add.
+// fused (a serving engine): fused add+norm, one qkv_proj, one RoPE kernel that also writes the
+//   KV cache, attention, o_proj, fused add+norm, one gate_up_proj, silu_mul, down_proj.
+// GPT-2 (LayerNorm, fused c_attn, GELU MLP, biases in the GEMM epilogues) and Mixtral-style
+// MoE MLPs (router, softmax, top-k, then each expert's GEMMs on its share of the tokens; the
+// busiest expert gets moe_imbalance times the mean) share the same structure.
+#include "workloads/builder_ops.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace ridgeline {
+
+Op gemm_op(int64_t m, int64_t n, int64_t k, DType d, int64_t batch) {
+  return Op{"", GemmOp{m, n, k, batch, d}, false};
+}
+Op ew_op(ElementwiseKind kind, int64_t numel, DType d) { return Op{"", ElementwiseOp{kind, numel, d}, false}; }
+Op row_op(RowOpKind kind, int64_t rows, int64_t cols, DType d) {
+  return Op{"", RowOp{kind, rows, cols, d}, false};
+}
+
+RowOpKind norm_kind(const ModelConfig& m) { return m.norm == NormKind::LayerNorm ? RowOpKind::LayerNorm : RowOpKind::RmsNorm; }
+
+OpVertex Emitter::emit(const std::string& name, const Op& op, std::vector<OpVertex> after) {
+  if (after.empty() && any) after.push_back(last);
+  last = add_kernel(section, name, op, after);
+  any = true;
+  return last;
+}
+
+namespace {
+
+// RoPE as Hugging Face writes it: x*cos + rotate_half(x)*sin, rotate_half = cat(-x2, x1).
+OpVertex emit_rope(Emitter& e, const std::string& t, int64_t numel, OpVertex x) {
+  OpVertex c = e.emit(t + "_rope_mul_cos", ew_op(ElementwiseKind::Mul, numel, e.act), {x});
+  OpVertex n = e.emit(t + "_rope_neg", ew_op(ElementwiseKind::MulScalar, numel / 2, e.act), {x});
+  OpVertex cat = e.emit(t + "_rope_cat", ew_op(ElementwiseKind::Copy, numel, e.act), {n});
+  OpVertex s = e.emit(t + "_rope_mul_sin", ew_op(ElementwiseKind::Mul, numel, e.act), {cat});
+  return e.emit(t + "_rope_add", ew_op(ElementwiseKind::Add, numel, e.act), {c, s});
+}
+
+AttentionOp attention_shape(const ModelConfig& m, const BlockShape& s, DType d) {
+  AttentionOp a;
+  a.batch = s.batch;
+  a.heads = m.heads;
+  a.kv_heads = m.kv_heads;
+  a.head_dim = m.head_dim;
+  a.q_len = s.q_len;
+  a.kv_len = m.sliding_window > 0 ? std::min(s.kv_len, m.sliding_window) : s.kv_len;
+  a.causal = s.causal;
+  a.dtype = d;
+  return a;
+}
+
+OpVertex emit_attention_eager(Emitter& e, const ModelConfig& m, const RunConfig& run, const BlockShape& s,
+                              OpVertex norm) {
+  int64_t T = s.tokens, d = m.head_dim, H = m.hidden;
+  DType w = run.weights;
+  bool gpt2 = m.position == PositionKind::Learned;
+  if (gpt2) {
+    OpVertex qkv = e.emit("c_attn", gemm_op(T, 3 * m.heads * d, H, w), {norm});
+    return e.emit("attention", Op{"", attention_shape(m, s, e.act), false}, {qkv});
+  }
+  OpVertex q = e.emit("q_proj", gemm_op(T, m.heads * d, H, w), {norm});
+  OpVertex k = e.emit("k_proj", gemm_op(T, m.kv_heads * d, H, w), {norm});
+  OpVertex v = e.emit("v_proj", gemm_op(T, m.kv_heads * d, H, w), {norm});
+  OpVertex qr = emit_rope(e, "q", T * m.heads * d, q);
+  OpVertex kr = emit_rope(e, "k", T * m.kv_heads * d, k);
+  if (s.cache_write) {
+    kr = e.emit("k_cache_write", ew_op(ElementwiseKind::Copy, T * m.kv_heads * d, run.kv_cache), {kr});
+    v = e.emit("v_cache_write", ew_op(ElementwiseKind::Copy, T * m.kv_heads * d, run.kv_cache), {v});
+  }
+  return e.emit("attention", Op{"", attention_shape(m, s, e.act), false}, {qr, kr, v});
+}
+
+OpVertex emit_attention_fused(Emitter& e, const ModelConfig& m, const RunConfig& run, const BlockShape& s,
+                              OpVertex norm) {
+  int64_t T = s.tokens, d = m.head_dim;
+  int64_t qkv_width = (m.heads + 2 * m.kv_heads) * d;
+  OpVertex qkv = e.emit("qkv_proj", gemm_op(T, qkv_width, m.hidden, run.weights), {norm});
+  OpVertex rope = e.emit("rope_and_cache_write", ew_op(ElementwiseKind::Copy, T * qkv_width, e.act), {qkv});
+  DType attn = run.kv_cache == DType::Fp8 ? DType::Fp8 : e.act;
+  return e.emit("attention", Op{"", attention_shape(m, s, attn), false}, {rope});
+}
+
+OpVertex emit_dense_mlp(Emitter& e, const ModelConfig& m, const RunConfig& run, int64_t T, int64_t width,
+                        const std::string& prefix, OpVertex in) {
+  DType w = run.weights;
+  if (m.mlp == MlpKind::Gelu) {
+    OpVertex fc = e.emit(prefix + "c_fc", gemm_op(T, width, m.hidden, w), {in});
+    OpVertex g = e.emit(prefix + "gelu", ew_op(ElementwiseKind::Gelu, T * width, e.act), {fc});
+    return e.emit(prefix + "c_proj", gemm_op(T, m.hidden, width, w), {g});
+  }
+  if (run.runtime == Runtime::Fused) {
+    OpVertex gu = e.emit(prefix + "gate_up_proj", gemm_op(T, 2 * width, m.hidden, w), {in});
+    OpVertex sm = e.emit(prefix + "silu_mul", ew_op(ElementwiseKind::SiluMul, T * width, e.act), {gu});
+    return e.emit(prefix + "down_proj", gemm_op(T, m.hidden, width, w), {sm});
+  }
+  OpVertex gate = e.emit(prefix + "gate_proj", gemm_op(T, width, m.hidden, w), {in});
+  OpVertex up = e.emit(prefix + "up_proj", gemm_op(T, width, m.hidden, w), {in});
+  OpVertex act = e.emit(prefix + "silu", ew_op(ElementwiseKind::Silu, T * width, e.act), {gate});
+  OpVertex mul = e.emit(prefix + "mul", ew_op(ElementwiseKind::Mul, T * width, e.act), {act, up});
+  return e.emit(prefix + "down_proj", gemm_op(T, m.hidden, width, w), {mul});
+}
+
+// Token counts per expert: the busiest gets imbalance x the mean, the rest share what is left.
+std::vector<int64_t> expert_tokens(const ModelConfig& m, const RunConfig& run, int64_t T) {
+  double routed = (double)T * m.moe.top_k, mean = routed / m.moe.experts;
+  double busiest = std::min(routed, std::ceil(mean * run.moe_imbalance));
+  double rest = m.moe.experts > 1 ? (routed - busiest) / (m.moe.experts - 1) : 0;
+  std::vector<int64_t> out;
+  for (int64_t x = 0; x < m.moe.experts; ++x) out.push_back((int64_t)std::ceil(x == 0 ? busiest : rest));
+  return out;
+}
+
+OpVertex emit_moe_mlp(Emitter& e, const ModelConfig& m, const RunConfig& run, int64_t T, OpVertex in) {
+  int64_t E = m.moe.experts, H = m.hidden;
+  OpVertex router = e.emit("router", gemm_op(T, E, H, run.weights), {in});
+  OpVertex probs = e.emit("router_softmax", row_op(RowOpKind::Softmax, T, E, DType::Fp32), {router});
+  OpVertex topk = e.emit("router_topk", row_op(RowOpKind::Softmax, T, E, DType::Fp32), {probs});
+  std::vector<OpVertex> outs;
+  std::vector<int64_t> tokens = expert_tokens(m, run, T);
+  for (int64_t x = 0; x < E; ++x) {
+    int64_t t = tokens[x];
+    if (t == 0) continue;
+    std::string p = "expert" + std::to_string(x) + ".";
+    OpVertex gather = e.emit(p + "gather", ew_op(ElementwiseKind::Copy, t * H, e.act), {topk});
+    OpVertex down = emit_dense_mlp(e, m, run, t, m.moe.expert_intermediate, p, gather);
+    OpVertex scaled = e.emit(p + "scale", ew_op(ElementwiseKind::Mul, t * H, e.act), {down});
+    outs.push_back(e.emit(p + "index_add", ew_op(ElementwiseKind::Add, t * H, e.act), {scaled}));
+  }
+  return outs.empty() ? topk : outs.back();
+}
+
+}  // namespace
+
+void emit_block_forward(Emitter& e, const ModelConfig& m, const RunConfig& run, const BlockShape& s) {
+  int64_t T = s.tokens, H = m.hidden;
+  bool fused = run.runtime == Runtime::Fused;
+  // Fused runtimes add the residual inside the next norm: a norm that reads and writes twice.
+  Op norm = fused ? row_op(norm_kind(m), T, 2 * H, e.act) : row_op(norm_kind(m), T, H, e.act);
+  OpVertex n1 = e.emit(fused ? "fused_add_input_norm" : "input_norm", norm);
+  OpVertex attn = fused ? emit_attention_fused(e, m, run, s, n1) : emit_attention_eager(e, m, run, s, n1);
+  bool gpt2 = m.position == PositionKind::Learned;
+  OpVertex o = e.emit(gpt2 ? "attn_c_proj" : "o_proj", gemm_op(T, H, m.heads * m.head_dim, run.weights), {attn});
+  OpVertex r1 = fused ? o : e.emit("residual_add_1", ew_op(ElementwiseKind::Add, T * H, e.act), {o});
+  OpVertex n2 = e.emit(fused ? "fused_add_post_norm" : "post_norm", norm, {r1});
+  OpVertex mlp = m.moe.experts > 0 ? emit_moe_mlp(e, m, run, T, n2)
+                                   : emit_dense_mlp(e, m, run, T, m.intermediate, "", n2);
+  if (!fused) e.emit("residual_add_2", ew_op(ElementwiseKind::Add, T * H, e.act), {mlp});
+}
+
+}  // namespace ridgeline

@@ -1,0 +1,37 @@
+// Internal to workloads/: one-line constructors of the ops graph builders emit, and the shared
+// pieces of a transformer layer (attention shapes, MLP, MoE) for the forward pass.
+#pragma once
+
+#include "workloads/model_config.h"
+#include "workloads/op_graph.h"
+#include "workloads/run_config.h"
+
+namespace ridgeline {
+
+Op gemm_op(int64_t m, int64_t n, int64_t k, DType d, int64_t batch = 1);
+Op ew_op(ElementwiseKind kind, int64_t numel, DType d);
+Op row_op(RowOpKind kind, int64_t rows, int64_t cols, DType d);
+
+// Emits kernels into one section, each after the previous one unless told otherwise.
+struct Emitter {
+  GraphSection& section;
+  DType act;  // activation dtype
+  OpVertex last = 0;
+  bool any = false;
+
+  // A kernel after the given producers (or after the last kernel when none are given).
+  OpVertex emit(const std::string& name, const Op& op, std::vector<OpVertex> after = {});
+};
+
+// The forward kernels of one decoder block; returns its last kernel. `q_len`/`kv_len` shape the
+// attention; `cache_write` adds the KV-cache copies of decode.
+struct BlockShape {
+  int64_t batch, tokens, q_len, kv_len;
+  bool causal, cache_write;
+};
+void emit_block_forward(Emitter& e, const ModelConfig& m, const RunConfig& run, const BlockShape& s);
+
+// Norm kind of the model as a row op.
+RowOpKind norm_kind(const ModelConfig& m);
+
+}  // namespace ridgeline

@@ -1,0 +1,71 @@
+// build_graph(): the sections of a step. Inference (prefill, decode): embedding, the decoder
+// block repeated once per layer, and the head (final norm, LM head on the last position of each
+// sequence unless logits_all). --blocks N keeps only N decoder blocks. Training adds the loss,
+// the backward sections and the optimizer step (train_builder.cpp).
+#include "workloads/graph_builder.h"
+
+#include "workloads/builder_ops.h"
+#include "workloads/train_builder.h"
+
+namespace ridgeline {
+
+namespace {
+
+GraphSection embedding_section(const ModelConfig& m, const RunConfig& run) {
+  GraphSection s{"embedding", 1, -1, {}};
+  Emitter e{s, run.activations};
+  int64_t T = step_tokens(run);
+  e.emit("embed_tokens", ew_op(ElementwiseKind::Copy, T * m.hidden, run.activations));
+  if (m.position == PositionKind::Learned) {
+    OpVertex tok = e.last;
+    OpVertex pos = e.emit("embed_positions", ew_op(ElementwiseKind::Copy, T * m.hidden, run.activations), {});
+    e.emit("embed_add", ew_op(ElementwiseKind::Add, T * m.hidden, run.activations), {tok, pos});
+  }
+  return s;
+}
+
+GraphSection block_section(const ModelConfig& m, const RunConfig& run) {
+  GraphSection s{"decoder_block", run.blocks > 0 ? run.blocks : m.layers, 0, {}};
+  Emitter e{s, run.activations};
+  BlockShape shape{run.batch, step_tokens(run), 0, 0, true, false};
+  if (run.phase == Phase::Decode) {
+    shape.q_len = 1;
+    shape.kv_len = run.kv_len + 1;
+    shape.causal = false;  // one new token sees the whole cache
+    shape.cache_write = true;
+  } else {
+    shape.q_len = shape.kv_len = run.seq;
+  }
+  emit_block_forward(e, m, run, shape);
+  return s;
+}
+
+GraphSection head_section(const ModelConfig& m, const RunConfig& run) {
+  GraphSection s{"head", 1, -1, {}};
+  Emitter e{s, run.activations};
+  int64_t T = step_tokens(run);
+  Op norm = row_op(norm_kind(m), T, run.runtime == Runtime::Fused ? 2 * m.hidden : m.hidden, run.activations);
+  e.emit(run.runtime == Runtime::Fused ? "fused_add_final_norm" : "final_norm", norm);
+  bool all = run.logits_all || run.phase == Phase::Train;
+  int64_t rows = all ? T : run.batch;
+  e.emit("lm_head", gemm_op(rows, m.vocab, m.hidden, run.weights));
+  return s;
+}
+
+}  // namespace
+
+OpGraph build_graph(const ModelConfig& model, const RunConfig& run) {
+  check_run_config(run, model);
+  OpGraph g;
+  g.description = model.name + " " + phase_name(run.phase) + ", batch " + std::to_string(run.batch) +
+                  (run.phase == Phase::Decode ? ", kv " + std::to_string(run.kv_len) : ", seq " + std::to_string(run.seq)) +
+                  ", " + runtime_name(run.runtime);
+  bool whole = run.blocks == 0;
+  if (whole) g.sections.push_back(embedding_section(model, run));
+  g.sections.push_back(block_section(model, run));
+  if (whole) g.sections.push_back(head_section(model, run));
+  if (run.phase == Phase::Train) add_training_sections(g, model, run);
+  return g;
+}
+
+}  // namespace ridgeline

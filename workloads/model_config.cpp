@@ -1,0 +1,124 @@
+// Model configs: finding a preset or a file, naming it, and counting its parameters; see
+// model_config.h. Presets are Hugging Face config.json files under workloads/models/, built
+// into the binary (embedded_files.h); reading the document itself is hf_config.cpp.
+#include "workloads/model_config.h"
+
+#include "common/embedded_files.h"
+#include "common/errors.h"
+#include "common/json_reader.h"
+#include "workloads/hf_config.h"
+
+#include <algorithm>
+#include <string_view>
+
+namespace ridgeline {
+
+namespace {
+
+constexpr std::string_view kModelDir = "workloads/models/";
+
+// More weights than this is a typo in the sizes, not a model (GPT-4-class models are ~10^12).
+constexpr long double kMaxParameters = 1e15L;
+
+bool ends_with(const std::string& s, std::string_view tail) {
+  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+}
+
+const EmbeddedFile* find_preset(const std::string& name) {
+  for (const auto& f : embedded_files()) {
+    if (f.path == std::string(kModelDir) + name + ".json") return &f;
+  }
+  return nullptr;
+}
+
+// "llama-3-8b.json" is "llama-3-8b"; a Hugging Face download, ".../Meta-Llama-3-8B/config.json",
+// is named after its folder, since every such file is called config.json.
+std::string name_from_label(const std::string& label) {
+  size_t slash = label.find_last_of('/');
+  std::string file = slash == std::string::npos ? label : label.substr(slash + 1);
+  std::string stem = ends_with(file, ".json") ? file.substr(0, file.size() - 5) : file;
+  if (stem != "config" || slash == std::string::npos || slash == 0) return stem;
+  std::string dir = label.substr(0, slash);
+  size_t up = dir.find_last_of('/');
+  std::string parent = up == std::string::npos ? dir : dir.substr(up + 1);
+  return parent.empty() || parent == "." || parent == ".." ? stem : parent;
+}
+
+long double mlp_parameters(const ModelConfig& m, int64_t width) {
+  long double h = m.hidden, w = width;
+  if (m.mlp == MlpKind::GatedSilu)
+    return 3 * h * w + (m.mlp_bias ? 2 * w + h : 0);  // gate, up, down
+  return 2 * h * w + (m.mlp_bias ? w + h : 0);        // fc, proj
+}
+
+// Exact below 2^64 (long double has a 64-bit mantissa on x86); only ever compared above that.
+long double count_parameters(const ModelConfig& m) {
+  long double h = m.hidden;
+  long double q = (long double)m.heads * m.head_dim, kv = (long double)m.kv_heads * m.head_dim;
+  long double attention = h * (q + 2 * kv) + q * h;  // q, k, v, o
+  if (m.qkv_bias) attention += q + 2 * kv;
+  if (m.attn_out_bias) attention += h;
+  long double mlp = m.moe.experts > 0
+                        ? m.moe.experts * mlp_parameters(m, m.moe.expert_intermediate) +
+                              h * m.moe.experts  // the router, no bias
+                        : mlp_parameters(m, m.intermediate);
+  long double norm = m.norm == NormKind::LayerNorm ? 2 * h : h;  // scale, and LayerNorm's shift
+  long double layer = attention + mlp + 2 * norm;                // pre-attention, pre-MLP
+  long double embeddings = (long double)m.vocab * h * (m.tied_embeddings ? 1 : 2);
+  if (m.position == PositionKind::Learned) embeddings += (long double)m.max_positions * h;
+  return embeddings + m.layers * layer + norm;  // and the final norm
+}
+
+ModelConfig from_document(const nlohmann::json& doc, const std::string& label) {
+  ModelConfig m = parse_hf_config(doc, label);
+  m.name = name_from_label(label);
+  m.source = label;
+  if (count_parameters(m) > kMaxParameters) {
+    throw InputError(located(label, "/: these sizes give more than 10^15 parameters; check them"));
+  }
+  return m;
+}
+
+std::string joined(const std::vector<std::string>& names) {
+  std::string s;
+  for (const auto& n : names) s += (s.empty() ? "" : ", ") + n;
+  return s;
+}
+
+}  // namespace
+
+std::vector<std::string> model_preset_names() {
+  std::vector<std::string> out;
+  for (const auto& f : embedded_files()) {
+    if (f.path.substr(0, kModelDir.size()) != kModelDir) continue;
+    std::string_view rest = f.path.substr(kModelDir.size());
+    out.emplace_back(rest.substr(0, rest.size() - 5));  // drop ".json"
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+ModelConfig load_model_text(const std::string& text, const std::string& label) {
+  return from_document(parse_json_text(text, label), label);
+}
+
+ModelConfig load_model(const std::string& name_or_path) {
+  bool looks_like_path =
+      name_or_path.find('/') != std::string::npos || ends_with(name_or_path, ".json");
+  if (looks_like_path) return from_document(read_json_file(name_or_path), name_or_path);
+  const EmbeddedFile* f = find_preset(name_or_path);
+  if (!f) {
+    throw InputError(located("--model", "unknown model \"" + name_or_path +
+                                            "\"; presets: " + joined(model_preset_names()) +
+                                            " (or give a path to a Hugging Face config.json)"));
+  }
+  return load_model_text(std::string(f->text), std::string(f->path));
+}
+
+int64_t parameter_count(const ModelConfig& m) {
+  long double n = count_parameters(m);
+  require_invariant(n < 9e18L, "parameter count fits in 64 bits");
+  return (int64_t)n;
+}
+
+}  // namespace ridgeline

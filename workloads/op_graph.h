@@ -1,0 +1,43 @@
+// The operator graph of a workload: sections (embedding, one decoder block, head, optimizer),
+// each a Boost.Graph DAG of kernels run `repeat` times in a row. Identical decoder blocks are
+// one section with repeat = layers, so a 126-layer model is as cheap to predict as one layer,
+// while views can still list every kernel of every layer.
+#pragma once
+
+#include "workloads/op.h"
+
+#include <boost/graph/adjacency_list.hpp>
+
+#include <string>
+#include <vector>
+
+namespace ridgeline {
+
+struct GraphNode {
+  std::string name;  // e.g. "q_proj", "attention", "mlp.down_proj.dgrad"
+  Op op;
+  int stream = 0;    // reserved for overlap of communication (one stream for now)
+};
+
+using OpDag = boost::adjacency_list<boost::vecS, boost::vecS, boost::bidirectionalS, GraphNode>;
+using OpVertex = boost::graph_traits<OpDag>::vertex_descriptor;
+
+struct GraphSection {
+  std::string name;  // "embedding", "decoder_block", "head", "optimizer", ...
+  int64_t repeat = 1;
+  int64_t first_layer = -1;  // layer index of the first repeat, -1 outside the decoder stack
+  OpDag dag;
+};
+
+struct OpGraph {
+  std::string description;
+  std::vector<GraphSection> sections;
+};
+
+// Adds a kernel to `section`, after `after` (its producers); returns its vertex.
+OpVertex add_kernel(GraphSection& section, const std::string& name, const Op& op,
+                    const std::vector<OpVertex>& after);
+// The kernels of a section in launch order (a topological order that keeps insertion order).
+std::vector<OpVertex> launch_order(const GraphSection& section);
+
+}  // namespace ridgeline

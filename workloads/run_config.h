@@ -1,0 +1,49 @@
+// How a model is run: phase, sizes, precision, which kernels the implementation launches
+// (runtime) and how (launch mode). Plain data, checked by check_run_config().
+#pragma once
+
+#include "workloads/model_config.h"
+#include "workloads/op.h"
+
+#include <cstdint>
+#include <string>
+
+namespace ridgeline {
+
+enum class Phase { Prefill, Decode, Train };
+// pytorch-eager: a Hugging Face-style PyTorch model, one kernel per PyTorch op.
+// fused: a serving engine's kernels (fused QKV + RoPE + cache write, fused SiLU*mul, fused
+// residual + norm, paged attention).
+enum class Runtime { PytorchEager, Fused };
+enum class LaunchMode { Graph, Eager };  // replayed from a CUDA graph, or launched from Python
+enum class Optimizer { None, AdamW };
+
+struct RunConfig {
+  Phase phase = Phase::Prefill;
+  int64_t batch = 1;
+  int64_t seq = 0;     // prompt tokens (prefill) or sequence length (train)
+  int64_t kv_len = 0;  // cached tokens before the new one (decode)
+  int64_t blocks = 0;  // 0: the whole model; N: only N decoder blocks
+  bool logits_all = false;  // logits for every position (always in training)
+  Runtime runtime = Runtime::PytorchEager;
+  LaunchMode launch = LaunchMode::Graph;
+  DType weights = DType::Bf16;
+  DType activations = DType::Bf16;
+  DType kv_cache = DType::Bf16;
+  Optimizer optimizer = Optimizer::None;
+  bool recompute = false;        // activation recomputation in training
+  double moe_imbalance = 1.0;    // busiest expert's tokens over the mean (>= 1)
+};
+
+const char* phase_name(Phase p);
+const char* runtime_name(Runtime r);
+const char* launch_name(LaunchMode l);
+
+// Throws InputError naming the flag for impossible combinations (e.g. decode without
+// --kv-len, training with fp8 weights, batch < 1).
+void check_run_config(const RunConfig& run, const ModelConfig& model);
+
+// Tokens the step processes: batch * seq (prefill, train) or batch (decode).
+int64_t step_tokens(const RunConfig& run);
+
+}  // namespace ridgeline

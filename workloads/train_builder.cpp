@@ -1,0 +1,151 @@
+// Training sections; see train_builder.h. The backward of a section is derived from its
+// forward kernels, walked in reverse:
+//   GEMM X[m,k]·W[n,k]^T      -> dgrad dY·W (m x k x n) and wgrad dY^T·X (n x k x m)
+//   attention                -> the flash backward kernel
+//   norm / softmax           -> their backward row kernels
+//   silu, gelu               -> one backward kernel reading the input and dY
+//   mul of two activations   -> two muls; mul by a constant (RoPE's cos, sin), neg -> one
+//   residual add             -> one add where the gradients of the two branches meet
+//   cat, views, cache writes -> nothing
+// With recomputation the block's forward kernels run again before its backward.
+#include "workloads/train_builder.h"
+
+#include "workloads/builder_ops.h"
+
+#include <string>
+
+namespace ridgeline {
+
+namespace {
+
+bool ends_with(const std::string& s, const std::string& tail) {
+  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+}
+
+void emit_gemm_backward(Emitter& e, const std::string& name, const GemmOp& g) {
+  e.emit(name + ".dgrad", gemm_op(g.m, g.k, g.n, g.dtype == DType::Fp8 ? DType::Bf16 : g.dtype, g.batch));
+  e.emit(name + ".wgrad", gemm_op(g.n, g.k, g.m, g.dtype == DType::Fp8 ? DType::Bf16 : g.dtype, g.batch));
+}
+
+RowOpKind backward_of(RowOpKind k) {
+  switch (k) {
+    case RowOpKind::LayerNorm:
+      return RowOpKind::LayerNormBackward;
+    case RowOpKind::Softmax:
+      return RowOpKind::SoftmaxBackward;
+    default:
+      return RowOpKind::RmsNormBackward;
+  }
+}
+
+void emit_elementwise_backward(Emitter& e, const std::string& name, const ElementwiseOp& x) {
+  auto ew = [&](const std::string& suffix, ElementwiseKind k, int64_t n) { e.emit(name + suffix, ew_op(k, n, x.dtype)); };
+  switch (x.kind) {
+    case ElementwiseKind::Silu:
+    case ElementwiseKind::Gelu:
+      return ew(".backward", ElementwiseKind::Mul, x.numel);
+    case ElementwiseKind::SiluMul:
+      return ew(".backward", ElementwiseKind::Mul, 2 * x.numel);
+    case ElementwiseKind::Mul:
+      if (name.find("rope_mul") != std::string::npos) return ew(".backward", ElementwiseKind::Mul, x.numel);
+      ew(".backward_a", ElementwiseKind::Mul, x.numel);
+      return ew(".backward_b", ElementwiseKind::Mul, x.numel);
+    case ElementwiseKind::MulScalar:
+      return ew(".backward", ElementwiseKind::MulScalar, x.numel);
+    case ElementwiseKind::Add:
+      if (name.rfind("residual_add", 0) == 0) ew(".grad_sum", ElementwiseKind::Add, x.numel);
+      return;
+    case ElementwiseKind::Copy:
+      if (ends_with(name, "rope_and_cache_write")) ew(".backward", ElementwiseKind::Copy, x.numel);
+      return;
+    default:
+      return;
+  }
+}
+
+// The backward kernels of `forward`, in reverse launch order, into `e`.
+void emit_backward_of(Emitter& e, const GraphSection& forward) {
+  std::vector<OpVertex> order = launch_order(forward);
+  for (auto it = order.rbegin(); it != order.rend(); ++it) {
+    const GraphNode& n = forward.dag[*it];
+    if (auto* g = std::get_if<GemmOp>(&n.op.shape)) emit_gemm_backward(e, n.name, *g);
+    if (auto* a = std::get_if<AttentionOp>(&n.op.shape)) {
+      AttentionOp b = *a;
+      b.backward = true;
+      e.emit(n.name + ".backward", Op{"", b, false});
+    }
+    if (auto* r = std::get_if<RowOp>(&n.op.shape)) e.emit(n.name + ".backward", row_op(backward_of(r->kind), r->rows, r->cols, r->dtype));
+    if (auto* x = std::get_if<ElementwiseOp>(&n.op.shape)) emit_elementwise_backward(e, n.name, *x);
+  }
+}
+
+void copy_kernels(Emitter& e, const GraphSection& from, const std::string& prefix) {
+  for (OpVertex v : launch_order(from)) e.emit(prefix + from.dag[v].name, from.dag[v].op);
+}
+
+GraphSection loss_section(const ModelConfig& m, const RunConfig& run, bool whole) {
+  GraphSection s{"loss", 1, -1, {}};
+  Emitter e{s, run.activations};
+  int64_t T = step_tokens(run);
+  if (!whole) {  // block stacks: the gradient of a sum of the output
+    e.emit("loss_grad_fill", ew_op(ElementwiseKind::MulScalar, T * m.hidden, run.activations));
+    return s;
+  }
+  int64_t n = T * m.vocab;
+  // Logits upcast to fp32 (2 bytes in, 4 out), log-softmax and its backward in fp32, gradient
+  // back to bf16 (4 in, 2 out): copies of 6 bytes per logit, written as fp32 copies of 3/4 of them.
+  e.emit("logits_to_fp32", ew_op(ElementwiseKind::Copy, n * 3 / 4, DType::Fp32));
+  e.emit("log_softmax", row_op(RowOpKind::Softmax, T, m.vocab, DType::Fp32));
+  e.emit("log_softmax.backward", row_op(RowOpKind::SoftmaxBackward, T, m.vocab, DType::Fp32));
+  e.emit("logits_grad_to_bf16", ew_op(ElementwiseKind::Copy, n * 3 / 4, DType::Fp32));
+  return s;
+}
+
+GraphSection backward_section(const GraphSection& forward, const RunConfig& run, bool recompute) {
+  GraphSection s{forward.name + "_backward", forward.repeat, forward.first_layer, {}};
+  Emitter e{s, run.activations};
+  if (recompute) copy_kernels(e, forward, "recompute.");
+  emit_backward_of(e, forward);
+  return s;
+}
+
+// Weights the optimizer updates: every GEMM's weight and the norms' scales.
+int64_t trained_parameters(const OpGraph& g, const ModelConfig& m, bool whole) {
+  int64_t params = 0;
+  for (const auto& sec : g.sections) {
+    if (sec.name.find("backward") != std::string::npos || sec.name == "loss") continue;
+    for (OpVertex v : launch_order(sec)) {
+      if (auto* gm = std::get_if<GemmOp>(&sec.dag[v].op.shape)) params += sec.repeat * gm->n * gm->k;
+      if (std::holds_alternative<RowOp>(sec.dag[v].op.shape)) params += sec.repeat * m.hidden;
+    }
+  }
+  if (whole) params += m.vocab * m.hidden * (m.tied_embeddings ? 0 : 1);  // the embedding table
+  return params;
+}
+
+}  // namespace
+
+void add_training_sections(OpGraph& g, const ModelConfig& model, const RunConfig& run) {
+  bool whole = run.blocks == 0;
+  std::vector<GraphSection> forward = g.sections;
+  g.sections.push_back(loss_section(model, run, whole));
+  for (auto it = forward.rbegin(); it != forward.rend(); ++it) {
+    if (it->name == "embedding") {
+      GraphSection s{"embedding_backward", 1, -1, {}};
+      Emitter e{s, run.activations};
+      e.emit("embed_grad_zero", ew_op(ElementwiseKind::MulScalar, model.vocab * model.hidden / 2, run.weights));
+      e.emit("embed_grad_index_add", ew_op(ElementwiseKind::Add, step_tokens(run) * model.hidden, run.weights));
+      g.sections.push_back(std::move(s));
+      continue;
+    }
+    g.sections.push_back(backward_section(*it, run, run.recompute && it->name == "decoder_block"));
+  }
+  if (run.optimizer == Optimizer::AdamW) {
+    GraphSection s{"optimizer", 1, -1, {}};
+    Emitter e{s, run.activations};
+    e.emit("adamw", ew_op(ElementwiseKind::AdamW, trained_parameters(g, model, whole), run.weights));
+    g.sections.push_back(std::move(s));
+  }
+}
+
+}  // namespace ridgeline
