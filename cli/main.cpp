@@ -14,6 +14,7 @@ int main(int argc, char** argv) {
   commands["op"] = ridgeline::add_op_command(app);
   commands["gpus"] = ridgeline::add_gpus_command(app);
   commands["predict"] = ridgeline::add_predict_command(app);
+  commands["sweep"] = ridgeline::add_sweep_command(app);
   commands["validate"] = ridgeline::add_validate_command(app);
   try {
     app.parse(argc, argv);

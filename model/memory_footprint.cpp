@@ -50,6 +50,7 @@ double forward_outputs(const GraphSection& s) {
 double largest_kernel_activations(const OpGraph& g) {
   double most = 0;
   for (const auto& s : g.sections) {
+    if (s.name == "optimizer") continue;  // updates weights and state in place
     for (OpVertex v : launch_order(s)) {
       const Op& op = s.dag[v].op;
       OpWork w = op_work(op);

@@ -60,6 +60,7 @@ import threading
 import time
 import traceback
 import json
+import warnings
 
 T0 = time.monotonic()   # the budget counts from process start
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -566,6 +567,7 @@ def profile_kernels(fn):
     torch.profiler, CUDA activity only; one un-recorded warm-up call first
     (schedule warmup=1, active=1) so that the recorded call is complete."""
     from torch.profiler import ProfilerActivity, profile, schedule
+    warnings.filterwarnings("ignore", message=".*[Pp]rofiler clears events.*")
     got = {}
 
     def ready(prof):
