@@ -48,6 +48,21 @@ expect "broken GPU file" 1 "broken.json: invalid JSON" -- "$bin" gpus show "$tmp
 expect "gpu list" 0 "h100-sxm" -- "$bin" gpus
 expect "gpu show with what-if" 0 "what-if: --set memory.hbm.bandwidth_GBps=4800" -- "$bin" gpus show h100-sxm --set memory.hbm.bandwidth_GBps=4800
 expect "validate missing data" 1 "cannot open file" -- "$bin" validate --data "$tmp/none.json"
+expect "predict runs" 0 "tokens/s" -- "$bin" predict --model llama-3-8b --phase decode --batch 8 --kv-len 512
+expect "predict json" 0 '"total_us"' -- "$bin" predict --model llama-3-8b --phase prefill --seq 512 --format json
+expect "predict trace" 0 "tokens/s" -- "$bin" predict --model examples/models/tiny-llama.json --phase train --seq 64 --trace "$tmp/trace.json"
+expect "trace is JSON with events" 0 '"traceEvents"' -- head -c 200 "$tmp/trace.json"
+expect "does not fit says how much" 1 "needs 230.3 GB (weights 141.1 GB, KV cache 85.9 GB" -- "$bin" predict --gpu h200-sxm --model llama-3-70b --phase decode --batch 64 --kv-len 4096 --runtime fused
+expect "does not fit says what fits" 1 "the largest batch that fits is 6" -- "$bin" predict --gpu h200-sxm --model llama-3-70b --phase decode --batch 64 --kv-len 4096 --runtime fused
+expect "ignore memory" 0 "DOES NOT FIT" -- "$bin" predict --gpu h200-sxm --model llama-3-70b --phase decode --batch 64 --kv-len 4096 --ignore-memory
+expect "unknown model" 1 "llama-4" -- "$bin" predict --model llama-4 --phase decode --batch 1 --kv-len 8
+expect "decode without kv-len" 1 "--kv-len: decode needs" -- "$bin" predict --model llama-3-8b --phase decode --batch 1
+expect "negative batch" 1 "--batch: must be at least 1, got -4" -- "$bin" predict --model llama-3-8b --phase prefill --batch -4 --seq 8
+expect "bad model file" 1 "config.json: invalid JSON" -- bash -c "echo '{' > '$tmp/config.json'; '$bin' predict --model '$tmp/config.json' --phase prefill --seq 8"
+expect "sweep" 0 "tokens/s" -- "$bin" sweep --model llama-3-8b --phase decode --kv-len 512 --batches 1,4
+for f in examples/*.sh; do
+  expect "example $f" 0 "" -- env RIDGELINE="$bin" bash "$f"
+done
 for f in examples/ops/*.jsonl; do
   expect "example $f" 0 '"time_us"' -- "$bin" op --gpu h100-sxm --input "$f"
 done

@@ -1,7 +1,10 @@
-# Runs BIN with ARGS ('|'-separated) and --input INPUT (relative to SOURCE_DIR, so error messages
-# name the same path everywhere); fails unless stdout equals EXPECTED.
+# Runs BIN with ARGS ('|'-separated) and, if given, --input INPUT (relative to SOURCE_DIR, so
+# error messages name the same path everywhere); fails unless stdout equals EXPECTED.
 string(REPLACE "|" ";" arg_list "${ARGS}")
-execute_process(COMMAND ${BIN} ${arg_list} --input ${INPUT} WORKING_DIRECTORY ${SOURCE_DIR}
+if(DEFINED INPUT)
+  list(APPEND arg_list --input ${INPUT})
+endif()
+execute_process(COMMAND ${BIN} ${arg_list} WORKING_DIRECTORY ${SOURCE_DIR}
                 OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc)
 file(READ ${EXPECTED} expected)
 if(NOT out STREQUAL expected)
