@@ -2,7 +2,8 @@
 //
 // pytorch-eager (a Hugging Face-style model in eager PyTorch), per block:
 //   input_norm, q/k/v_proj, RoPE on q and k as mul, neg, cat, mul, add (rotate_half),
-//   [decode: k/v cache writes as copies], attention (SDPA, flash), o_proj, residual add,
+//   [decode: k/v cache writes as copies], attention (SDPA, flash), the copy that makes its
+//   output contiguous again, o_proj, residual add,
 //   post_norm, gate_proj, up_proj, silu, mul, down_proj, residual add.
 // fused (a serving engine): fused add+norm, one qkv_proj, one RoPE kernel that also writes the
 //   KV cache, attention, o_proj, fused add+norm, one gate_up_proj, silu_mul, down_proj.
@@ -75,7 +76,9 @@ OpVertex emit_attention_eager(Emitter& e, const ModelConfig& m, const RunConfig&
     kr = e.emit("k_cache_write", ew_op(ElementwiseKind::Copy, T * m.kv_heads * d, run.kv_cache), {kr});
     v = e.emit("v_cache_write", ew_op(ElementwiseKind::Copy, T * m.kv_heads * d, run.kv_cache), {v});
   }
-  return e.emit("attention", Op{"", attention_shape(m, s, e.act), false}, {qr, kr, v});
+  OpVertex attn = e.emit("attention", Op{"", attention_shape(m, s, e.act), false}, {qr, kr, v});
+  // [b, h, s, d] back to [b, s, h*d]: transpose(1, 2).contiguous() is a copy.
+  return e.emit("attn_output_contiguous", ew_op(ElementwiseKind::Copy, T * m.heads * d, e.act), {attn});
 }
 
 OpVertex emit_attention_fused(Emitter& e, const ModelConfig& m, const RunConfig& run, const BlockShape& s,
