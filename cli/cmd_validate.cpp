@@ -13,11 +13,41 @@
 
 namespace ridgeline {
 
+namespace {
+
+// Loads op data sets, or workload data sets with --workloads, and scores them.
+Scorecard score_files(const std::vector<std::string>& files, bool workloads, const GpuSpec& gpu,
+                      const std::string& split, std::vector<std::string>& skipped) {
+  if (workloads) {
+    WorkloadDataset all = load_workload_dataset(files.front());
+    for (size_t i = 1; i < files.size(); ++i) {
+      WorkloadDataset more = load_workload_dataset(files[i]);
+      all.file += " + " + more.file;
+      all.records.insert(all.records.end(), more.records.begin(), more.records.end());
+      all.skipped.insert(all.skipped.end(), more.skipped.begin(), more.skipped.end());
+    }
+    skipped = all.skipped;
+    return score_workloads(all, gpu, split);
+  }
+  Dataset data = load_dataset(files.front());
+  for (size_t i = 1; i < files.size(); ++i) {
+    Dataset more = load_dataset(files[i]);
+    data.file += " + " + more.file;
+    data.records.insert(data.records.end(), more.records.begin(), more.records.end());
+    data.skipped.insert(data.skipped.end(), more.skipped.begin(), more.skipped.end());
+  }
+  skipped = data.skipped;
+  return score(data, gpu, split);
+}
+
+}  // namespace
+
 Command add_validate_command(CLI::App& app) {
   struct Options {
     std::string gpu = "h100-sxm";
     std::vector<std::string> sets;
     std::vector<std::string> data;
+    bool workloads = false;
     std::string split = "holdout";
     std::string format = "table";
     int worst = 10;
@@ -28,6 +58,7 @@ Command add_validate_command(CLI::App& app) {
   cmd->add_option("--set", o->sets, "What-if override PATH=VALUE (repeatable)");
   cmd->add_option("--data", o->data, "Measured data set(s) (validate/data/*.json); repeatable")
       ->required();
+  cmd->add_flag("--workloads", o->workloads, "The data sets are whole-model runs (measure_models.py)");
   cmd->add_option("--split", o->split, "holdout (default), fit or all")
       ->check(CLI::IsMember({"holdout", "fit", "all"}));
   cmd->add_option("--format", o->format, "table, json or markdown")
@@ -35,24 +66,17 @@ Command add_validate_command(CLI::App& app) {
   cmd->add_option("--worst", o->worst, "Worst cases to list (table)");
   return [o]() {
     GpuSpec gpu = load_gpu(o->gpu, o->sets);
-    Dataset data = load_dataset(o->data.front());
-    for (size_t i = 1; i < o->data.size(); ++i) {
-      Dataset more = load_dataset(o->data[i]);
-      data.file += " + " + more.file;
-      data.records.insert(data.records.end(), more.records.begin(), more.records.end());
-      data.skipped.insert(data.skipped.end(), more.skipped.begin(), more.skipped.end());
-    }
-    Scorecard sc = score(data, gpu, o->split);
+    std::vector<std::string> skipped;
+    Scorecard sc = score_files(o->data, o->workloads, gpu, o->split, skipped);
     if (o->format == "markdown") {
       print_scorecard_markdown(std::cout, sc);
     } else if (o->format == "json") {
       nlohmann::json j = scorecard_json(sc);
-      j["skipped"] = data.skipped;
+      j["skipped"] = skipped;
       std::cout << j.dump(2) << "\n";
     } else {
       print_scorecard(std::cout, sc, o->worst);
-      if (!data.skipped.empty())
-        std::cout << "\n" << data.skipped.size() << " records left out (see --format json)\n";
+      if (!skipped.empty()) std::cout << "\n" << skipped.size() << " records left out (see --format json)\n";
     }
     return 0;
   };

@@ -2,6 +2,8 @@
 #include "validate/scorecard.h"
 
 #include "model/op_cost.h"
+#include "model/prediction.h"
+#include "workloads/graph_builder.h"
 
 #include <algorithm>
 #include <cmath>
@@ -52,6 +54,49 @@ FamilyScore family_score(const std::string& name, const std::vector<const CaseRe
 
 }  // namespace
 
+namespace {
+
+void add_families(Scorecard& sc, bool memory_bound_total) {
+  std::map<std::string, std::vector<const CaseResult*>> by_family;
+  std::vector<const CaseResult*> memory_bound, all;
+  for (const auto& c : sc.cases) {
+    by_family[c.family].push_back(&c);
+    all.push_back(&c);
+    if (memory_bound_total && memory_bound_family(c.family)) memory_bound.push_back(&c);
+  }
+  for (const auto& [name, cases] : by_family) sc.families.push_back(family_score(name, cases));
+  if (!memory_bound.empty()) sc.families.push_back(family_score("memory-bound", memory_bound));
+  if (!all.empty()) sc.families.push_back(family_score("all", all));
+}
+
+double summed_rooflines_us(const OpGraph& g, const GpuSpec& gpu) {
+  double us = 0;
+  for (const auto& s : g.sections) {
+    for (OpVertex v : launch_order(s)) us += s.repeat * plain_roofline_us(s.dag[v].op, gpu);
+  }
+  return us;
+}
+
+}  // namespace
+
+Scorecard score_workloads(const WorkloadDataset& data, const GpuSpec& gpu, const std::string& split) {
+  Scorecard sc;
+  sc.gpu = gpu.name;
+  sc.dataset = data.file;
+  sc.split = split;
+  for (const auto& m : data.records) {
+    if (split != "all" && m.split != split) continue;
+    OpGraph g = build_graph(m.model, m.run);
+    Prediction p = predict_workload(g, m.model, m.run, gpu);
+    int top = 0;
+    for (int i = 1; i < kTimeClasses; ++i) top = p.time_by_class_us[i] > p.time_by_class_us[top] ? i : top;
+    sc.cases.push_back({m.id, m.category, m.split, m.measured_us, p.total_us, summed_rooflines_us(g, gpu),
+                        time_class_name(top)});
+  }
+  add_families(sc, false);
+  return sc;
+}
+
 Scorecard score(const Dataset& data, const GpuSpec& gpu, const std::string& split) {
   Scorecard sc;
   sc.gpu = gpu.name;
@@ -63,16 +108,7 @@ Scorecard score(const Dataset& data, const GpuSpec& gpu, const std::string& spli
     sc.cases.push_back({m.op.id, op_family(m.op), m.split, m.measured_us, c.time_us, c.roofline_us,
                         bottleneck_name(c.bottleneck)});
   }
-  std::map<std::string, std::vector<const CaseResult*>> by_family;
-  std::vector<const CaseResult*> memory_bound, all;
-  for (const auto& c : sc.cases) {
-    by_family[c.family].push_back(&c);
-    all.push_back(&c);
-    if (memory_bound_family(c.family)) memory_bound.push_back(&c);
-  }
-  for (const auto& [name, cases] : by_family) sc.families.push_back(family_score(name, cases));
-  if (!memory_bound.empty()) sc.families.push_back(family_score("memory-bound", memory_bound));
-  if (!all.empty()) sc.families.push_back(family_score("all", all));
+  add_families(sc, true);
   return sc;
 }
 

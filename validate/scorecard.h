@@ -6,6 +6,7 @@
 
 #include "hardware/gpu_spec.h"
 #include "validate/dataset.h"
+#include "validate/workload_dataset.h"
 
 #include <string>
 #include <vector>
@@ -39,6 +40,9 @@ struct Scorecard {
 
 // `split`: "holdout", "fit" or "all".
 Scorecard score(const Dataset& data, const GpuSpec& gpu, const std::string& split);
+// Whole workloads, by category (phase and launch mode); the reference line is the sum of the
+// plain rooflines of the step's kernels.
+Scorecard score_workloads(const WorkloadDataset& data, const GpuSpec& gpu, const std::string& split);
 ErrorStats error_stats(const std::vector<double>& signed_errors);
 
 }  // namespace ridgeline

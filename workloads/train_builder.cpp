@@ -83,14 +83,10 @@ void copy_kernels(Emitter& e, const GraphSection& from, const std::string& prefi
   for (OpVertex v : launch_order(from)) e.emit(prefix + from.dag[v].name, from.dag[v].op);
 }
 
-GraphSection loss_section(const ModelConfig& m, const RunConfig& run, bool whole) {
+GraphSection loss_section(const ModelConfig& m, const RunConfig& run) {
   GraphSection s{"loss", 1, -1, {}};
   Emitter e{s, run.activations};
   int64_t T = step_tokens(run);
-  if (!whole) {  // block stacks: the gradient of a sum of the output
-    e.emit("loss_grad_fill", ew_op(ElementwiseKind::MulScalar, T * m.hidden, run.activations));
-    return s;
-  }
   int64_t n = T * m.vocab;
   // Logits upcast to fp32 (2 bytes in, 4 out), log-softmax and its backward in fp32, gradient
   // back to bf16 (4 in, 2 out): copies of 6 bytes per logit, written as fp32 copies of 3/4 of them.
@@ -128,7 +124,7 @@ int64_t trained_parameters(const OpGraph& g, const ModelConfig& m, bool whole) {
 void add_training_sections(OpGraph& g, const ModelConfig& model, const RunConfig& run) {
   bool whole = run.blocks == 0;
   std::vector<GraphSection> forward = g.sections;
-  g.sections.push_back(loss_section(model, run, whole));
+  if (whole) g.sections.push_back(loss_section(model, run));  // block stacks get dY from outside
   for (auto it = forward.rbegin(); it != forward.rend(); ++it) {
     if (it->name == "embedding") {
       GraphSection s{"embedding_backward", 1, -1, {}};

@@ -649,7 +649,8 @@ def profile_case(case, model, inputs, cfg, rec, traces):
         summary = summarize_kernels(kernels)
         summary["profile_source"] = source
         rec.update(summary)
-        if case["id"] in TRACE_CASES:
+        if case["id"] in TRACE_CASES or (cfg.trace_re is not None
+                                          and cfg.trace_re.search(case["id"])):
             traces[case["id"]] = {
                 "source": source, "kernel_count": len(kernels),
                 "kernel_total_us": summary["kernel_total_us"],
@@ -837,6 +838,7 @@ class Config:
         self.max_steps = args.max_steps
         self.max_timed_s = 3.0
         self.profile = not args.no_profile
+        self.trace_re = re.compile(args.trace) if args.trace else None
         self.mem_fraction = 0.97
         self.total_mem = 80 * GIB
 
@@ -863,6 +865,9 @@ def parse_args(argv=None):
     ap.add_argument("--min-steps", type=int, default=5)
     ap.add_argument("--max-steps", type=int, default=400)
     ap.add_argument("--no-profile", action="store_true", help="skip the profile pass")
+    ap.add_argument("--trace", default=None, metavar="REGEX",
+                    help="also keep the full kernel trace of the cases whose id matches "
+                         "(besides the two always kept)")
     ap.add_argument("--allow-fallbacks", action="store_true",
                     help="measure even if llama_model would take an old-torch fallback")
     ap.add_argument("--dry-run", action="store_true",
@@ -914,7 +919,8 @@ def collect_meta(args, cfg, cases):
     meta["models"] = {name: dict(spec, parameters=lm.parameter_count(
         cfg8b, spec["num_layers"], spec["blocks_only"]), rope_table_rows=ROPE_LEN)
         for name, spec in MODEL_SPECS.items()}
-    meta["config"] = dict(vars(cfg))
+    meta["config"] = {k: (v.pattern if isinstance(v, re.Pattern) else v)
+                      for k, v in vars(cfg).items()}
     meta["trace_cases"] = list(TRACE_CASES)
     meta["cases_selected"] = len(cases)
     meta["case_counts"] = case_counts(cases)
