@@ -145,9 +145,20 @@ OpCost attention_cost(const AttentionOp& a, const GpuSpec& gpu) {
   c.detail.active_sms = std::min(sm_count(gpu), std::ceil(items / cta_per_sm));
   c.detail.l2_hit_fraction = hit;
   // Split-KV partials are merged by a second kernel; the backward pass runs a preprocessing
-  // kernel (rowsum of dO * O) and a dQ conversion around its main kernel.
-  c.detail.kernels = a.backward ? 3 : (l.split > 1 ? 2 : 1);
+  // kernel (rowsum of dO * O) and a dQ conversion (fp32 to 16-bit) around its main kernel, and
+  // with GQA one reduction each for dK and dV over the query heads that share a KV head.
+  bool gqa = a.heads != a.kv_heads;
+  c.detail.kernels = a.backward ? (gqa ? 5 : 3) : (l.split > 1 ? 2 : 1);
   finish(gpu, c);
+  if (a.backward) {  // those small kernels stream their bytes after the main one
+    double q = (double)a.batch * a.heads * a.q_len * d;
+    double dq = q * (4 + 4 + 2);  // fp32 accumulate written, read back, 16-bit written
+    double dkv = gqa ? 2 * (double)a.batch * a.heads * a.kv_len * d * (4 + 2) : 0;
+    double extra_us = (dq + dkv) / achievable_hbm_bytes_per_s(gpu, sm_count(gpu)) * 1e6;
+    c.bytes.hbm += dq + dkv;
+    c.overhead_us += extra_us;
+    c.time_us += extra_us;
+  }
   return c;
 }
 

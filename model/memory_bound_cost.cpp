@@ -2,7 +2,9 @@
 // softmax). Their time is the bytes they move over the bandwidth they can reach, and that
 // bandwidth depends on how many SMs have work: an elementwise kernel launches one CTA per
 // vector.cta_bytes of output; a row op one CTA per row (or per cta_bytes, when rows are short),
-// so a norm over 8 rows keeps only 8 SMs busy. A full reduction first clears its output with a
+// so a norm over 8 rows keeps only 8 SMs busy. Elementwise kernels on strided or broadcast
+// operands pay strided_latency_us for the generic indexing path; ATen's own row kernels
+// (RowImpl::PyTorch) are costed by pytorch_row_cost. A full reduction first clears its output with a
 // memset (a graph node of its own) and, over more than one CTA, combines its partials in a
 // last-block pass. With warm_l2 the inputs were left in L2 by the
 // previous kernel: the part of the working set L2 holds (soft knee near capacity) skips HBM,
@@ -34,12 +36,38 @@ OpCost stream_cost(const Op& op, double ctas, const GpuSpec& gpu) {
   return c;
 }
 
+// ATen's row kernels: one block per row walks it serially (pytorch_row_ns_per_col per element,
+// rows spread over 2 blocks per SM) while the whole input streams at a reduced share of the
+// bandwidth; the slower of the two.
+OpCost pytorch_row_cost(const RowOp& r, bool warm_l2, const GpuSpec& gpu) {
+  const auto& v = gpu.model.vector;
+  OpCost c = stream_cost(Op{"", r, warm_l2}, (double)r.rows, gpu);
+  double row_waves = ceil_div((double)r.rows, 2 * sm_count(gpu));
+  double serial_us = row_waves * (double)r.cols * v.pytorch_row_ns_per_col.value / 1000;
+  c.hbm_us /= v.pytorch_row_bandwidth_fraction.value;
+  c.compute_us = std::max(c.compute_us, serial_us);
+  double top = std::max({c.compute_us, c.hbm_us, c.l2_us});
+  c.time_us = c.overhead_us + top;
+  c.bottleneck = top < c.overhead_us ? Bottleneck::Latency
+                                     : (top == c.hbm_us ? Bottleneck::Hbm : Bottleneck::Compute);
+  return c;
+}
+
 }  // namespace
 
 OpCost elementwise_cost(const ElementwiseOp& e, bool warm_l2, const GpuSpec& gpu) {
   double out_bytes = (double)e.numel * dtype_bytes(e.dtype);
-  return stream_cost(Op{"", e, warm_l2}, ceil_div(out_bytes, gpu.model.vector.cta_bytes.value),
-                     gpu);
+  OpCost c = stream_cost(Op{"", e, warm_l2}, ceil_div(out_bytes, gpu.model.vector.cta_bytes.value), gpu);
+  if (e.kind == ElementwiseKind::AdamW) {  // many tensors per launch, four streams each
+    double slower = c.hbm_us / gpu.model.vector.adamw_bandwidth_fraction.value - c.hbm_us;
+    c.hbm_us += slower;
+    c.time_us += slower;
+  }
+  if (e.strided) {  // index arithmetic per element, no vector loads
+    c.overhead_us += gpu.model.vector.strided_latency_us.value;
+    c.time_us += gpu.model.vector.strided_latency_us.value;
+  }
+  return c;
 }
 
 OpCost reduce_cost(const ReduceOp& r, bool warm_l2, const GpuSpec& gpu) {
@@ -57,6 +85,7 @@ OpCost reduce_cost(const ReduceOp& r, bool warm_l2, const GpuSpec& gpu) {
 
 OpCost row_op_cost(const RowOp& r, bool warm_l2, const GpuSpec& gpu) {
   double bytes = (double)r.rows * (double)r.cols * dtype_bytes(r.dtype);
+  if (r.impl == RowImpl::PyTorch) return pytorch_row_cost(r, warm_l2, gpu);
   double ctas = std::min((double)r.rows, ceil_div(bytes, gpu.model.vector.cta_bytes.value));
   OpCost c = stream_cost(Op{"", r, warm_l2}, ctas, gpu);
   c.overhead_us += gpu.model.vector.row_reduce_us.value;  // the row is reduced before it is written

@@ -4,5 +4,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=${1:-build/cli/ridgeline}
+echo "Single kernels (held-out):"
 "$bin" validate --gpu h100-sxm --split holdout --format markdown \
   --data validate/data/h100-sxm-ops-2026-11-29.json --data validate/data/h100-sxm-norms-2026-11-29.json
+echo
+echo "Whole steps, Llama-3-8B-shaped PyTorch models (held-out):"
+"$bin" validate --gpu h100-sxm --split holdout --format markdown --workloads \
+  --data validate/data/h100-sxm-models-2026-11-29.json

@@ -69,7 +69,7 @@ TEST_CASE("workload: a pytorch-eager prefill block launches Hugging Face's kerne
   std::vector<std::string> expected = {
       "input_norm", "q_proj", "k_proj", "v_proj", "q_rope_mul_cos", "q_rope_neg", "q_rope_cat",
       "q_rope_mul_sin", "q_rope_add", "k_rope_mul_cos", "k_rope_neg", "k_rope_cat", "k_rope_mul_sin",
-      "k_rope_add", "attention", "attn_output_contiguous", "o_proj", "residual_add_1", "post_norm", "gate_proj", "up_proj", "silu",
+      "k_rope_add", "attention", "o_proj", "residual_add_1", "post_norm", "gate_proj", "up_proj", "silu",
       "mul", "down_proj", "residual_add_2"};
   CHECK(kernel_names(g, "decoder_block") == expected);
   CHECK(kernel_names(g, "head") == std::vector<std::string>{"final_norm", "lm_head"});

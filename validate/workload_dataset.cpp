@@ -7,6 +7,8 @@
 #include "common/errors.h"
 #include "common/json_reader.h"
 
+#include <algorithm>
+
 namespace ridgeline {
 
 namespace {
@@ -63,6 +65,10 @@ WorkloadDataset parse_workload_dataset(const nlohmann::json& doc, const std::str
     if (m.split != "fit" && m.split != "holdout") throw InputError(where + "/split: expected \"fit\" or \"holdout\"");
     m.model = model_of(r.value("model", ""), where);
     m.run = run_of(r, where);
+    // The measured model's RoPE table and cache cover the positions it ran (decode at kv 8192
+    // attends over 8193, one past Llama-3-8B's max_position_embeddings).
+    int64_t positions = m.run.phase == Phase::Decode ? m.run.kv_len + 1 : m.run.seq;
+    m.model.max_positions = std::max(m.model.max_positions, positions);
     m.measured_us = r["median_ms"].get<double>() * 1000;
     if (!(m.measured_us > 0)) throw InputError(where + "/median_ms: expected a positive number");
     m.category = std::string(phase_name(m.run.phase)) + "-" + launch_name(m.run.launch);

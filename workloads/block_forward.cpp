@@ -2,8 +2,8 @@
 //
 // pytorch-eager (a Hugging Face-style model in eager PyTorch), per block:
 //   input_norm, q/k/v_proj, RoPE on q and k as mul, neg, cat, mul, add (rotate_half),
-//   [decode: k/v cache writes as copies], attention (SDPA, flash), the copy that makes its
-//   output contiguous again, o_proj, residual add,
+//   [decode: k/v cache writes as copies], attention (SDPA: cuDNN's flash kernels), o_proj,
+//   residual add,
 //   post_norm, gate_proj, up_proj, silu, mul, down_proj, residual add.
 // fused (a serving engine): fused add+norm, one qkv_proj, one RoPE kernel that also writes the
 //   KV cache, attention, o_proj, fused add+norm, one gate_up_proj, silu_mul, down_proj.
@@ -25,6 +25,17 @@ Op row_op(RowOpKind kind, int64_t rows, int64_t cols, DType d) {
   return Op{"", RowOp{kind, rows, cols, d}, false};
 }
 
+Op strided(Op op) {
+  std::get<ElementwiseOp>(op.shape).strided = true;
+  return op;
+}
+
+Op norm_op(const ModelConfig& m, const RunConfig& run, int64_t rows, int64_t cols, DType d) {
+  Op op = row_op(norm_kind(m), rows, cols, d);
+  if (run.runtime == Runtime::PytorchEager) std::get<RowOp>(op.shape).impl = RowImpl::PyTorch;
+  return op;
+}
+
 RowOpKind norm_kind(const ModelConfig& m) { return m.norm == NormKind::LayerNorm ? RowOpKind::LayerNorm : RowOpKind::RmsNorm; }
 
 OpVertex Emitter::emit(const std::string& name, const Op& op, std::vector<OpVertex> after) {
@@ -37,11 +48,12 @@ OpVertex Emitter::emit(const std::string& name, const Op& op, std::vector<OpVert
 namespace {
 
 // RoPE as Hugging Face writes it: x*cos + rotate_half(x)*sin, rotate_half = cat(-x2, x1).
+// q and k are transposed views and cos/sin broadcast, so all but the final add are strided.
 OpVertex emit_rope(Emitter& e, const std::string& t, int64_t numel, OpVertex x) {
-  OpVertex c = e.emit(t + "_rope_mul_cos", ew_op(ElementwiseKind::Mul, numel, e.act), {x});
-  OpVertex n = e.emit(t + "_rope_neg", ew_op(ElementwiseKind::MulScalar, numel / 2, e.act), {x});
-  OpVertex cat = e.emit(t + "_rope_cat", ew_op(ElementwiseKind::Copy, numel, e.act), {n});
-  OpVertex s = e.emit(t + "_rope_mul_sin", ew_op(ElementwiseKind::Mul, numel, e.act), {cat});
+  OpVertex c = e.emit(t + "_rope_mul_cos", strided(ew_op(ElementwiseKind::Mul, numel, e.act)), {x});
+  OpVertex n = e.emit(t + "_rope_neg", strided(ew_op(ElementwiseKind::MulScalar, numel / 2, e.act)), {x});
+  OpVertex cat = e.emit(t + "_rope_cat", strided(ew_op(ElementwiseKind::Copy, numel, e.act)), {n});
+  OpVertex s = e.emit(t + "_rope_mul_sin", strided(ew_op(ElementwiseKind::Mul, numel, e.act)), {cat});
   return e.emit(t + "_rope_add", ew_op(ElementwiseKind::Add, numel, e.act), {c, s});
 }
 
@@ -73,12 +85,13 @@ OpVertex emit_attention_eager(Emitter& e, const ModelConfig& m, const RunConfig&
   OpVertex qr = emit_rope(e, "q", T * m.heads * d, q);
   OpVertex kr = emit_rope(e, "k", T * m.kv_heads * d, k);
   if (s.cache_write) {
-    kr = e.emit("k_cache_write", ew_op(ElementwiseKind::Copy, T * m.kv_heads * d, run.kv_cache), {kr});
-    v = e.emit("v_cache_write", ew_op(ElementwiseKind::Copy, T * m.kv_heads * d, run.kv_cache), {v});
+    Op write = strided(ew_op(ElementwiseKind::Copy, T * m.kv_heads * d, run.kv_cache));  // into a cache slice
+    kr = e.emit("k_cache_write", write, {kr});
+    v = e.emit("v_cache_write", write, {v});
   }
-  OpVertex attn = e.emit("attention", Op{"", attention_shape(m, s, e.act), false}, {qr, kr, v});
-  // [b, h, s, d] back to [b, s, h*d]: transpose(1, 2).contiguous() is a copy.
-  return e.emit("attn_output_contiguous", ew_op(ElementwiseKind::Copy, T * m.heads * d, e.act), {attn});
+  // cuDNN's attention writes its output as [b, s, h, d] already, so HF's
+  // transpose(1, 2).contiguous() launches no copy (seen in the H100 profiles, 2026-11-29).
+  return e.emit("attention", Op{"", attention_shape(m, s, e.act), false}, {qr, kr, v});
 }
 
 OpVertex emit_attention_fused(Emitter& e, const ModelConfig& m, const RunConfig& run, const BlockShape& s,
@@ -146,7 +159,7 @@ void emit_block_forward(Emitter& e, const ModelConfig& m, const RunConfig& run, 
   int64_t T = s.tokens, H = m.hidden;
   bool fused = run.runtime == Runtime::Fused;
   // Fused runtimes add the residual inside the next norm: a norm that reads and writes twice.
-  Op norm = fused ? row_op(norm_kind(m), T, 2 * H, e.act) : row_op(norm_kind(m), T, H, e.act);
+  Op norm = norm_op(m, run, T, fused ? 2 * H : H, e.act);
   OpVertex n1 = e.emit(fused ? "fused_add_input_norm" : "input_norm", norm);
   OpVertex attn = fused ? emit_attention_fused(e, m, run, s, n1) : emit_attention_eager(e, m, run, s, n1);
   bool gpt2 = m.position == PositionKind::Learned;

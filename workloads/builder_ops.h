@@ -33,5 +33,9 @@ void emit_block_forward(Emitter& e, const ModelConfig& m, const RunConfig& run, 
 
 // Norm kind of the model as a row op.
 RowOpKind norm_kind(const ModelConfig& m);
+// The model's norm as the runtime runs it (ATen's kernel in pytorch-eager, single pass in fused).
+Op norm_op(const ModelConfig& m, const RunConfig& run, int64_t rows, int64_t cols, DType d);
+// The same elementwise op on strided or broadcast operands.
+Op strided(Op op);
 
 }  // namespace ridgeline

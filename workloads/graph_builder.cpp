@@ -44,7 +44,7 @@ GraphSection head_section(const ModelConfig& m, const RunConfig& run) {
   GraphSection s{"head", 1, -1, {}};
   Emitter e{s, run.activations};
   int64_t T = step_tokens(run);
-  Op norm = row_op(norm_kind(m), T, run.runtime == Runtime::Fused ? 2 * m.hidden : m.hidden, run.activations);
+  Op norm = norm_op(m, run, T, run.runtime == Runtime::Fused ? 2 * m.hidden : m.hidden, run.activations);
   e.emit(run.runtime == Runtime::Fused ? "fused_add_final_norm" : "final_norm", norm);
   bool all = run.logits_all || run.phase == Phase::Train;
   int64_t rows = all ? T : run.batch;

@@ -35,6 +35,9 @@ struct ElementwiseOp {
   ElementwiseKind kind = ElementwiseKind::Copy;
   int64_t numel = 0;
   DType dtype = DType::Bf16;
+  // Operands are strided views or broadcasts (e.g. RoPE on a transposed q), so the kernel
+  // takes the generic indexing path instead of the vectorized one.
+  bool strided = false;
 };
 
 enum class ReduceKind { Sum, Max, Mean };
@@ -46,10 +49,16 @@ struct ReduceOp {  // a full reduction of numel elements to one
 
 // The backward kinds read the input and the output gradient, write the input gradient.
 enum class RowOpKind { RmsNorm, LayerNorm, Softmax, RmsNormBackward, LayerNormBackward, SoftmaxBackward };
+// Single pass: the row is read once into registers (Triton, serving engines). PyTorch: ATen's
+// row kernels (F.rms_norm runs vectorized_layer_norm_kernel), which walk a row serially with one
+// block and reach a lower share of bandwidth.
+enum class RowImpl { SinglePass, PyTorch };
+
 struct RowOp {  // an op applied independently to each of `rows` rows of `cols` elements
   RowOpKind kind = RowOpKind::RmsNorm;
   int64_t rows = 0, cols = 0;
   DType dtype = DType::Bf16;
+  RowImpl impl = RowImpl::SinglePass;
 };
 
 using OpShape = std::variant<GemmOp, AttentionOp, ElementwiseOp, ReduceOp, RowOp>;

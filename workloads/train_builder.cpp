@@ -6,7 +6,8 @@
 //   silu, gelu               -> one backward kernel reading the input and dY
 //   mul of two activations   -> two muls; mul by a constant (RoPE's cos, sin), neg -> one
 //   residual add             -> one add where the gradients of the two branches meet
-//   cat, views, cache writes -> nothing
+//   cat                      -> its halves copied into a zeroed gradient, then accumulated
+//   views, cache writes      -> nothing (q/k/v gradients are copied contiguous before their GEMMs)
 // With recomputation the block's forward kernels run again before its backward.
 #include "workloads/train_builder.h"
 
@@ -23,6 +24,10 @@ bool ends_with(const std::string& s, const std::string& tail) {
 }
 
 void emit_gemm_backward(Emitter& e, const std::string& name, const GemmOp& g) {
+  // q/k/v's gradients arrive as transposed views and are made contiguous before their GEMMs.
+  if (name == "q_proj" || name == "k_proj" || name == "v_proj") {
+    e.emit(name + ".grad_contiguous", ew_op(ElementwiseKind::Copy, g.m * g.n, g.dtype));
+  }
   e.emit(name + ".dgrad", gemm_op(g.m, g.k, g.n, g.dtype == DType::Fp8 ? DType::Bf16 : g.dtype, g.batch));
   e.emit(name + ".wgrad", gemm_op(g.n, g.k, g.m, g.dtype == DType::Fp8 ? DType::Bf16 : g.dtype, g.batch));
 }
@@ -51,7 +56,14 @@ void emit_elementwise_backward(Emitter& e, const std::string& name, const Elemen
       ew(".backward_a", ElementwiseKind::Mul, x.numel);
       return ew(".backward_b", ElementwiseKind::Mul, x.numel);
     case ElementwiseKind::MulScalar:
-      return ew(".backward", ElementwiseKind::MulScalar, x.numel);
+      ew(".backward", ElementwiseKind::MulScalar, x.numel);
+      if (name.find("rope_neg") != std::string::npos) {  // cat's backward: the halves into a zeroed grad
+        ew(".grad_fill", ElementwiseKind::MulScalar, x.numel);
+        ew(".grad_copy_1", ElementwiseKind::Copy, x.numel);
+        ew(".grad_copy_2", ElementwiseKind::Copy, x.numel);
+        ew(".grad_accumulate", ElementwiseKind::Add, 2 * x.numel);
+      }
+      return;
     case ElementwiseKind::Add:
       if (name.rfind("residual_add", 0) == 0) ew(".grad_sum", ElementwiseKind::Add, x.numel);
       return;
@@ -74,7 +86,11 @@ void emit_backward_of(Emitter& e, const GraphSection& forward) {
       b.backward = true;
       e.emit(n.name + ".backward", Op{"", b, false});
     }
-    if (auto* r = std::get_if<RowOp>(&n.op.shape)) e.emit(n.name + ".backward", row_op(backward_of(r->kind), r->rows, r->cols, r->dtype));
+    if (auto* r = std::get_if<RowOp>(&n.op.shape)) {
+      Op b = row_op(backward_of(r->kind), r->rows, r->cols, r->dtype);
+      std::get<RowOp>(b.shape).impl = r->impl;
+      e.emit(n.name + ".backward", b);
+    }
     if (auto* x = std::get_if<ElementwiseOp>(&n.op.shape)) emit_elementwise_backward(e, n.name, *x);
   }
 }
