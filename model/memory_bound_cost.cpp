@@ -36,13 +36,14 @@ OpCost stream_cost(const Op& op, double ctas, const GpuSpec& gpu) {
   return c;
 }
 
-// ATen's row kernels: one block per row walks it serially (pytorch_row_ns_per_col per element,
-// rows spread over 2 blocks per SM) while the whole input streams at a reduced share of the
-// bandwidth; the slower of the two.
+// ATen's row kernels: one block per row walks it serially (pytorch_row_ns_per_col per element;
+// up to kRowBlocksPerSm rows share an SM at a time) while the whole input streams at a reduced
+// share of the bandwidth; the slower of the two.
+constexpr double kRowBlocksPerSm = 8;  // 128-thread blocks with little shared memory
 OpCost pytorch_row_cost(const RowOp& r, bool warm_l2, const GpuSpec& gpu) {
   const auto& v = gpu.model.vector;
   OpCost c = stream_cost(Op{"", r, warm_l2}, (double)r.rows, gpu);
-  double row_waves = ceil_div((double)r.rows, 2 * sm_count(gpu));
+  double row_waves = ceil_div((double)r.rows, kRowBlocksPerSm * sm_count(gpu));
   double serial_us = row_waves * (double)r.cols * v.pytorch_row_ns_per_col.value / 1000;
   c.hbm_us /= v.pytorch_row_bandwidth_fraction.value;
   c.compute_us = std::max(c.compute_us, serial_us);

@@ -52,3 +52,17 @@ TEST_CASE("attention: K/V re-reads hit L2 while a head's KV fits, and miss past 
   CHECK(spills.detail.l2_hit_fraction == 0.0);
   CHECK(spills.bytes.hbm > 10 * 4.0 * 32 * 262144 * 128 * 2);
 }
+
+TEST_CASE("attention: the backward pass costs 2.5x the MMAs and its helper kernels", "[attention][rule]") {
+  const GpuSpec& g = test::h100();
+  Op fwd = attention(1, 32, 8, 2048, 2048, true);
+  Op bwd = fwd;
+  std::get<AttentionOp>(bwd.shape).backward = true;
+  OpCost f = predict_op(fwd, g), b = predict_op(bwd, g);
+  CHECK(b.matrix_flops == Approx(2.5 * f.matrix_flops));
+  CHECK(b.detail.kernels == 5);  // dot(dO, O), main, dQ conversion, dK and dV reductions (GQA)
+  CHECK(b.time_us > 2.5 * f.time_us);
+  Op mha = attention(1, 32, 32, 2048, 2048, true);
+  std::get<AttentionOp>(mha.shape).backward = true;
+  CHECK(predict_op(mha, g).detail.kernels == 3);
+}

@@ -79,3 +79,39 @@ TEST_CASE("memory: reductions and norms read once and write once", "[memory][rul
   OpCost s = predict_op(test::row_op(RowOpKind::Softmax, 4096, 8192), g);
   CHECK(s.sfu_ops == 4096.0 * 8192);
 }
+
+TEST_CASE("memory: strided operands pay the generic indexing path", "[memory][rule]") {
+  const GpuSpec& g = test::h100();
+  Op plain = elementwise(ElementwiseKind::Mul, 1 << 16);
+  Op strided = plain;
+  std::get<ElementwiseOp>(strided.shape).strided = true;
+  CHECK(predict_op(strided, g).time_us - predict_op(plain, g).time_us ==
+        Approx(g.model.vector.strided_latency_us.value));
+}
+
+TEST_CASE("memory: ATen's row kernels walk rows serially and stream slower", "[memory][rule]") {
+  const GpuSpec& g = test::h100();
+  auto torch_norm = [](int64_t rows, int64_t cols) {
+    Op op = test::row_op(RowOpKind::LayerNorm, rows, cols);
+    std::get<RowOp>(op.shape).impl = RowImpl::PyTorch;
+    return op;
+  };
+  // One long row: serial time per column dominates.
+  OpCost one = predict_op(torch_norm(1, 8192), g);
+  CHECK(one.compute_us == Approx(8192 * g.model.vector.pytorch_row_ns_per_col.value / 1000));
+  CHECK(one.time_us > 2 * predict_op(test::row_op(RowOpKind::LayerNorm, 1, 8192), g).time_us);
+  // Many rows: bandwidth-bound at a reduced share.
+  OpCost many = predict_op(torch_norm(65536, 8192), g);
+  OpCost single = predict_op(test::row_op(RowOpKind::LayerNorm, 65536, 8192), g);
+  CHECK(many.bottleneck == Bottleneck::Hbm);
+  CHECK(many.hbm_us == Approx(single.hbm_us / g.model.vector.pytorch_row_bandwidth_fraction.value));
+}
+
+TEST_CASE("memory: the fused AdamW step streams at its own share of bandwidth", "[memory][rule]") {
+  const GpuSpec& g = test::h100();
+  OpCost adam = predict_op(elementwise(ElementwiseKind::AdamW, 1LL << 30), g);
+  double bytes = (double)(1LL << 30) * 2 * 7;  // param, grad, m, v read; param, m, v written
+  CHECK(adam.bytes.hbm == bytes);
+  double bw = achievable_hbm_bytes_per_s(g, 132) * g.model.vector.adamw_bandwidth_fraction.value;
+  CHECK(adam.time_us == Approx(bytes / bw * 1e6 + adam.overhead_us).epsilon(1e-6));
+}
