@@ -28,7 +28,7 @@ Command add_sweep_command(CLI::App& app) {
   cmd->add_option("--seqs", o->seqs, "Sequence lengths (prefill, train), comma-separated")->delimiter(',');
   cmd->add_option("--kv-lens", o->kv_lens, "Cached tokens (decode), comma-separated")->delimiter(',');
   cmd->add_option("--weight-dtypes", o->weight_dtypes, "Weight precisions, comma-separated")->delimiter(',')
-      ->check(CLI::IsMember({"bf16", "fp16", "fp8"}));
+      ->check(CLI::IsMember({"bf16", "fp16", "fp8", "int8", "int4"}));
   return [o]() {
     GpuSpec gpu = load_gpu(o->base.gpu, o->base.sets);
     ModelConfig model = load_model(o->base.model);

@@ -21,7 +21,8 @@ void add_predict_flags(CLI::App& cmd, PredictOptions& o) {
       ->check(CLI::IsMember({"pytorch-eager", "fused"}));
   for (auto [flag, target] : std::initializer_list<std::pair<const char*, std::string*>>{
            {"--weights", &o.weights}, {"--activations", &o.activations}, {"--kv-cache", &o.kv_cache}}) {
-    cmd.add_option(flag, *target, "bf16 (default), fp16 or fp8")->check(CLI::IsMember({"bf16", "fp16", "fp8", "fp32"}));
+    cmd.add_option(flag, *target, "bf16 (default), fp16, fp8; --weights also int8, int4 (weight-only)")
+        ->check(CLI::IsMember({"bf16", "fp16", "fp8", "fp32", "int8", "int4"}));
   }
   cmd.add_option("--optimizer", o.optimizer, "none (default) or adamw (train)")->check(CLI::IsMember({"none", "adamw"}));
   cmd.add_flag("--recompute", o.recompute, "Recompute activations in the backward pass (train)");
@@ -42,7 +43,15 @@ RunConfig run_config_from(const PredictOptions& o) {
   r.logits_all = o.logits == "all";
   r.launch = o.launch == "eager" ? LaunchMode::Eager : LaunchMode::Graph;
   r.runtime = o.runtime == "fused" ? Runtime::Fused : Runtime::PytorchEager;
-  r.weights = *parse_dtype(o.weights);
+  if (o.weights == "int8" || o.weights == "int4") {  // weight-only: bf16 math, narrow weights
+    r.weights = DType::Bf16;
+    r.weight_bits = o.weights == "int8" ? 8 : 4;
+  } else {
+    r.weights = *parse_dtype(o.weights);
+  }
+  for (auto [flag, value] : {std::pair{"--activations", &o.activations}, std::pair{"--kv-cache", &o.kv_cache}}) {
+    if (*value == "int8" || *value == "int4") throw InputError(std::string(flag) + ": int8/int4 are weight-only formats");
+  }
   r.activations = *parse_dtype(o.activations);
   r.kv_cache = *parse_dtype(o.kv_cache);
   if (r.activations == DType::Fp8) throw InputError("--activations: fp8 activations are not modelled; use bf16 or fp16");

@@ -84,8 +84,9 @@ std::optional<OpCost> cost_with_tile(const GemmOp& g, const GpuSpec& gpu, MathUn
   c.compute_us = waves * cycles_per_tile / clock_MHz(gpu, unit);
   if (c.compute_us > prune_above_us) return std::nullopt;
   double workspace = split > 1 ? 2 * batch * m * n * 4 * split : 0;  // fp32 partials, out and back
-  c.bytes.hbm = batch * (m * k + n * k) * e_in + batch * m * n * e_out + workspace;
-  double a_reads = batch * m * k * e_in * tiles_n, b_reads = batch * n * k * e_in * tiles_m;
+  double e_b = g.weight_bits > 0 ? g.weight_bits / 8.0 : e_in;  // weight-only quantized B
+  c.bytes.hbm = batch * (m * k * e_in + n * k * e_b) + batch * m * n * e_out + workspace;
+  double a_reads = batch * m * k * e_in * tiles_n, b_reads = batch * n * k * e_b * tiles_m;
   // A cluster's CTAs share one L2 read of the operand they have in common (TMA multicast).
   double mc = p.multicast_ctas.value;
   double l2_operand_reads = std::min(a_reads / mc + b_reads, a_reads + b_reads / mc);

@@ -91,7 +91,7 @@ MemoryFootprint memory_footprint(const OpGraph& graph, const ModelConfig& model,
                                  const GpuSpec& gpu) {
   MemoryFootprint f;
   double params = weight_elements(graph, model, run.blocks == 0);
-  double wbytes = dtype_bytes(run.weights);
+  double wbytes = run.weight_bits > 0 ? run.weight_bits / 8.0 : dtype_bytes(run.weights);
   f.weights_bytes = params * wbytes;
   f.kv_cache_bytes = kv_cache_bytes(model, run);
   f.activation_bytes = activation_bytes(graph, model, run);

@@ -259,3 +259,17 @@ TEST_CASE("run error: tf32 storage", "[workload][errors]") {
   r.kv_cache = DType::Tf32;
   require_input_error([&] { check_run_config(r, tiny()); }, {"tf32 is a tensor-core mode"});
 }
+
+TEST_CASE("workload: weight-only int4 reads a quarter of bf16's weight bytes", "[workload]") {
+  const ModelConfig m = load_model("llama-3-8b");
+  RunConfig r = run(Phase::Decode, 1, 0, 512);
+  Prediction bf16 = predict_workload(build_graph(m, r), m, r, test::h100());
+  r.weight_bits = 4;
+  Prediction int4 = predict_workload(build_graph(m, r), m, r, test::h100());
+  CHECK(int4.memory.weights_bytes == Approx(bf16.memory.weights_bytes / 4));
+  CHECK(int4.total_us < 0.5 * bf16.total_us);
+  r.phase = Phase::Train;
+  r.kv_len = 0;
+  r.seq = 8;
+  require_input_error([&] { check_run_config(r, m); }, {"--weights: int8/int4 weights are for inference"});
+}

@@ -18,7 +18,13 @@
 namespace ridgeline {
 
 Op gemm_op(int64_t m, int64_t n, int64_t k, DType d, int64_t batch) {
-  return Op{"", GemmOp{m, n, k, batch, d}, false};
+  return Op{"", GemmOp{m, n, k, batch, d, 0}, false};
+}
+
+Op weight_gemm(int64_t m, int64_t n, int64_t k, const RunConfig& run) {
+  Op op = gemm_op(m, n, k, run.weights);
+  std::get<GemmOp>(op.shape).weight_bits = run.weight_bits;
+  return op;
 }
 Op ew_op(ElementwiseKind kind, int64_t numel, DType d) { return Op{"", ElementwiseOp{kind, numel, d}, false}; }
 Op row_op(RowOpKind kind, int64_t rows, int64_t cols, DType d) {
@@ -73,15 +79,14 @@ AttentionOp attention_shape(const ModelConfig& m, const BlockShape& s, DType d) 
 OpVertex emit_attention_eager(Emitter& e, const ModelConfig& m, const RunConfig& run, const BlockShape& s,
                               OpVertex norm) {
   int64_t T = s.tokens, d = m.head_dim, H = m.hidden;
-  DType w = run.weights;
   bool gpt2 = m.position == PositionKind::Learned;
   if (gpt2) {
-    OpVertex qkv = e.emit("c_attn", gemm_op(T, 3 * m.heads * d, H, w), {norm});
+    OpVertex qkv = e.emit("c_attn", weight_gemm(T, 3 * m.heads * d, H, run), {norm});
     return e.emit("attention", Op{"", attention_shape(m, s, e.act), false}, {qkv});
   }
-  OpVertex q = e.emit("q_proj", gemm_op(T, m.heads * d, H, w), {norm});
-  OpVertex k = e.emit("k_proj", gemm_op(T, m.kv_heads * d, H, w), {norm});
-  OpVertex v = e.emit("v_proj", gemm_op(T, m.kv_heads * d, H, w), {norm});
+  OpVertex q = e.emit("q_proj", weight_gemm(T, m.heads * d, H, run), {norm});
+  OpVertex k = e.emit("k_proj", weight_gemm(T, m.kv_heads * d, H, run), {norm});
+  OpVertex v = e.emit("v_proj", weight_gemm(T, m.kv_heads * d, H, run), {norm});
   OpVertex qr = emit_rope(e, "q", T * m.heads * d, q);
   OpVertex kr = emit_rope(e, "k", T * m.kv_heads * d, k);
   if (s.cache_write) {
@@ -98,7 +103,7 @@ OpVertex emit_attention_fused(Emitter& e, const ModelConfig& m, const RunConfig&
                               OpVertex norm) {
   int64_t T = s.tokens, d = m.head_dim;
   int64_t qkv_width = (m.heads + 2 * m.kv_heads) * d;
-  OpVertex qkv = e.emit("qkv_proj", gemm_op(T, qkv_width, m.hidden, run.weights), {norm});
+  OpVertex qkv = e.emit("qkv_proj", weight_gemm(T, qkv_width, m.hidden, run), {norm});
   OpVertex rope = e.emit("rope_and_cache_write", ew_op(ElementwiseKind::Copy, T * qkv_width, e.act), {qkv});
   DType attn = run.kv_cache == DType::Fp8 ? DType::Fp8 : e.act;
   return e.emit("attention", Op{"", attention_shape(m, s, attn), false}, {rope});
@@ -106,22 +111,21 @@ OpVertex emit_attention_fused(Emitter& e, const ModelConfig& m, const RunConfig&
 
 OpVertex emit_dense_mlp(Emitter& e, const ModelConfig& m, const RunConfig& run, int64_t T, int64_t width,
                         const std::string& prefix, OpVertex in) {
-  DType w = run.weights;
   if (m.mlp == MlpKind::Gelu) {
-    OpVertex fc = e.emit(prefix + "c_fc", gemm_op(T, width, m.hidden, w), {in});
+    OpVertex fc = e.emit(prefix + "c_fc", weight_gemm(T, width, m.hidden, run), {in});
     OpVertex g = e.emit(prefix + "gelu", ew_op(ElementwiseKind::Gelu, T * width, e.act), {fc});
-    return e.emit(prefix + "c_proj", gemm_op(T, m.hidden, width, w), {g});
+    return e.emit(prefix + "c_proj", weight_gemm(T, m.hidden, width, run), {g});
   }
   if (run.runtime == Runtime::Fused) {
-    OpVertex gu = e.emit(prefix + "gate_up_proj", gemm_op(T, 2 * width, m.hidden, w), {in});
+    OpVertex gu = e.emit(prefix + "gate_up_proj", weight_gemm(T, 2 * width, m.hidden, run), {in});
     OpVertex sm = e.emit(prefix + "silu_mul", ew_op(ElementwiseKind::SiluMul, T * width, e.act), {gu});
-    return e.emit(prefix + "down_proj", gemm_op(T, m.hidden, width, w), {sm});
+    return e.emit(prefix + "down_proj", weight_gemm(T, m.hidden, width, run), {sm});
   }
-  OpVertex gate = e.emit(prefix + "gate_proj", gemm_op(T, width, m.hidden, w), {in});
-  OpVertex up = e.emit(prefix + "up_proj", gemm_op(T, width, m.hidden, w), {in});
+  OpVertex gate = e.emit(prefix + "gate_proj", weight_gemm(T, width, m.hidden, run), {in});
+  OpVertex up = e.emit(prefix + "up_proj", weight_gemm(T, width, m.hidden, run), {in});
   OpVertex act = e.emit(prefix + "silu", ew_op(ElementwiseKind::Silu, T * width, e.act), {gate});
   OpVertex mul = e.emit(prefix + "mul", ew_op(ElementwiseKind::Mul, T * width, e.act), {act, up});
-  return e.emit(prefix + "down_proj", gemm_op(T, m.hidden, width, w), {mul});
+  return e.emit(prefix + "down_proj", weight_gemm(T, m.hidden, width, run), {mul});
 }
 
 // Token counts per expert: the busiest gets imbalance x the mean, the rest share what is left.
@@ -136,7 +140,7 @@ std::vector<int64_t> expert_tokens(const ModelConfig& m, const RunConfig& run, i
 
 OpVertex emit_moe_mlp(Emitter& e, const ModelConfig& m, const RunConfig& run, int64_t T, OpVertex in) {
   int64_t E = m.moe.experts, H = m.hidden;
-  OpVertex router = e.emit("router", gemm_op(T, E, H, run.weights), {in});
+  OpVertex router = e.emit("router", weight_gemm(T, E, H, run), {in});
   OpVertex probs = e.emit("router_softmax", row_op(RowOpKind::Softmax, T, E, DType::Fp32), {router});
   OpVertex topk = e.emit("router_topk", row_op(RowOpKind::Softmax, T, E, DType::Fp32), {probs});
   std::vector<OpVertex> outs;
@@ -163,7 +167,7 @@ void emit_block_forward(Emitter& e, const ModelConfig& m, const RunConfig& run, 
   OpVertex n1 = e.emit(fused ? "fused_add_input_norm" : "input_norm", norm);
   OpVertex attn = fused ? emit_attention_fused(e, m, run, s, n1) : emit_attention_eager(e, m, run, s, n1);
   bool gpt2 = m.position == PositionKind::Learned;
-  OpVertex o = e.emit(gpt2 ? "attn_c_proj" : "o_proj", gemm_op(T, H, m.heads * m.head_dim, run.weights), {attn});
+  OpVertex o = e.emit(gpt2 ? "attn_c_proj" : "o_proj", weight_gemm(T, H, m.heads * m.head_dim, run), {attn});
   OpVertex r1 = fused ? o : e.emit("residual_add_1", ew_op(ElementwiseKind::Add, T * H, e.act), {o});
   OpVertex n2 = e.emit(fused ? "fused_add_post_norm" : "post_norm", norm, {r1});
   OpVertex mlp = m.moe.experts > 0 ? emit_moe_mlp(e, m, run, T, n2)

@@ -9,6 +9,8 @@
 namespace ridgeline {
 
 Op gemm_op(int64_t m, int64_t n, int64_t k, DType d, int64_t batch = 1);
+// A GEMM against a weight matrix [n, k], in the run's weight precision (and quantization).
+Op weight_gemm(int64_t m, int64_t n, int64_t k, const RunConfig& run);
 Op ew_op(ElementwiseKind kind, int64_t numel, DType d);
 Op row_op(RowOpKind kind, int64_t rows, int64_t cols, DType d);
 

@@ -48,7 +48,7 @@ GraphSection head_section(const ModelConfig& m, const RunConfig& run) {
   e.emit(run.runtime == Runtime::Fused ? "fused_add_final_norm" : "final_norm", norm);
   bool all = run.logits_all || run.phase == Phase::Train;
   int64_t rows = all ? T : run.batch;
-  e.emit("lm_head", gemm_op(rows, m.vocab, m.hidden, run.weights));
+  e.emit("lm_head", weight_gemm(rows, m.vocab, m.hidden, run));
   return s;
 }
 

@@ -20,6 +20,9 @@ double dtype_bytes(DType d);  // bytes per stored element
 struct GemmOp {  // C[batch, m, n] = A[batch, m, k] * B[batch, n, k]^T
   int64_t m = 0, n = 0, k = 0, batch = 1;
   DType dtype = DType::Bf16;
+  // Weight-only quantization: B is stored in this many bits and dequantized in the kernel
+  // (0: B is stored in dtype, like A).
+  int weight_bits = 0;
 };
 
 struct AttentionOp {  // flash-style fused attention (one kernel), GQA when kv_heads < heads

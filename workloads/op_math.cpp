@@ -46,7 +46,8 @@ struct WorkOf {
     OpWork w;
     double b = (double)g.batch, m = (double)g.m, n = (double)g.n, k = (double)g.k;
     w.matrix_flops = 2 * b * m * n * k;
-    w.bytes_read = b * (m * k + n * k) * dtype_bytes(g.dtype);
+    double b_bytes = g.weight_bits > 0 ? g.weight_bits / 8.0 : dtype_bytes(g.dtype);
+    w.bytes_read = b * (m * k * dtype_bytes(g.dtype) + n * k * b_bytes);
     w.bytes_written = b * m * n * gemm_output_bytes(g.dtype);
     return w;
   }

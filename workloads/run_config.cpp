@@ -51,6 +51,7 @@ void check_run_config(const RunConfig& run, const ModelConfig& model) {
     fail("--optimizer", "an optimizer step belongs to training (--phase train)");
   }
   if (run.recompute && run.phase != Phase::Train) fail("--recompute", "only training saves activations");
+  if (run.weight_bits > 0 && run.phase == Phase::Train) fail("--weights", "int8/int4 weights are for inference");
   if (run.moe_imbalance < 1) fail("--moe-imbalance", "the busiest expert has at least the mean load (>= 1)");
   if (run.moe_imbalance > 1 && model.moe.experts == 0) fail("--moe-imbalance", model.name + " has no experts");
   for (DType d : {run.weights, run.activations, run.kv_cache}) {

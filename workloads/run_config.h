@@ -28,6 +28,7 @@ struct RunConfig {
   Runtime runtime = Runtime::PytorchEager;
   LaunchMode launch = LaunchMode::Graph;
   DType weights = DType::Bf16;
+  int weight_bits = 0;  // weight-only int8 / int4 (inference): weights stored in 8 or 4 bits
   DType activations = DType::Bf16;
   DType kv_cache = DType::Bf16;
   Optimizer optimizer = Optimizer::None;
