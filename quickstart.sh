@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The README's quick start. On a fresh Debian machine each command installs what is missing
 # (Debian packages, via apt-get), builds, and runs:
-#   ./quickstart.sh run        predict the kernels of a Llama-3-8B decode layer on an H100 (built-in presets)
+#   ./quickstart.sh run        predict a Llama-3-8B decode step (batch 32, 2048 cached tokens) on an H100
 #   ./quickstart.sh test       build and run the whole test suite (ctest)
 #   ./quickstart.sh sanitize   the suite again under AddressSanitizer and UBSan (CI runs this too)
 set -euo pipefail
@@ -33,8 +33,7 @@ case "${1:-}" in
   run)
     install_missing
     build build -DCMAKE_BUILD_TYPE=Release >/dev/null
-    build/cli/ridgeline op --gpu h100-sxm --format table \
-      --input examples/ops/llama3-8b-decode-layer-b32-kv2048.jsonl
+    build/cli/ridgeline predict --gpu h100-sxm --model llama-3-8b --phase decode --batch 32 --kv-len 2048
     ;;
   test)
     install_missing

@@ -27,9 +27,15 @@ void run(benchmark::State& state, Phase phase, int64_t batch, int64_t seq, int64
   state.SetItemsProcessed(state.iterations());
 }
 
-void BM_Llama70bDecode(benchmark::State& s) { run(s, Phase::Decode, 64, 0, 4096); }
-void BM_Llama70bPrefill(benchmark::State& s) { run(s, Phase::Prefill, 1, 8192, 0); }
-void BM_Llama70bTrain(benchmark::State& s) { run(s, Phase::Train, 1, 4096, 0); }
+void BM_Llama70bDecode(benchmark::State& s) {
+  run(s, Phase::Decode, 64, 0, 4096);
+}
+void BM_Llama70bPrefill(benchmark::State& s) {
+  run(s, Phase::Prefill, 1, 8192, 0);
+}
+void BM_Llama70bTrain(benchmark::State& s) {
+  run(s, Phase::Train, 1, 4096, 0);
+}
 
 BENCHMARK(BM_Llama70bDecode);
 BENCHMARK(BM_Llama70bPrefill);

@@ -1,7 +1,8 @@
 // `ridgeline predict`: a workload (model + run options) on one GPU.
 //   ridgeline predict --gpu h100-sxm --model llama-3-8b --phase decode --batch 32 --kv-len 2048
-//   ridgeline predict --gpu h200-sxm --model path/to/config.json --phase prefill --batch 1 --seq 8192
-//   ridgeline predict --gpu a100-sxm-80gb --model gpt3-175b --phase train --batch 1 --seq 2048 --blocks 4
+//   ridgeline predict --gpu h200-sxm --model path/to/config.json --phase prefill --batch 1 --seq
+//   8192 ridgeline predict --gpu a100-sxm-80gb --model gpt3-175b --phase train --batch 1 --seq 2048
+//   --blocks 4
 // A step that does not fit in the GPU's memory is an error saying how much it needs and how
 // much there is, unless --ignore-memory.
 #include "cli/commands.h"
@@ -24,10 +25,11 @@ void check_fits(const Prediction& p, const ModelConfig& m) {
   const MemoryFootprint& f = p.memory;
   if (f.fits()) return;
   auto gb = [](double b) { return human_bytes(b); };
-  std::string msg = m.name + " " + p.description.substr(p.description.find(' ') + 1) + " needs " + gb(f.total()) +
-                    " (weights " + gb(f.weights_bytes) + ", KV cache " + gb(f.kv_cache_bytes) + ", activations " +
-                    gb(f.activation_bytes) + ", gradients " + gb(f.gradient_bytes) + ", optimizer " +
-                    gb(f.optimizer_bytes) + ", reserved " + gb(f.reserved_bytes) + ") but " + p.gpu + " has " +
+  std::string msg = m.name + " " + p.description.substr(p.description.find(' ') + 1) + " needs " +
+                    gb(f.total()) + " (weights " + gb(f.weights_bytes) + ", KV cache " +
+                    gb(f.kv_cache_bytes) + ", activations " + gb(f.activation_bytes) +
+                    ", gradients " + gb(f.gradient_bytes) + ", optimizer " + gb(f.optimizer_bytes) +
+                    ", reserved " + gb(f.reserved_bytes) + ") but " + p.gpu + " has " +
                     gb(f.capacity_bytes);
   msg += f.max_batch > 0 ? "; the largest batch that fits is " + std::to_string(f.max_batch)
                          : "; not even batch 1 fits";
@@ -38,7 +40,8 @@ void check_fits(const Prediction& p, const ModelConfig& m) {
 
 Command add_predict_command(CLI::App& app) {
   auto o = std::make_shared<PredictOptions>();
-  CLI::App* cmd = app.add_subcommand("predict", "Predict a model's step (prefill, decode or training) on one GPU");
+  CLI::App* cmd = app.add_subcommand(
+      "predict", "Predict a model's step (prefill, decode or training) on one GPU");
   add_predict_flags(*cmd, *o);
   return [o]() {
     GpuSpec gpu = load_gpu(o->gpu, o->sets);
@@ -52,9 +55,12 @@ Command add_predict_command(CLI::App& app) {
       if (!out) throw InputError("--trace " + o->trace + ": cannot write file");
       write_chrome_trace(out, p);
     }
-    if (o->format == "json") print_prediction_json(std::cout, p);
-    else if (o->format == "csv") print_prediction_csv(std::cout, p);
-    else print_prediction_table(std::cout, p, o->top);
+    if (o->format == "json")
+      print_prediction_json(std::cout, p);
+    else if (o->format == "csv")
+      print_prediction_csv(std::cout, p);
+    else
+      print_prediction_table(std::cout, p, o->top);
     return 0;
   };
 }

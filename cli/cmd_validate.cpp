@@ -58,7 +58,8 @@ Command add_validate_command(CLI::App& app) {
   cmd->add_option("--set", o->sets, "What-if override PATH=VALUE (repeatable)");
   cmd->add_option("--data", o->data, "Measured data set(s) (validate/data/*.json); repeatable")
       ->required();
-  cmd->add_flag("--workloads", o->workloads, "The data sets are whole-model runs (measure_models.py)");
+  cmd->add_flag("--workloads", o->workloads,
+                "The data sets are whole-model runs (measure_models.py)");
   cmd->add_option("--split", o->split, "holdout (default), fit or all")
       ->check(CLI::IsMember({"holdout", "fit", "all"}));
   cmd->add_option("--format", o->format, "table, json or markdown")
@@ -76,7 +77,8 @@ Command add_validate_command(CLI::App& app) {
       std::cout << j.dump(2) << "\n";
     } else {
       print_scorecard(std::cout, sc, o->worst);
-      if (!skipped.empty()) std::cout << "\n" << skipped.size() << " records left out (see --format json)\n";
+      if (!skipped.empty())
+        std::cout << "\n" << skipped.size() << " records left out (see --format json)\n";
     }
     return 0;
   };

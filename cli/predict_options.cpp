@@ -8,34 +8,47 @@ namespace ridgeline {
 void add_predict_flags(CLI::App& cmd, PredictOptions& o) {
   cmd.add_option("--gpu", o.gpu, "GPU preset name or path to a .json (default h100-sxm)");
   cmd.add_option("--set", o.sets, "What-if override of a GPU figure, PATH=VALUE (repeatable)");
-  cmd.add_option("--model", o.model, "Model preset name or path to a Hugging Face config.json")->required();
-  cmd.add_option("--phase", o.phase, "prefill, decode or train")->required()
+  cmd.add_option("--model", o.model, "Model preset name or path to a Hugging Face config.json")
+      ->required();
+  cmd.add_option("--phase", o.phase, "prefill, decode or train")
+      ->required()
       ->check(CLI::IsMember({"prefill", "decode", "train"}));
   cmd.add_option("--batch", o.batch, "Sequences per step (default 1)");
   cmd.add_option("--seq", o.seq, "Prompt tokens (prefill) or sequence length (train)");
   cmd.add_option("--kv-len", o.kv_len, "Cached tokens before the new one (decode)");
-  cmd.add_option("--blocks", o.blocks, "Only N decoder blocks (no embedding, final norm or LM head)");
-  cmd.add_option("--logits", o.logits, "last (default) or all positions")->check(CLI::IsMember({"last", "all"}));
-  cmd.add_option("--launch", o.launch, "graph (default) or eager")->check(CLI::IsMember({"graph", "eager"}));
+  cmd.add_option("--blocks", o.blocks,
+                 "Only N decoder blocks (no embedding, final norm or LM head)");
+  cmd.add_option("--logits", o.logits, "last (default) or all positions")
+      ->check(CLI::IsMember({"last", "all"}));
+  cmd.add_option("--launch", o.launch, "graph (default) or eager")
+      ->check(CLI::IsMember({"graph", "eager"}));
   cmd.add_option("--runtime", o.runtime, "pytorch-eager (default) or fused")
       ->check(CLI::IsMember({"pytorch-eager", "fused"}));
   for (auto [flag, target] : std::initializer_list<std::pair<const char*, std::string*>>{
-           {"--weights", &o.weights}, {"--activations", &o.activations}, {"--kv-cache", &o.kv_cache}}) {
-    cmd.add_option(flag, *target, "bf16 (default), fp16, fp8; --weights also int8, int4 (weight-only)")
+           {"--weights", &o.weights},
+           {"--activations", &o.activations},
+           {"--kv-cache", &o.kv_cache}}) {
+    cmd.add_option(flag, *target,
+                   "bf16 (default), fp16, fp8; --weights also int8, int4 (weight-only)")
         ->check(CLI::IsMember({"bf16", "fp16", "fp8", "fp32", "int8", "int4"}));
   }
-  cmd.add_option("--optimizer", o.optimizer, "none (default) or adamw (train)")->check(CLI::IsMember({"none", "adamw"}));
+  cmd.add_option("--optimizer", o.optimizer, "none (default) or adamw (train)")
+      ->check(CLI::IsMember({"none", "adamw"}));
   cmd.add_flag("--recompute", o.recompute, "Recompute activations in the backward pass (train)");
-  cmd.add_option("--moe-imbalance", o.moe_imbalance, "Busiest expert's tokens over the mean (default 1)");
-  cmd.add_flag("--ignore-memory", o.ignore_memory, "Predict even when the step does not fit in memory");
-  cmd.add_option("--format", o.format, "table (default), json or csv")->check(CLI::IsMember({"table", "json", "csv"}));
+  cmd.add_option("--moe-imbalance", o.moe_imbalance,
+                 "Busiest expert's tokens over the mean (default 1)");
+  cmd.add_flag("--ignore-memory", o.ignore_memory,
+               "Predict even when the step does not fit in memory");
+  cmd.add_option("--format", o.format, "table (default), json or csv")
+      ->check(CLI::IsMember({"table", "json", "csv"}));
   cmd.add_option("--trace", o.trace, "Write a Chrome/Perfetto trace of the step to this file");
   cmd.add_option("--top", o.top, "Kernels listed in the table (default 10)");
 }
 
 RunConfig run_config_from(const PredictOptions& o) {
   RunConfig r;
-  r.phase = o.phase == "decode" ? Phase::Decode : (o.phase == "train" ? Phase::Train : Phase::Prefill);
+  r.phase =
+      o.phase == "decode" ? Phase::Decode : (o.phase == "train" ? Phase::Train : Phase::Prefill);
   r.batch = o.batch;
   r.seq = o.seq;
   r.kv_len = o.kv_len;
@@ -49,12 +62,15 @@ RunConfig run_config_from(const PredictOptions& o) {
   } else {
     r.weights = *parse_dtype(o.weights);
   }
-  for (auto [flag, value] : {std::pair{"--activations", &o.activations}, std::pair{"--kv-cache", &o.kv_cache}}) {
-    if (*value == "int8" || *value == "int4") throw InputError(std::string(flag) + ": int8/int4 are weight-only formats");
+  for (auto [flag, value] :
+       {std::pair{"--activations", &o.activations}, std::pair{"--kv-cache", &o.kv_cache}}) {
+    if (*value == "int8" || *value == "int4")
+      throw InputError(std::string(flag) + ": int8/int4 are weight-only formats");
   }
   r.activations = *parse_dtype(o.activations);
   r.kv_cache = *parse_dtype(o.kv_cache);
-  if (r.activations == DType::Fp8) throw InputError("--activations: fp8 activations are not modelled; use bf16 or fp16");
+  if (r.activations == DType::Fp8)
+    throw InputError("--activations: fp8 activations are not modelled; use bf16 or fp16");
   r.optimizer = o.optimizer == "adamw" ? Optimizer::AdamW : Optimizer::None;
   r.recompute = o.recompute;
   r.moe_imbalance = o.moe_imbalance;

@@ -2,9 +2,9 @@
 // into the binary (embedded_files.h); a path given by the user is read from disk.
 #include "hardware/gpu_load.h"
 
+#include "common/embedded_files.h"
 #include "common/errors.h"
 #include "common/json_reader.h"
-#include "common/embedded_files.h"
 #include "hardware/gpu_parse.h"
 
 #include <algorithm>

@@ -122,19 +122,20 @@ struct ModelParams {
     Fact item_overhead_cycles;      // per (head, query block): epilogue
     Fact prologue_cycles;           // once per kernel: setup before the first block
     Fact ctas_per_sm;
-    Fact max_kv_splits;  // split-KV (flash-decoding) upper bound
+    Fact max_kv_splits;            // split-KV (flash-decoding) upper bound
     Fact backward_mma_efficiency;  // the backward kernel's MMAs (5 per block instead of 2)
   } attention;
   struct {
     Fact efficiency;        // elementwise math on CUDA cores, fraction of FP32 peak
     Fact cta_bytes;         // bytes one CTA of a memory-bound kernel moves (sets how many SMs work)
     Fact reduce_cta_bytes;  // input bytes one CTA of a full reduction reads
-    Fact reduce_combine_us;  // combining partial sums across CTAs (a last-block pass)
-    Fact row_reduce_us;      // a row op's in-CTA reduction before its first store
-    Fact strided_latency_us;  // extra cost of the generic (strided, broadcast) elementwise path
+    Fact reduce_combine_us;       // combining partial sums across CTAs (a last-block pass)
+    Fact row_reduce_us;           // a row op's in-CTA reduction before its first store
+    Fact strided_latency_us;      // extra cost of the generic (strided, broadcast) elementwise path
     Fact pytorch_row_ns_per_col;  // ATen row kernels: serial time per element of a row
     Fact pytorch_row_bandwidth_fraction;  // ATen row kernels: share of achievable bandwidth
-    Fact adamw_bandwidth_fraction;  // PyTorch's fused multi-tensor AdamW: share of achievable bandwidth
+    Fact adamw_bandwidth_fraction;        // PyTorch's fused multi-tensor AdamW: share of achievable
+                                          // bandwidth
   } vector;
 };
 
@@ -224,7 +225,8 @@ void visit_model_fields(Params& p, F&& f) {
   f("vector/row_reduce_us", p.vector.row_reduce_us, FieldRule::NonNegative);
   f("vector/strided_latency_us", p.vector.strided_latency_us, FieldRule::NonNegative);
   f("vector/pytorch_row_ns_per_col", p.vector.pytorch_row_ns_per_col, FieldRule::NonNegative);
-  f("vector/pytorch_row_bandwidth_fraction", p.vector.pytorch_row_bandwidth_fraction, FieldRule::Fraction);
+  f("vector/pytorch_row_bandwidth_fraction", p.vector.pytorch_row_bandwidth_fraction,
+    FieldRule::Fraction);
   f("vector/adamw_bandwidth_fraction", p.vector.adamw_bandwidth_fraction, FieldRule::Fraction);
 }
 

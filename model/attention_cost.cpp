@@ -98,8 +98,9 @@ OpCost attention_cost(const AttentionOp& a, const GpuSpec& gpu) {
   double sfu_per_cycle = gpu.compute.sfu_ops_per_clk_per_sm.value / cta_per_sm;
   double mma_cycles = 4 * bm * bn * d / ops_per_cycle;
   double exp_cycles = bm * bn / sfu_per_cycle * p.softmax_exposed_fraction.value;
-  double block_cycles = a.backward ? 2.5 * mma_cycles / p.backward_mma_efficiency.value + 2 * exp_cycles
-                                   : mma_cycles / p.mma_efficiency.value + exp_cycles;
+  double block_cycles = a.backward
+                            ? 2.5 * mma_cycles / p.backward_mma_efficiency.value + 2 * exp_cycles
+                            : mma_cycles / p.mma_efficiency.value + exp_cycles;
   double overhead = p.item_overhead_cycles.value;
 
   std::vector<double> head;  // cycles of one head's items, in launch order

@@ -84,7 +84,7 @@ std::optional<OpCost> cost_with_tile(const GemmOp& g, const GpuSpec& gpu, MathUn
   c.compute_us = waves * cycles_per_tile / clock_MHz(gpu, unit);
   if (c.compute_us > prune_above_us) return std::nullopt;
   double workspace = split > 1 ? 2 * batch * m * n * 4 * split : 0;  // fp32 partials, out and back
-  double e_b = g.weight_bits > 0 ? g.weight_bits / 8.0 : e_in;  // weight-only quantized B
+  double e_b = g.weight_bits > 0 ? g.weight_bits / 8.0 : e_in;       // weight-only quantized B
   c.bytes.hbm = batch * (m * k * e_in + n * k * e_b) + batch * m * n * e_out + workspace;
   double a_reads = batch * m * k * e_in * tiles_n, b_reads = batch * n * k * e_b * tiles_m;
   // A cluster's CTAs share one L2 read of the operand they have in common (TMA multicast).

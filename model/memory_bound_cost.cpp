@@ -4,8 +4,8 @@
 // vector.cta_bytes of output; a row op one CTA per row (or per cta_bytes, when rows are short),
 // so a norm over 8 rows keeps only 8 SMs busy. Elementwise kernels on strided or broadcast
 // operands pay strided_latency_us for the generic indexing path; ATen's own row kernels
-// (RowImpl::PyTorch) are costed by pytorch_row_cost. A full reduction first clears its output with a
-// memset (a graph node of its own) and, over more than one CTA, combines its partials in a
+// (RowImpl::PyTorch) are costed by pytorch_row_cost. A full reduction first clears its output with
+// a memset (a graph node of its own) and, over more than one CTA, combines its partials in a
 // last-block pass. With warm_l2 the inputs were left in L2 by the
 // previous kernel: the part of the working set L2 holds (soft knee near capacity) skips HBM,
 // and so do the outputs, which stay dirty in L2.
@@ -49,8 +49,11 @@ OpCost pytorch_row_cost(const RowOp& r, bool warm_l2, const GpuSpec& gpu) {
   c.compute_us = std::max(c.compute_us, serial_us);
   double top = std::max({c.compute_us, c.hbm_us, c.l2_us});
   c.time_us = c.overhead_us + top;
-  c.bottleneck = top < c.overhead_us ? Bottleneck::Latency
-                                     : (top == c.hbm_us ? Bottleneck::Hbm : Bottleneck::Compute);
+  // Walking a row serially is latency, not arithmetic throughput.
+  bool serial = top == serial_us && serial_us > c.hbm_us;
+  c.bottleneck = top < c.overhead_us || serial
+                     ? Bottleneck::Latency
+                     : (top == c.hbm_us ? Bottleneck::Hbm : Bottleneck::Compute);
   return c;
 }
 
@@ -58,7 +61,8 @@ OpCost pytorch_row_cost(const RowOp& r, bool warm_l2, const GpuSpec& gpu) {
 
 OpCost elementwise_cost(const ElementwiseOp& e, bool warm_l2, const GpuSpec& gpu) {
   double out_bytes = (double)e.numel * dtype_bytes(e.dtype);
-  OpCost c = stream_cost(Op{"", e, warm_l2}, ceil_div(out_bytes, gpu.model.vector.cta_bytes.value), gpu);
+  OpCost c =
+      stream_cost(Op{"", e, warm_l2}, ceil_div(out_bytes, gpu.model.vector.cta_bytes.value), gpu);
   if (e.kind == ElementwiseKind::AdamW) {  // many tensors per launch, four streams each
     double slower = c.hbm_us / gpu.model.vector.adamw_bandwidth_fraction.value - c.hbm_us;
     c.hbm_us += slower;

@@ -27,12 +27,14 @@ constexpr double kReservedBytes = 1024.0 * 1024 * 1024;
 double weight_elements(const OpGraph& g, const ModelConfig& m, bool whole) {
   double n = 0;
   for (const auto& s : g.sections) {
-    if (s.name.find("backward") != std::string::npos || s.name == "loss" || s.name == "optimizer") continue;
+    if (s.name.find("backward") != std::string::npos || s.name == "loss" || s.name == "optimizer")
+      continue;
     for (OpVertex v : launch_order(s)) {
       const Op& op = s.dag[v].op;
       if (s.dag[v].name.rfind("recompute.", 0) == 0) continue;
       if (auto* gm = std::get_if<GemmOp>(&op.shape)) n += (double)s.repeat * gm->n * gm->k;
-      if (std::holds_alternative<RowOp>(op.shape) && s.dag[v].name.find("norm") != std::string::npos) {
+      if (std::holds_alternative<RowOp>(op.shape) &&
+          s.dag[v].name.find("norm") != std::string::npos) {
         n += (double)s.repeat * m.hidden;
       }
     }
@@ -55,7 +57,8 @@ double largest_kernel_activations(const OpGraph& g) {
       const Op& op = s.dag[v].op;
       OpWork w = op_work(op);
       double act = w.unique_bytes();
-      if (auto* gm = std::get_if<GemmOp>(&op.shape)) act -= (double)gm->batch * gm->n * gm->k * dtype_bytes(gm->dtype);
+      if (auto* gm = std::get_if<GemmOp>(&op.shape))
+        act -= (double)gm->batch * gm->n * gm->k * dtype_bytes(gm->dtype);
       most = std::max(most, act);
     }
   }
@@ -87,8 +90,8 @@ double kv_cache_bytes(const ModelConfig& m, const RunConfig& run) {
 
 }  // namespace
 
-MemoryFootprint memory_footprint(const OpGraph& graph, const ModelConfig& model, const RunConfig& run,
-                                 const GpuSpec& gpu) {
+MemoryFootprint memory_footprint(const OpGraph& graph, const ModelConfig& model,
+                                 const RunConfig& run, const GpuSpec& gpu) {
   MemoryFootprint f;
   double params = weight_elements(graph, model, run.blocks == 0);
   double wbytes = run.weight_bits > 0 ? run.weight_bits / 8.0 : dtype_bytes(run.weights);
@@ -101,7 +104,8 @@ MemoryFootprint memory_footprint(const OpGraph& graph, const ModelConfig& model,
   f.capacity_bytes = gpu.memory.hbm.capacity_bytes.value;
   double fixed = f.weights_bytes + f.gradient_bytes + f.optimizer_bytes + f.reserved_bytes;
   double per_batch = (f.kv_cache_bytes + f.activation_bytes) / (double)run.batch;
-  f.max_batch = fixed >= f.capacity_bytes ? 0 : (int64_t)std::floor((f.capacity_bytes - fixed) / per_batch);
+  f.max_batch =
+      fixed >= f.capacity_bytes ? 0 : (int64_t)std::floor((f.capacity_bytes - fixed) / per_batch);
   return f;
 }
 

@@ -19,26 +19,28 @@ struct KernelPrediction {
   std::string name;
   const Op* op = nullptr;  // points into the graph the prediction was made from
   OpCost cost;
-  double start_us = 0;     // within one repeat of its section, on the GPU
-  double device_us = 0;    // the kernel's device time (cost.time_us)
+  double start_us = 0;   // within one repeat of its section, on the GPU
+  double device_us = 0;  // the kernel's device time (cost.time_us)
 };
 
 struct SectionPrediction {
   std::string name;
   int64_t repeat = 1;
   int64_t first_layer = -1;
-  double repeat_us = 0;      // one repeat, launch stalls included
-  double device_us = 0;      // one repeat, GPU busy
-  double cpu_us = 0;         // one repeat, CPU launch cost (eager mode)
+  double repeat_us = 0;                   // one repeat, launch stalls included
+  double device_us = 0;                   // one repeat, GPU busy
+  double cpu_us = 0;                      // one repeat, CPU launch cost (eager mode)
   std::vector<KernelPrediction> kernels;  // one repeat, launch order
 };
 
 struct MemoryFootprint {
-  double weights_bytes = 0, kv_cache_bytes = 0, activation_bytes = 0, gradient_bytes = 0, optimizer_bytes = 0;
+  double weights_bytes = 0, kv_cache_bytes = 0, activation_bytes = 0, gradient_bytes = 0,
+         optimizer_bytes = 0;
   double reserved_bytes = 0;  // CUDA context and library workspaces
   double capacity_bytes = 0;
   double total() const {
-    return weights_bytes + kv_cache_bytes + activation_bytes + gradient_bytes + optimizer_bytes + reserved_bytes;
+    return weights_bytes + kv_cache_bytes + activation_bytes + gradient_bytes + optimizer_bytes +
+           reserved_bytes;
   }
   bool fits() const { return total() <= capacity_bytes; }
   int64_t max_batch = 0;  // the largest batch that fits, all else equal (0: not even 1)
@@ -65,7 +67,7 @@ struct Prediction {
 Prediction predict_workload(const OpGraph& graph, const ModelConfig& model, const RunConfig& run,
                             const GpuSpec& gpu);
 
-MemoryFootprint memory_footprint(const OpGraph& graph, const ModelConfig& model, const RunConfig& run,
-                                 const GpuSpec& gpu);
+MemoryFootprint memory_footprint(const OpGraph& graph, const ModelConfig& model,
+                                 const RunConfig& run, const GpuSpec& gpu);
 
 }  // namespace ridgeline

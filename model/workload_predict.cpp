@@ -23,7 +23,8 @@ const char* time_class_name(int i) {
 namespace {
 
 bool memory_bound(const Op& op) {
-  return !std::holds_alternative<GemmOp>(op.shape) && !std::holds_alternative<AttentionOp>(op.shape);
+  return !std::holds_alternative<GemmOp>(op.shape) &&
+         !std::holds_alternative<AttentionOp>(op.shape);
 }
 
 SectionPrediction predict_section(const GraphSection& s, const GpuSpec& gpu, const RunConfig& run) {
@@ -39,7 +40,8 @@ SectionPrediction predict_section(const GraphSection& s, const GpuSpec& gpu, con
     p.device_us += k.device_us;
     p.kernels.push_back(std::move(k));
   }
-  p.cpu_us = run.launch == LaunchMode::Eager ? gpu.launch.python_eager_us.value * (double)order.size() : 0;
+  p.cpu_us =
+      run.launch == LaunchMode::Eager ? gpu.launch.python_eager_us.value * (double)order.size() : 0;
   p.repeat_us = std::max(p.device_us, p.cpu_us);
   return p;
 }

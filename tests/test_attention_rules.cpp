@@ -53,7 +53,8 @@ TEST_CASE("attention: K/V re-reads hit L2 while a head's KV fits, and miss past 
   CHECK(spills.bytes.hbm > 10 * 4.0 * 32 * 262144 * 128 * 2);
 }
 
-TEST_CASE("attention: the backward pass costs 2.5x the MMAs and its helper kernels", "[attention][rule]") {
+TEST_CASE("attention: the backward pass costs 2.5x the MMAs and its helper kernels",
+          "[attention][rule]") {
   const GpuSpec& g = test::h100();
   Op fwd = attention(1, 32, 8, 2048, 2048, true);
   Op bwd = fwd;

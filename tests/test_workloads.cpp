@@ -15,7 +15,8 @@ using ridgeline::test::require_input_error;
 namespace {
 
 ModelConfig tiny() {
-  static const ModelConfig m = load_model(std::string(RIDGELINE_SOURCE_DIR) + "/examples/models/tiny-llama.json");
+  static const ModelConfig m =
+      load_model(std::string(RIDGELINE_SOURCE_DIR) + "/examples/models/tiny-llama.json");
   return m;
 }
 
@@ -55,7 +56,8 @@ double gemm_flops(const GraphNode& n) {
 // Weights of one block: q, k, v, o, gate, up, down.
 double block_params(const ModelConfig& m) {
   double d = m.head_dim;
-  return m.hidden * (m.heads * d) * 2 + m.hidden * (m.kv_heads * d) * 2 + 3.0 * m.hidden * m.intermediate;
+  return m.hidden * (m.heads * d) * 2 + m.hidden * (m.kv_heads * d) * 2 +
+         3.0 * m.hidden * m.intermediate;
 }
 
 }  // namespace
@@ -66,11 +68,18 @@ TEST_CASE("workload: a pytorch-eager prefill block launches Hugging Face's kerne
   CHECK(g.sections[0].name == "embedding");
   CHECK(g.sections[1].repeat == 2);
   CHECK(g.sections[2].name == "head");
-  std::vector<std::string> expected = {
-      "input_norm", "q_proj", "k_proj", "v_proj", "q_rope_mul_cos", "q_rope_neg", "q_rope_cat",
-      "q_rope_mul_sin", "q_rope_add", "k_rope_mul_cos", "k_rope_neg", "k_rope_cat", "k_rope_mul_sin",
-      "k_rope_add", "attention", "o_proj", "residual_add_1", "post_norm", "gate_proj", "up_proj", "silu",
-      "mul", "down_proj", "residual_add_2"};
+  std::vector<std::string> expected = {"input_norm",     "q_proj",
+                                       "k_proj",         "v_proj",
+                                       "q_rope_mul_cos", "q_rope_neg",
+                                       "q_rope_cat",     "q_rope_mul_sin",
+                                       "q_rope_add",     "k_rope_mul_cos",
+                                       "k_rope_neg",     "k_rope_cat",
+                                       "k_rope_mul_sin", "k_rope_add",
+                                       "attention",      "o_proj",
+                                       "residual_add_1", "post_norm",
+                                       "gate_proj",      "up_proj",
+                                       "silu",           "mul",
+                                       "down_proj",      "residual_add_2"};
   CHECK(kernel_names(g, "decoder_block") == expected);
   CHECK(kernel_names(g, "head") == std::vector<std::string>{"final_norm", "lm_head"});
 }
@@ -79,8 +88,15 @@ TEST_CASE("workload: a fused runtime launches fewer, fused kernels", "[workload]
   RunConfig r = run(Phase::Decode, 8, 0, 512);
   r.runtime = Runtime::Fused;
   OpGraph g = build_graph(tiny(), r);
-  std::vector<std::string> expected = {"fused_add_input_norm", "qkv_proj", "rope_and_cache_write", "attention",
-                                       "o_proj", "fused_add_post_norm", "gate_up_proj", "silu_mul", "down_proj"};
+  std::vector<std::string> expected = {"fused_add_input_norm",
+                                       "qkv_proj",
+                                       "rope_and_cache_write",
+                                       "attention",
+                                       "o_proj",
+                                       "fused_add_post_norm",
+                                       "gate_up_proj",
+                                       "silu_mul",
+                                       "down_proj"};
   CHECK(kernel_names(g, "decoder_block") == expected);
 }
 
@@ -103,7 +119,8 @@ TEST_CASE("workload: inference GEMMs do 2 FLOPs per weight per token", "[workloa
   const ModelConfig m = tiny();
   int64_t T = 4 * 256;
   OpGraph g = build_graph(m, run(Phase::Prefill, 4, 256));
-  double expected = 2.0 * T * block_params(m) * m.layers + 2.0 * 4 * m.vocab * m.hidden;  // LM head: last positions
+  double expected = 2.0 * T * block_params(m) * m.layers +
+                    2.0 * 4 * m.vocab * m.hidden;  // LM head: last positions
   CHECK(sum_over(g, gemm_flops) == Approx(expected).epsilon(1e-12));
 }
 
@@ -112,13 +129,15 @@ TEST_CASE("workload: training GEMMs do 6 FLOPs per weight per token", "[workload
   RunConfig r = run(Phase::Train, 2, 256);
   r.blocks = 2;
   double T = 512;
-  CHECK(sum_over(build_graph(m, r), gemm_flops) == Approx(6.0 * T * block_params(m) * 2).epsilon(1e-12));
+  CHECK(sum_over(build_graph(m, r), gemm_flops) ==
+        Approx(6.0 * T * block_params(m) * 2).epsilon(1e-12));
   r.blocks = 0;  // whole model: the LM head over every position joins in
   double whole = 6.0 * T * (block_params(m) * m.layers + (double)m.vocab * m.hidden);
   CHECK(sum_over(build_graph(m, r), gemm_flops) == Approx(whole).epsilon(1e-12));
 }
 
-TEST_CASE("workload: attention FLOPs are 4·b·h·d per attended pair, backward 2.5x", "[workload][flops]") {
+TEST_CASE("workload: attention FLOPs are 4·b·h·d per attended pair, backward 2.5x",
+          "[workload][flops]") {
   const ModelConfig m = tiny();
   RunConfig r = run(Phase::Train, 2, 256);
   r.blocks = 1;
@@ -150,7 +169,8 @@ TEST_CASE("workload: AdamW updates every weight once", "[workload]") {
   CHECK(adam->numel == parameter_count(tiny()));
 }
 
-TEST_CASE("workload: MoE routes top-k tokens per expert, the busiest imbalance x the mean", "[workload][moe]") {
+TEST_CASE("workload: MoE routes top-k tokens per expert, the busiest imbalance x the mean",
+          "[workload][moe]") {
   ModelConfig m = load_model("mixtral-8x7b");
   RunConfig r = run(Phase::Prefill, 1, 1024);
   r.blocks = 1;
@@ -182,7 +202,8 @@ TEST_CASE("workload: KV cache and training memory follow their formulas", "[work
   CHECK(!tf.fits());  // an 8B model with AdamW in bf16 needs more than 80 GB
 }
 
-TEST_CASE("workload: eager launch makes the GPU wait for a CPU that launches slower than it runs", "[workload]") {
+TEST_CASE("workload: eager launch makes the GPU wait for a CPU that launches slower than it runs",
+          "[workload]") {
   const ModelConfig m = tiny();
   RunConfig r = run(Phase::Decode, 1, 0, 128);
   OpGraph g = build_graph(m, r);
@@ -209,19 +230,24 @@ TEST_CASE("workload: a decoder block is predicted once and repeated", "[workload
 }
 
 TEST_CASE("run error: batch below 1", "[workload][errors]") {
-  require_input_error([] { check_run_config(run(Phase::Prefill, 0, 128), tiny()); }, {"--batch: must be at least 1, got 0"});
+  require_input_error([] { check_run_config(run(Phase::Prefill, 0, 128), tiny()); },
+                      {"--batch: must be at least 1, got 0"});
 }
 TEST_CASE("run error: decode without kv-len", "[workload][errors]") {
-  require_input_error([] { check_run_config(run(Phase::Decode, 1, 0, 0), tiny()); }, {"--kv-len: decode needs"});
+  require_input_error([] { check_run_config(run(Phase::Decode, 1, 0, 0), tiny()); },
+                      {"--kv-len: decode needs"});
 }
 TEST_CASE("run error: decode with seq", "[workload][errors]") {
-  require_input_error([] { check_run_config(run(Phase::Decode, 1, 5, 10), tiny()); }, {"--seq: decode takes --kv-len"});
+  require_input_error([] { check_run_config(run(Phase::Decode, 1, 5, 10), tiny()); },
+                      {"--seq: decode takes --kv-len"});
 }
 TEST_CASE("run error: prefill without seq", "[workload][errors]") {
-  require_input_error([] { check_run_config(run(Phase::Prefill, 1, 0), tiny()); }, {"--seq: prefill needs --seq >= 1"});
+  require_input_error([] { check_run_config(run(Phase::Prefill, 1, 0), tiny()); },
+                      {"--seq: prefill needs --seq >= 1"});
 }
 TEST_CASE("run error: prefill with kv-len", "[workload][errors]") {
-  require_input_error([] { check_run_config(run(Phase::Prefill, 1, 8, 8), tiny()); }, {"--kv-len: prefill takes --seq"});
+  require_input_error([] { check_run_config(run(Phase::Prefill, 1, 8, 8), tiny()); },
+                      {"--kv-len: prefill takes --seq"});
 }
 TEST_CASE("run error: longer than the model's positions", "[workload][errors]") {
   require_input_error([] { check_run_config(run(Phase::Prefill, 1, 5000), tiny()); },
@@ -230,17 +256,20 @@ TEST_CASE("run error: longer than the model's positions", "[workload][errors]") 
 TEST_CASE("run error: more blocks than layers", "[workload][errors]") {
   RunConfig r = run(Phase::Prefill, 1, 8);
   r.blocks = 3;
-  require_input_error([&] { check_run_config(r, tiny()); }, {"--blocks: 3 exceeds the model's 2 layers"});
+  require_input_error([&] { check_run_config(r, tiny()); },
+                      {"--blocks: 3 exceeds the model's 2 layers"});
 }
 TEST_CASE("run error: training fp8 weights", "[workload][errors]") {
   RunConfig r = run(Phase::Train, 1, 8);
   r.weights = DType::Fp8;
-  require_input_error([&] { check_run_config(r, tiny()); }, {"--weights: fp8 weights are for inference"});
+  require_input_error([&] { check_run_config(r, tiny()); },
+                      {"--weights: fp8 weights are for inference"});
 }
 TEST_CASE("run error: optimizer outside training", "[workload][errors]") {
   RunConfig r = run(Phase::Prefill, 1, 8);
   r.optimizer = Optimizer::AdamW;
-  require_input_error([&] { check_run_config(r, tiny()); }, {"--optimizer: an optimizer step belongs to training"});
+  require_input_error([&] { check_run_config(r, tiny()); },
+                      {"--optimizer: an optimizer step belongs to training"});
 }
 TEST_CASE("run error: recompute outside training", "[workload][errors]") {
   RunConfig r = run(Phase::Decode, 1, 0, 8);
@@ -250,9 +279,11 @@ TEST_CASE("run error: recompute outside training", "[workload][errors]") {
 TEST_CASE("run error: MoE imbalance below 1 or without experts", "[workload][errors]") {
   RunConfig r = run(Phase::Prefill, 1, 8);
   r.moe_imbalance = 0.5;
-  require_input_error([&] { check_run_config(r, tiny()); }, {"--moe-imbalance: the busiest expert has at least the mean"});
+  require_input_error([&] { check_run_config(r, tiny()); },
+                      {"--moe-imbalance: the busiest expert has at least the mean"});
   r.moe_imbalance = 2;
-  require_input_error([&] { check_run_config(r, tiny()); }, {"--moe-imbalance: tiny-llama has no experts"});
+  require_input_error([&] { check_run_config(r, tiny()); },
+                      {"--moe-imbalance: tiny-llama has no experts"});
 }
 TEST_CASE("run error: tf32 storage", "[workload][errors]") {
   RunConfig r = run(Phase::Prefill, 1, 8);
@@ -267,9 +298,11 @@ TEST_CASE("workload: weight-only int4 reads a quarter of bf16's weight bytes", "
   r.weight_bits = 4;
   Prediction int4 = predict_workload(build_graph(m, r), m, r, test::h100());
   CHECK(int4.memory.weights_bytes == Approx(bf16.memory.weights_bytes / 4));
-  CHECK(int4.total_us < 0.55 * bf16.total_us);  // weight reads dominate; small kernels do not shrink
+  CHECK(int4.total_us <
+        0.55 * bf16.total_us);  // weight reads dominate; small kernels do not shrink
   r.phase = Phase::Train;
   r.kv_len = 0;
   r.seq = 8;
-  require_input_error([&] { check_run_config(r, m); }, {"--weights: int8/int4 weights are for inference"});
+  require_input_error([&] { check_run_config(r, m); },
+                      {"--weights: int8/int4 weights are for inference"});
 }

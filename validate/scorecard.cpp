@@ -79,7 +79,8 @@ double summed_rooflines_us(const OpGraph& g, const GpuSpec& gpu) {
 
 }  // namespace
 
-Scorecard score_workloads(const WorkloadDataset& data, const GpuSpec& gpu, const std::string& split) {
+Scorecard score_workloads(const WorkloadDataset& data, const GpuSpec& gpu,
+                          const std::string& split) {
   Scorecard sc;
   sc.gpu = gpu.name;
   sc.dataset = data.file;
@@ -89,9 +90,10 @@ Scorecard score_workloads(const WorkloadDataset& data, const GpuSpec& gpu, const
     OpGraph g = build_graph(m.model, m.run);
     Prediction p = predict_workload(g, m.model, m.run, gpu);
     int top = 0;
-    for (int i = 1; i < kTimeClasses; ++i) top = p.time_by_class_us[i] > p.time_by_class_us[top] ? i : top;
-    sc.cases.push_back({m.id, m.category, m.split, m.measured_us, p.total_us, summed_rooflines_us(g, gpu),
-                        time_class_name(top)});
+    for (int i = 1; i < kTimeClasses; ++i)
+      top = p.time_by_class_us[i] > p.time_by_class_us[top] ? i : top;
+    sc.cases.push_back({m.id, m.category, m.split, m.measured_us, p.total_us,
+                        summed_rooflines_us(g, gpu), time_class_name(top)});
   }
   add_families(sc, false);
   return sc;

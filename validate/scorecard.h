@@ -42,7 +42,8 @@ struct Scorecard {
 Scorecard score(const Dataset& data, const GpuSpec& gpu, const std::string& split);
 // Whole workloads, by category (phase and launch mode); the reference line is the sum of the
 // plain rooflines of the step's kernels.
-Scorecard score_workloads(const WorkloadDataset& data, const GpuSpec& gpu, const std::string& split);
+Scorecard score_workloads(const WorkloadDataset& data, const GpuSpec& gpu,
+                          const std::string& split);
 ErrorStats error_stats(const std::vector<double>& signed_errors);
 
 }  // namespace ridgeline

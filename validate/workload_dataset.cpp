@@ -27,13 +27,19 @@ ModelConfig model_of(const std::string& name, const std::string& where) {
 RunConfig run_of(const nlohmann::json& r, const std::string& where) {
   RunConfig run;
   std::string phase = r.value("phase", "");
-  if (phase == "prefill") run.phase = Phase::Prefill;
-  else if (phase == "decode") run.phase = Phase::Decode;
-  else if (phase == "train") run.phase = Phase::Train;
-  else throw InputError(where + "/phase: expected prefill, decode or train");
+  if (phase == "prefill")
+    run.phase = Phase::Prefill;
+  else if (phase == "decode")
+    run.phase = Phase::Decode;
+  else if (phase == "train")
+    run.phase = Phase::Train;
+  else
+    throw InputError(where + "/phase: expected prefill, decode or train");
   run.batch = r.value("batch", 0);
-  if (run.phase == Phase::Decode) run.kv_len = r.value("kv_len", 0);
-  else run.seq = r.value("seq", 0);
+  if (run.phase == Phase::Decode)
+    run.kv_len = r.value("kv_len", 0);
+  else
+    run.seq = r.value("seq", 0);
   run.blocks = r.value("blocks_only", false) ? r.value("layers", 0) : 0;
   run.launch = r.value("mode", "") == "eager" ? LaunchMode::Eager : LaunchMode::Graph;
   run.optimizer = r.value("optimizer", "none") == "adamw" ? Optimizer::AdamW : Optimizer::None;
@@ -56,13 +62,15 @@ WorkloadDataset parse_workload_dataset(const nlohmann::json& doc, const std::str
     if (!r.is_object()) throw InputError(where + ": expected an object");
     std::string id = r.value("id", where);
     if (!r.contains("median_ms") || !r["median_ms"].is_number()) {
-      d.skipped.push_back(id + ": " + (r.contains("error") ? r["error"].dump().substr(0, 80) : "not timed"));
+      d.skipped.push_back(id + ": " +
+                          (r.contains("error") ? r["error"].dump().substr(0, 80) : "not timed"));
       continue;
     }
     WorkloadMeasurement m;
     m.id = id;
     m.split = r.value("split", "");
-    if (m.split != "fit" && m.split != "holdout") throw InputError(where + "/split: expected \"fit\" or \"holdout\"");
+    if (m.split != "fit" && m.split != "holdout")
+      throw InputError(where + "/split: expected \"fit\" or \"holdout\"");
     m.model = model_of(r.value("model", ""), where);
     m.run = run_of(r, where);
     // The measured model's RoPE table and cache cover the positions it ran (decode at kv 8192

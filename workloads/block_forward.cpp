@@ -26,7 +26,9 @@ Op weight_gemm(int64_t m, int64_t n, int64_t k, const RunConfig& run) {
   std::get<GemmOp>(op.shape).weight_bits = run.weight_bits;
   return op;
 }
-Op ew_op(ElementwiseKind kind, int64_t numel, DType d) { return Op{"", ElementwiseOp{kind, numel, d}, false}; }
+Op ew_op(ElementwiseKind kind, int64_t numel, DType d) {
+  return Op{"", ElementwiseOp{kind, numel, d}, false};
+}
 Op row_op(RowOpKind kind, int64_t rows, int64_t cols, DType d) {
   return Op{"", RowOp{kind, rows, cols, d}, false};
 }
@@ -42,7 +44,9 @@ Op norm_op(const ModelConfig& m, const RunConfig& run, int64_t rows, int64_t col
   return op;
 }
 
-RowOpKind norm_kind(const ModelConfig& m) { return m.norm == NormKind::LayerNorm ? RowOpKind::LayerNorm : RowOpKind::RmsNorm; }
+RowOpKind norm_kind(const ModelConfig& m) {
+  return m.norm == NormKind::LayerNorm ? RowOpKind::LayerNorm : RowOpKind::RmsNorm;
+}
 
 OpVertex Emitter::emit(const std::string& name, const Op& op, std::vector<OpVertex> after) {
   if (after.empty() && any) after.push_back(last);
@@ -57,9 +61,11 @@ namespace {
 // q and k are transposed views and cos/sin broadcast, so all but the final add are strided.
 OpVertex emit_rope(Emitter& e, const std::string& t, int64_t numel, OpVertex x) {
   OpVertex c = e.emit(t + "_rope_mul_cos", strided(ew_op(ElementwiseKind::Mul, numel, e.act)), {x});
-  OpVertex n = e.emit(t + "_rope_neg", strided(ew_op(ElementwiseKind::MulScalar, numel / 2, e.act)), {x});
+  OpVertex n =
+      e.emit(t + "_rope_neg", strided(ew_op(ElementwiseKind::MulScalar, numel / 2, e.act)), {x});
   OpVertex cat = e.emit(t + "_rope_cat", strided(ew_op(ElementwiseKind::Copy, numel, e.act)), {n});
-  OpVertex s = e.emit(t + "_rope_mul_sin", strided(ew_op(ElementwiseKind::Mul, numel, e.act)), {cat});
+  OpVertex s =
+      e.emit(t + "_rope_mul_sin", strided(ew_op(ElementwiseKind::Mul, numel, e.act)), {cat});
   return e.emit(t + "_rope_add", ew_op(ElementwiseKind::Add, numel, e.act), {c, s});
 }
 
@@ -76,8 +82,8 @@ AttentionOp attention_shape(const ModelConfig& m, const BlockShape& s, DType d) 
   return a;
 }
 
-OpVertex emit_attention_eager(Emitter& e, const ModelConfig& m, const RunConfig& run, const BlockShape& s,
-                              OpVertex norm) {
+OpVertex emit_attention_eager(Emitter& e, const ModelConfig& m, const RunConfig& run,
+                              const BlockShape& s, OpVertex norm) {
   int64_t T = s.tokens, d = m.head_dim, H = m.hidden;
   bool gpt2 = m.position == PositionKind::Learned;
   if (gpt2) {
@@ -90,7 +96,8 @@ OpVertex emit_attention_eager(Emitter& e, const ModelConfig& m, const RunConfig&
   OpVertex qr = emit_rope(e, "q", T * m.heads * d, q);
   OpVertex kr = emit_rope(e, "k", T * m.kv_heads * d, k);
   if (s.cache_write) {
-    Op write = strided(ew_op(ElementwiseKind::Copy, T * m.kv_heads * d, run.kv_cache));  // into a cache slice
+    Op write = strided(
+        ew_op(ElementwiseKind::Copy, T * m.kv_heads * d, run.kv_cache));  // into a cache slice
     kr = e.emit("k_cache_write", write, {kr});
     v = e.emit("v_cache_write", write, {v});
   }
@@ -99,18 +106,19 @@ OpVertex emit_attention_eager(Emitter& e, const ModelConfig& m, const RunConfig&
   return e.emit("attention", Op{"", attention_shape(m, s, e.act), false}, {qr, kr, v});
 }
 
-OpVertex emit_attention_fused(Emitter& e, const ModelConfig& m, const RunConfig& run, const BlockShape& s,
-                              OpVertex norm) {
+OpVertex emit_attention_fused(Emitter& e, const ModelConfig& m, const RunConfig& run,
+                              const BlockShape& s, OpVertex norm) {
   int64_t T = s.tokens, d = m.head_dim;
   int64_t qkv_width = (m.heads + 2 * m.kv_heads) * d;
   OpVertex qkv = e.emit("qkv_proj", weight_gemm(T, qkv_width, m.hidden, run), {norm});
-  OpVertex rope = e.emit("rope_and_cache_write", ew_op(ElementwiseKind::Copy, T * qkv_width, e.act), {qkv});
+  OpVertex rope =
+      e.emit("rope_and_cache_write", ew_op(ElementwiseKind::Copy, T * qkv_width, e.act), {qkv});
   DType attn = run.kv_cache == DType::Fp8 ? DType::Fp8 : e.act;
   return e.emit("attention", Op{"", attention_shape(m, s, attn), false}, {rope});
 }
 
-OpVertex emit_dense_mlp(Emitter& e, const ModelConfig& m, const RunConfig& run, int64_t T, int64_t width,
-                        const std::string& prefix, OpVertex in) {
+OpVertex emit_dense_mlp(Emitter& e, const ModelConfig& m, const RunConfig& run, int64_t T,
+                        int64_t width, const std::string& prefix, OpVertex in) {
   if (m.mlp == MlpKind::Gelu) {
     OpVertex fc = e.emit(prefix + "c_fc", weight_gemm(T, width, m.hidden, run), {in});
     OpVertex g = e.emit(prefix + "gelu", ew_op(ElementwiseKind::Gelu, T * width, e.act), {fc});
@@ -118,7 +126,8 @@ OpVertex emit_dense_mlp(Emitter& e, const ModelConfig& m, const RunConfig& run, 
   }
   if (run.runtime == Runtime::Fused) {
     OpVertex gu = e.emit(prefix + "gate_up_proj", weight_gemm(T, 2 * width, m.hidden, run), {in});
-    OpVertex sm = e.emit(prefix + "silu_mul", ew_op(ElementwiseKind::SiluMul, T * width, e.act), {gu});
+    OpVertex sm =
+        e.emit(prefix + "silu_mul", ew_op(ElementwiseKind::SiluMul, T * width, e.act), {gu});
     return e.emit(prefix + "down_proj", weight_gemm(T, m.hidden, width, run), {sm});
   }
   OpVertex gate = e.emit(prefix + "gate_proj", weight_gemm(T, width, m.hidden, run), {in});
@@ -134,14 +143,17 @@ std::vector<int64_t> expert_tokens(const ModelConfig& m, const RunConfig& run, i
   double busiest = std::min(routed, std::ceil(mean * run.moe_imbalance));
   double rest = m.moe.experts > 1 ? (routed - busiest) / (m.moe.experts - 1) : 0;
   std::vector<int64_t> out;
-  for (int64_t x = 0; x < m.moe.experts; ++x) out.push_back((int64_t)std::ceil(x == 0 ? busiest : rest));
+  for (int64_t x = 0; x < m.moe.experts; ++x)
+    out.push_back((int64_t)std::ceil(x == 0 ? busiest : rest));
   return out;
 }
 
-OpVertex emit_moe_mlp(Emitter& e, const ModelConfig& m, const RunConfig& run, int64_t T, OpVertex in) {
+OpVertex emit_moe_mlp(Emitter& e, const ModelConfig& m, const RunConfig& run, int64_t T,
+                      OpVertex in) {
   int64_t E = m.moe.experts, H = m.hidden;
   OpVertex router = e.emit("router", weight_gemm(T, E, H, run), {in});
-  OpVertex probs = e.emit("router_softmax", row_op(RowOpKind::Softmax, T, E, DType::Fp32), {router});
+  OpVertex probs =
+      e.emit("router_softmax", row_op(RowOpKind::Softmax, T, E, DType::Fp32), {router});
   OpVertex topk = e.emit("router_topk", row_op(RowOpKind::Softmax, T, E, DType::Fp32), {probs});
   std::vector<OpVertex> outs;
   std::vector<int64_t> tokens = expert_tokens(m, run, T);
@@ -159,16 +171,20 @@ OpVertex emit_moe_mlp(Emitter& e, const ModelConfig& m, const RunConfig& run, in
 
 }  // namespace
 
-void emit_block_forward(Emitter& e, const ModelConfig& m, const RunConfig& run, const BlockShape& s) {
+void emit_block_forward(Emitter& e, const ModelConfig& m, const RunConfig& run,
+                        const BlockShape& s) {
   int64_t T = s.tokens, H = m.hidden;
   bool fused = run.runtime == Runtime::Fused;
   // Fused runtimes add the residual inside the next norm: a norm that reads and writes twice.
   Op norm = norm_op(m, run, T, fused ? 2 * H : H, e.act);
   OpVertex n1 = e.emit(fused ? "fused_add_input_norm" : "input_norm", norm);
-  OpVertex attn = fused ? emit_attention_fused(e, m, run, s, n1) : emit_attention_eager(e, m, run, s, n1);
+  OpVertex attn =
+      fused ? emit_attention_fused(e, m, run, s, n1) : emit_attention_eager(e, m, run, s, n1);
   bool gpt2 = m.position == PositionKind::Learned;
-  OpVertex o = e.emit(gpt2 ? "attn_c_proj" : "o_proj", weight_gemm(T, H, m.heads * m.head_dim, run), {attn});
-  OpVertex r1 = fused ? o : e.emit("residual_add_1", ew_op(ElementwiseKind::Add, T * H, e.act), {o});
+  OpVertex o =
+      e.emit(gpt2 ? "attn_c_proj" : "o_proj", weight_gemm(T, H, m.heads * m.head_dim, run), {attn});
+  OpVertex r1 =
+      fused ? o : e.emit("residual_add_1", ew_op(ElementwiseKind::Add, T * H, e.act), {o});
   OpVertex n2 = e.emit(fused ? "fused_add_post_norm" : "post_norm", norm, {r1});
   OpVertex mlp = m.moe.experts > 0 ? emit_moe_mlp(e, m, run, T, n2)
                                    : emit_dense_mlp(e, m, run, T, m.intermediate, "", n2);

@@ -31,7 +31,8 @@ struct BlockShape {
   int64_t batch, tokens, q_len, kv_len;
   bool causal, cache_write;
 };
-void emit_block_forward(Emitter& e, const ModelConfig& m, const RunConfig& run, const BlockShape& s);
+void emit_block_forward(Emitter& e, const ModelConfig& m, const RunConfig& run,
+                        const BlockShape& s);
 
 // Norm kind of the model as a row op.
 RowOpKind norm_kind(const ModelConfig& m);

@@ -18,7 +18,8 @@ GraphSection embedding_section(const ModelConfig& m, const RunConfig& run) {
   e.emit("embed_tokens", ew_op(ElementwiseKind::Copy, T * m.hidden, run.activations));
   if (m.position == PositionKind::Learned) {
     OpVertex tok = e.last;
-    OpVertex pos = e.emit("embed_positions", ew_op(ElementwiseKind::Copy, T * m.hidden, run.activations), {});
+    OpVertex pos =
+        e.emit("embed_positions", ew_op(ElementwiseKind::Copy, T * m.hidden, run.activations), {});
     e.emit("embed_add", ew_op(ElementwiseKind::Add, T * m.hidden, run.activations), {tok, pos});
   }
   return s;
@@ -44,7 +45,8 @@ GraphSection head_section(const ModelConfig& m, const RunConfig& run) {
   GraphSection s{"head", 1, -1, {}};
   Emitter e{s, run.activations};
   int64_t T = step_tokens(run);
-  Op norm = norm_op(m, run, T, run.runtime == Runtime::Fused ? 2 * m.hidden : m.hidden, run.activations);
+  Op norm =
+      norm_op(m, run, T, run.runtime == Runtime::Fused ? 2 * m.hidden : m.hidden, run.activations);
   e.emit(run.runtime == Runtime::Fused ? "fused_add_final_norm" : "final_norm", norm);
   bool all = run.logits_all || run.phase == Phase::Train;
   int64_t rows = all ? T : run.batch;
@@ -57,8 +59,10 @@ GraphSection head_section(const ModelConfig& m, const RunConfig& run) {
 OpGraph build_graph(const ModelConfig& model, const RunConfig& run) {
   check_run_config(run, model);
   OpGraph g;
-  g.description = model.name + " " + phase_name(run.phase) + ", batch " + std::to_string(run.batch) +
-                  (run.phase == Phase::Decode ? ", kv " + std::to_string(run.kv_len) : ", seq " + std::to_string(run.seq)) +
+  g.description = model.name + " " + phase_name(run.phase) + ", batch " +
+                  std::to_string(run.batch) +
+                  (run.phase == Phase::Decode ? ", kv " + std::to_string(run.kv_len)
+                                              : ", seq " + std::to_string(run.seq)) +
                   ", " + runtime_name(run.runtime);
   bool whole = run.blocks == 0;
   if (whole) g.sections.push_back(embedding_section(model, run));

@@ -51,7 +51,14 @@ struct ReduceOp {  // a full reduction of numel elements to one
 };
 
 // The backward kinds read the input and the output gradient, write the input gradient.
-enum class RowOpKind { RmsNorm, LayerNorm, Softmax, RmsNormBackward, LayerNormBackward, SoftmaxBackward };
+enum class RowOpKind {
+  RmsNorm,
+  LayerNorm,
+  Softmax,
+  RmsNormBackward,
+  LayerNormBackward,
+  SoftmaxBackward
+};
 // Single pass: the row is read once into registers (Triton, serving engines). PyTorch: ATen's
 // row kernels (F.rms_norm runs vectorized_layer_norm_kernel), which walk a row serially with one
 // block and reach a lower share of bandwidth.

@@ -16,7 +16,7 @@ namespace ridgeline {
 struct GraphNode {
   std::string name;  // e.g. "q_proj", "attention", "mlp.down_proj.dgrad"
   Op op;
-  int stream = 0;    // reserved for overlap of communication (one stream for now)
+  int stream = 0;  // reserved for overlap of communication (one stream for now)
 };
 
 using OpDag = boost::adjacency_list<boost::vecS, boost::vecS, boost::bidirectionalS, GraphNode>;

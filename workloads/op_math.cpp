@@ -94,8 +94,8 @@ struct WorkOf {
     bool ln = r.kind == RowOpKind::LayerNorm || r.kind == RowOpKind::LayerNormBackward;
     bool rms = r.kind == RowOpKind::RmsNorm || r.kind == RowOpKind::RmsNormBackward;
     double weights = ln ? 2 : (rms ? 1 : 0);
-    bool backward = r.kind == RowOpKind::RmsNormBackward || r.kind == RowOpKind::LayerNormBackward ||
-                    r.kind == RowOpKind::SoftmaxBackward;
+    bool backward = r.kind == RowOpKind::RmsNormBackward ||
+                    r.kind == RowOpKind::LayerNormBackward || r.kind == RowOpKind::SoftmaxBackward;
     w.bytes_read = (backward ? 2 : 1) * n * e + weights * (double)r.cols * e;
     w.bytes_written = n * e;
     switch (r.kind) {

@@ -17,32 +17,40 @@ const char* phase_name(Phase p) {
   return "?";
 }
 
-const char* runtime_name(Runtime r) { return r == Runtime::Fused ? "fused" : "pytorch-eager"; }
-const char* launch_name(LaunchMode l) { return l == LaunchMode::Eager ? "eager" : "graph"; }
+const char* runtime_name(Runtime r) {
+  return r == Runtime::Fused ? "fused" : "pytorch-eager";
+}
+const char* launch_name(LaunchMode l) {
+  return l == LaunchMode::Eager ? "eager" : "graph";
+}
 
 int64_t step_tokens(const RunConfig& run) {
   return run.phase == Phase::Decode ? run.batch : run.batch * run.seq;
 }
 
 void check_run_config(const RunConfig& run, const ModelConfig& model) {
-  auto fail = [](const std::string& flag, const std::string& msg) { throw InputError(flag + ": " + msg); };
+  auto fail = [](const std::string& flag, const std::string& msg) {
+    throw InputError(flag + ": " + msg);
+  };
   if (run.batch < 1) fail("--batch", "must be at least 1, got " + std::to_string(run.batch));
   if (run.phase == Phase::Decode) {
     if (run.kv_len < 1) fail("--kv-len", "decode needs the number of cached tokens (>= 1)");
     if (run.seq != 0) fail("--seq", "decode takes --kv-len, not --seq");
   } else {
     if (run.seq < 1) fail("--seq", std::string(phase_name(run.phase)) + " needs --seq >= 1");
-    if (run.kv_len != 0) fail("--kv-len", std::string(phase_name(run.phase)) + " takes --seq, not --kv-len");
+    if (run.kv_len != 0)
+      fail("--kv-len", std::string(phase_name(run.phase)) + " takes --seq, not --kv-len");
   }
   int64_t positions = run.phase == Phase::Decode ? run.kv_len + 1 : run.seq;
   if (model.max_positions > 0 && positions > model.max_positions) {
     fail(run.phase == Phase::Decode ? "--kv-len" : "--seq",
-         std::to_string(positions) + " positions exceed the model's " + std::to_string(model.max_positions) +
-             " (max_position_embeddings)");
+         std::to_string(positions) + " positions exceed the model's " +
+             std::to_string(model.max_positions) + " (max_position_embeddings)");
   }
   if (run.blocks < 0) fail("--blocks", "must be at least 1");
   if (run.blocks > model.layers) {
-    fail("--blocks", std::to_string(run.blocks) + " exceeds the model's " + std::to_string(model.layers) + " layers");
+    fail("--blocks", std::to_string(run.blocks) + " exceeds the model's " +
+                         std::to_string(model.layers) + " layers");
   }
   if (run.phase == Phase::Train && run.weights == DType::Fp8) {
     fail("--weights", "fp8 weights are for inference; train in bf16 or fp16");
@@ -50,12 +58,17 @@ void check_run_config(const RunConfig& run, const ModelConfig& model) {
   if (run.optimizer != Optimizer::None && run.phase != Phase::Train) {
     fail("--optimizer", "an optimizer step belongs to training (--phase train)");
   }
-  if (run.recompute && run.phase != Phase::Train) fail("--recompute", "only training saves activations");
-  if (run.weight_bits > 0 && run.phase == Phase::Train) fail("--weights", "int8/int4 weights are for inference");
-  if (run.moe_imbalance < 1) fail("--moe-imbalance", "the busiest expert has at least the mean load (>= 1)");
-  if (run.moe_imbalance > 1 && model.moe.experts == 0) fail("--moe-imbalance", model.name + " has no experts");
+  if (run.recompute && run.phase != Phase::Train)
+    fail("--recompute", "only training saves activations");
+  if (run.weight_bits > 0 && run.phase == Phase::Train)
+    fail("--weights", "int8/int4 weights are for inference");
+  if (run.moe_imbalance < 1)
+    fail("--moe-imbalance", "the busiest expert has at least the mean load (>= 1)");
+  if (run.moe_imbalance > 1 && model.moe.experts == 0)
+    fail("--moe-imbalance", model.name + " has no experts");
   for (DType d : {run.weights, run.activations, run.kv_cache}) {
-    if (d == DType::Tf32) fail("--weights/--activations/--kv-cache", "tf32 is a tensor-core mode, not a storage type");
+    if (d == DType::Tf32)
+      fail("--weights/--activations/--kv-cache", "tf32 is a tensor-core mode, not a storage type");
   }
 }
 

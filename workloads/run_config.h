@@ -21,9 +21,9 @@ enum class Optimizer { None, AdamW };
 struct RunConfig {
   Phase phase = Phase::Prefill;
   int64_t batch = 1;
-  int64_t seq = 0;     // prompt tokens (prefill) or sequence length (train)
-  int64_t kv_len = 0;  // cached tokens before the new one (decode)
-  int64_t blocks = 0;  // 0: the whole model; N: only N decoder blocks
+  int64_t seq = 0;          // prompt tokens (prefill) or sequence length (train)
+  int64_t kv_len = 0;       // cached tokens before the new one (decode)
+  int64_t blocks = 0;       // 0: the whole model; N: only N decoder blocks
   bool logits_all = false;  // logits for every position (always in training)
   Runtime runtime = Runtime::PytorchEager;
   LaunchMode launch = LaunchMode::Graph;
@@ -32,8 +32,8 @@ struct RunConfig {
   DType activations = DType::Bf16;
   DType kv_cache = DType::Bf16;
   Optimizer optimizer = Optimizer::None;
-  bool recompute = false;        // activation recomputation in training
-  double moe_imbalance = 1.0;    // busiest expert's tokens over the mean (>= 1)
+  bool recompute = false;      // activation recomputation in training
+  double moe_imbalance = 1.0;  // busiest expert's tokens over the mean (>= 1)
 };
 
 const char* phase_name(Phase p);

@@ -28,8 +28,10 @@ void emit_gemm_backward(Emitter& e, const std::string& name, const GemmOp& g) {
   if (name == "q_proj" || name == "k_proj" || name == "v_proj") {
     e.emit(name + ".grad_contiguous", ew_op(ElementwiseKind::Copy, g.m * g.n, g.dtype));
   }
-  e.emit(name + ".dgrad", gemm_op(g.m, g.k, g.n, g.dtype == DType::Fp8 ? DType::Bf16 : g.dtype, g.batch));
-  e.emit(name + ".wgrad", gemm_op(g.n, g.k, g.m, g.dtype == DType::Fp8 ? DType::Bf16 : g.dtype, g.batch));
+  e.emit(name + ".dgrad",
+         gemm_op(g.m, g.k, g.n, g.dtype == DType::Fp8 ? DType::Bf16 : g.dtype, g.batch));
+  e.emit(name + ".wgrad",
+         gemm_op(g.n, g.k, g.m, g.dtype == DType::Fp8 ? DType::Bf16 : g.dtype, g.batch));
 }
 
 RowOpKind backward_of(RowOpKind k) {
@@ -44,7 +46,9 @@ RowOpKind backward_of(RowOpKind k) {
 }
 
 void emit_elementwise_backward(Emitter& e, const std::string& name, const ElementwiseOp& x) {
-  auto ew = [&](const std::string& suffix, ElementwiseKind k, int64_t n) { e.emit(name + suffix, ew_op(k, n, x.dtype)); };
+  auto ew = [&](const std::string& suffix, ElementwiseKind k, int64_t n) {
+    e.emit(name + suffix, ew_op(k, n, x.dtype));
+  };
   switch (x.kind) {
     case ElementwiseKind::Silu:
     case ElementwiseKind::Gelu:
@@ -52,12 +56,14 @@ void emit_elementwise_backward(Emitter& e, const std::string& name, const Elemen
     case ElementwiseKind::SiluMul:
       return ew(".backward", ElementwiseKind::Mul, 2 * x.numel);
     case ElementwiseKind::Mul:
-      if (name.find("rope_mul") != std::string::npos) return ew(".backward", ElementwiseKind::Mul, x.numel);
+      if (name.find("rope_mul") != std::string::npos)
+        return ew(".backward", ElementwiseKind::Mul, x.numel);
       ew(".backward_a", ElementwiseKind::Mul, x.numel);
       return ew(".backward_b", ElementwiseKind::Mul, x.numel);
     case ElementwiseKind::MulScalar:
       ew(".backward", ElementwiseKind::MulScalar, x.numel);
-      if (name.find("rope_neg") != std::string::npos) {  // cat's backward: the halves into a zeroed grad
+      if (name.find("rope_neg") !=
+          std::string::npos) {  // cat's backward: the halves into a zeroed grad
         ew(".grad_fill", ElementwiseKind::MulScalar, x.numel);
         ew(".grad_copy_1", ElementwiseKind::Copy, x.numel);
         ew(".grad_copy_2", ElementwiseKind::Copy, x.numel);
@@ -127,7 +133,8 @@ int64_t trained_parameters(const OpGraph& g, const ModelConfig& m, bool whole) {
   for (const auto& sec : g.sections) {
     if (sec.name.find("backward") != std::string::npos || sec.name == "loss") continue;
     for (OpVertex v : launch_order(sec)) {
-      if (auto* gm = std::get_if<GemmOp>(&sec.dag[v].op.shape)) params += sec.repeat * gm->n * gm->k;
+      if (auto* gm = std::get_if<GemmOp>(&sec.dag[v].op.shape))
+        params += sec.repeat * gm->n * gm->k;
       if (std::holds_alternative<RowOp>(sec.dag[v].op.shape)) params += sec.repeat * m.hidden;
     }
   }
@@ -145,8 +152,10 @@ void add_training_sections(OpGraph& g, const ModelConfig& model, const RunConfig
     if (it->name == "embedding") {
       GraphSection s{"embedding_backward", 1, -1, {}};
       Emitter e{s, run.activations};
-      e.emit("embed_grad_zero", ew_op(ElementwiseKind::MulScalar, model.vocab * model.hidden / 2, run.weights));
-      e.emit("embed_grad_index_add", ew_op(ElementwiseKind::Add, step_tokens(run) * model.hidden, run.weights));
+      e.emit("embed_grad_zero",
+             ew_op(ElementwiseKind::MulScalar, model.vocab * model.hidden / 2, run.weights));
+      e.emit("embed_grad_index_add",
+             ew_op(ElementwiseKind::Add, step_tokens(run) * model.hidden, run.weights));
       g.sections.push_back(std::move(s));
       continue;
     }
@@ -155,7 +164,8 @@ void add_training_sections(OpGraph& g, const ModelConfig& model, const RunConfig
   if (run.optimizer == Optimizer::AdamW) {
     GraphSection s{"optimizer", 1, -1, {}};
     Emitter e{s, run.activations};
-    e.emit("adamw", ew_op(ElementwiseKind::AdamW, trained_parameters(g, model, whole), run.weights));
+    e.emit("adamw",
+           ew_op(ElementwiseKind::AdamW, trained_parameters(g, model, whole), run.weights));
     g.sections.push_back(std::move(s));
   }
 }

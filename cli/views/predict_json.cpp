@@ -12,11 +12,16 @@ namespace ridgeline {
 namespace {
 
 nlohmann::ordered_json memory_json(const MemoryFootprint& m) {
-  return {{"weights_bytes", m.weights_bytes},   {"kv_cache_bytes", m.kv_cache_bytes},
-          {"activation_bytes", m.activation_bytes}, {"gradient_bytes", m.gradient_bytes},
-          {"optimizer_bytes", m.optimizer_bytes}, {"reserved_bytes", m.reserved_bytes},
-          {"total_bytes", m.total()},             {"capacity_bytes", m.capacity_bytes},
-          {"fits", m.fits()},                     {"max_batch", m.max_batch}};
+  return {{"weights_bytes", m.weights_bytes},
+          {"kv_cache_bytes", m.kv_cache_bytes},
+          {"activation_bytes", m.activation_bytes},
+          {"gradient_bytes", m.gradient_bytes},
+          {"optimizer_bytes", m.optimizer_bytes},
+          {"reserved_bytes", m.reserved_bytes},
+          {"total_bytes", m.total()},
+          {"capacity_bytes", m.capacity_bytes},
+          {"fits", m.fits()},
+          {"max_batch", m.max_batch}};
 }
 
 }  // namespace
@@ -34,36 +39,42 @@ void print_prediction_json(std::ostream& os, const Prediction& p) {
   j["kernels"] = p.kernels;
   j["flops"] = p.flops;
   j["hbm_bytes"] = p.hbm_bytes;
-  for (int i = 0; i < kTimeClasses; ++i) j["time_by_bound_us"][time_class_name(i)] = p.time_by_class_us[i];
+  for (int i = 0; i < kTimeClasses; ++i)
+    j["time_by_bound_us"][time_class_name(i)] = p.time_by_class_us[i];
   j["layers"] = nlohmann::ordered_json::array();
   for (const auto& s : p.sections) {
     for (int64_t r = 0; r < s.repeat; ++r) {
-      j["layers"].push_back({{"section", s.name}, {"layer", s.first_layer >= 0 ? s.first_layer + r : -1},
+      j["layers"].push_back({{"section", s.name},
+                             {"layer", s.first_layer >= 0 ? s.first_layer + r : -1},
                              {"time_us", s.repeat_us}});
     }
   }
   j["ops"] = nlohmann::ordered_json::array();
-  for_each_kernel(p, [&](const SectionPrediction& s, int64_t layer, const KernelPrediction& k, double) {
-    j["ops"].push_back({{"name", k.name},
-                        {"section", s.name},
-                        {"layer", layer},
-                        {"op", op_family(*k.op)},
-                        {"time_us", k.device_us},
-                        {"bottleneck", bottleneck_name(k.cost.bottleneck)},
-                        {"flops", k.cost.flops()},
-                        {"bytes", {{"hbm", k.cost.bytes.hbm}, {"l2", k.cost.bytes.l2}, {"smem", k.cost.bytes.smem}}}});
-  });
+  for_each_kernel(
+      p, [&](const SectionPrediction& s, int64_t layer, const KernelPrediction& k, double) {
+        j["ops"].push_back(
+            {{"name", k.name},
+             {"section", s.name},
+             {"layer", layer},
+             {"op", op_family(*k.op)},
+             {"time_us", k.device_us},
+             {"bottleneck", bottleneck_name(k.cost.bottleneck)},
+             {"flops", k.cost.flops()},
+             {"bytes",
+              {{"hbm", k.cost.bytes.hbm}, {"l2", k.cost.bytes.l2}, {"smem", k.cost.bytes.smem}}}});
+      });
   j["memory"] = memory_json(p.memory);
   os << j.dump(2) << "\n";
 }
 
 void print_prediction_csv(std::ostream& os, const Prediction& p) {
   os << "section,layer,name,op,start_us,time_us,bottleneck,flops,bytes_hbm,bytes_l2\n";
-  for_each_kernel(p, [&](const SectionPrediction& s, int64_t layer, const KernelPrediction& k, double start) {
-    os << s.name << "," << layer << "," << k.name << "," << op_family(*k.op) << "," << start << "," << k.device_us
-       << "," << bottleneck_name(k.cost.bottleneck) << "," << k.cost.flops() << "," << k.cost.bytes.hbm << ","
-       << k.cost.bytes.l2 << "\n";
-  });
+  for_each_kernel(
+      p, [&](const SectionPrediction& s, int64_t layer, const KernelPrediction& k, double start) {
+        os << s.name << "," << layer << "," << k.name << "," << op_family(*k.op) << "," << start
+           << "," << k.device_us << "," << bottleneck_name(k.cost.bottleneck) << ","
+           << k.cost.flops() << "," << k.cost.bytes.hbm << "," << k.cost.bytes.l2 << "\n";
+      });
 }
 
 }  // namespace ridgeline

@@ -20,9 +20,9 @@ void print_sections(std::ostream& os, const Prediction& p) {
   os << "\nsection                repeat   each         total        share\n";
   for (const auto& s : p.sections) {
     double total = s.repeat * s.repeat_us;
-    os << "  " << std::left << std::setw(22) << s.name << std::right << std::setw(5) << s.repeat << "   "
-       << std::left << std::setw(13) << human_us(s.repeat_us) << std::setw(13) << human_us(total)
-       << fixed(100 * total / p.total_us, 1) << "%\n";
+    os << "  " << std::left << std::setw(22) << s.name << std::right << std::setw(5) << s.repeat
+       << "   " << std::left << std::setw(13) << human_us(s.repeat_us) << std::setw(13)
+       << human_us(total) << fixed(100 * total / p.total_us, 1) << "%\n";
   }
 }
 
@@ -44,38 +44,41 @@ void print_top_kernels(std::ostream& os, const Prediction& p, int top) {
     }
   }
   std::vector<std::pair<std::string, KernelTotal>> sorted(by_name.begin(), by_name.end());
-  std::sort(sorted.begin(), sorted.end(), [](auto& a, auto& b) { return a.second.us > b.second.us; });
+  std::sort(sorted.begin(), sorted.end(),
+            [](auto& a, auto& b) { return a.second.us > b.second.us; });
   os << "\ntop kernels            op           count   each         total        share   bound\n";
   for (int i = 0; i < top && i < (int)sorted.size(); ++i) {
     const auto& [name, t] = sorted[i];
-    os << "  " << std::left << std::setw(22) << name.substr(0, 21) << std::setw(12) << t.family.substr(0, 11)
-       << std::right << std::setw(6) << t.count << "   " << std::left << std::setw(13) << human_us(t.us / t.count)
-       << std::setw(13) << human_us(t.us) << std::setw(8) << (fixed(100 * t.us / p.total_us, 1) + "%") << t.bound
-       << "\n";
+    os << "  " << std::left << std::setw(22) << name.substr(0, 21) << std::setw(12)
+       << t.family.substr(0, 11) << std::right << std::setw(6) << t.count << "   " << std::left
+       << std::setw(13) << human_us(t.us / t.count) << std::setw(13) << human_us(t.us)
+       << std::setw(8) << (fixed(100 * t.us / p.total_us, 1) + "%") << t.bound << "\n";
   }
 }
 
 void print_memory(std::ostream& os, const Prediction& p) {
   const MemoryFootprint& m = p.memory;
-  os << "\nmemory  weights " << human_bytes(m.weights_bytes) << " | KV cache " << human_bytes(m.kv_cache_bytes)
-     << " | activations " << human_bytes(m.activation_bytes);
+  os << "\nmemory  weights " << human_bytes(m.weights_bytes) << " | KV cache "
+     << human_bytes(m.kv_cache_bytes) << " | activations " << human_bytes(m.activation_bytes);
   if (m.gradient_bytes > 0) os << " | gradients " << human_bytes(m.gradient_bytes);
   if (m.optimizer_bytes > 0) os << " | optimizer " << human_bytes(m.optimizer_bytes);
-  os << " | reserved " << human_bytes(m.reserved_bytes) << "\n        total " << human_bytes(m.total()) << " of "
-     << human_bytes(m.capacity_bytes) << (m.fits() ? " (fits)" : " (DOES NOT FIT)") << "; largest batch that fits: "
-     << m.max_batch << "\n";
+  os << " | reserved " << human_bytes(m.reserved_bytes) << "\n        total "
+     << human_bytes(m.total()) << " of " << human_bytes(m.capacity_bytes)
+     << (m.fits() ? " (fits)" : " (DOES NOT FIT)") << "; largest batch that fits: " << m.max_batch
+     << "\n";
 }
 
 }  // namespace
 
 void print_prediction_table(std::ostream& os, const Prediction& p, int top) {
   os << p.description << " on " << p.gpu << ", " << launch_name(p.run.launch) << " launch\n";
-  os << "step " << human_us(p.total_us) << "   " << fixed(p.tokens_per_s, 0) << " tokens/s   " << p.kernels
-     << " kernels   " << fixed(p.flops / p.total_us / 1e6, 1) << " TFLOP/s   "
+  os << "step " << human_us(p.total_us) << "   " << fixed(p.tokens_per_s, 0) << " tokens/s   "
+     << p.kernels << " kernels   " << fixed(p.flops / p.total_us / 1e6, 1) << " TFLOP/s   "
      << fixed(p.hbm_bytes / p.total_us / 1e3, 0) << " GB/s HBM\n";
   os << "time by bound  ";
   for (int i = 0; i < kTimeClasses; ++i) {
-    os << (i ? " | " : " ") << time_class_name(i) << " " << fixed(100 * p.time_by_class_us[i] / p.total_us, 0) << "%";
+    os << (i ? " | " : " ") << time_class_name(i) << " "
+       << fixed(100 * p.time_by_class_us[i] / p.total_us, 0) << "%";
   }
   os << "\n";
   print_sections(os, p);

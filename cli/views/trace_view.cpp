@@ -10,15 +10,27 @@ namespace ridgeline {
 
 void write_chrome_trace(std::ostream& os, const Prediction& p) {
   nlohmann::ordered_json events = nlohmann::ordered_json::array();
-  events.push_back({{"name", "process_name"}, {"ph", "M"}, {"pid", 1}, {"args", {{"name", p.gpu + ": " + p.description}}}});
-  events.push_back({{"name", "thread_name"}, {"ph", "M"}, {"pid", 1}, {"tid", 1}, {"args", {{"name", "GPU stream"}}}});
-  events.push_back({{"name", "thread_name"}, {"ph", "M"}, {"pid", 1}, {"tid", 2}, {"args", {{"name", "layers"}}}});
+  events.push_back({{"name", "process_name"},
+                    {"ph", "M"},
+                    {"pid", 1},
+                    {"args", {{"name", p.gpu + ": " + p.description}}}});
+  events.push_back({{"name", "thread_name"},
+                    {"ph", "M"},
+                    {"pid", 1},
+                    {"tid", 1},
+                    {"args", {{"name", "GPU stream"}}}});
+  events.push_back({{"name", "thread_name"},
+                    {"ph", "M"},
+                    {"pid", 1},
+                    {"tid", 2},
+                    {"args", {{"name", "layers"}}}});
   double t = 0;
   for (const auto& s : p.sections) {
     for (int64_t r = 0; r < s.repeat; ++r) {
       int64_t layer = s.first_layer >= 0 ? s.first_layer + r : -1;
       std::string label = layer >= 0 ? "layer " + std::to_string(layer) : s.name;
-      events.push_back({{"name", label}, {"ph", "X"}, {"pid", 1}, {"tid", 2}, {"ts", t}, {"dur", s.repeat_us}});
+      events.push_back(
+          {{"name", label}, {"ph", "X"}, {"pid", 1}, {"tid", 2}, {"ts", t}, {"dur", s.repeat_us}});
       for (const auto& k : s.kernels) {
         events.push_back({{"name", k.name},
                           {"cat", op_family(*k.op)},
@@ -27,8 +39,11 @@ void write_chrome_trace(std::ostream& os, const Prediction& p) {
                           {"tid", 1},
                           {"ts", t + k.start_us},
                           {"dur", k.device_us},
-                          {"args", {{"bottleneck", bottleneck_name(k.cost.bottleneck)}, {"flops", k.cost.flops()},
-                                    {"hbm_bytes", k.cost.bytes.hbm}, {"layer", layer}}}});
+                          {"args",
+                           {{"bottleneck", bottleneck_name(k.cost.bottleneck)},
+                            {"flops", k.cost.flops()},
+                            {"hbm_bytes", k.cost.bytes.hbm},
+                            {"layer", layer}}}});
       }
       t += s.repeat_us;
     }
