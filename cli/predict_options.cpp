@@ -69,8 +69,6 @@ RunConfig run_config_from(const PredictOptions& o) {
   }
   r.activations = *parse_dtype(o.activations);
   r.kv_cache = *parse_dtype(o.kv_cache);
-  if (r.activations == DType::Fp8)
-    throw InputError("--activations: fp8 activations are not modelled; use bf16 or fp16");
   r.optimizer = o.optimizer == "adamw" ? Optimizer::AdamW : Optimizer::None;
   r.recompute = o.recompute;
   r.moe_imbalance = o.moe_imbalance;
