@@ -5,6 +5,9 @@
 #include "cli/commands.h"
 #include "cli/views/scorecard_views.h"
 #include "hardware/gpu_load.h"
+#include "cli/views/views.h"
+#include "common/errors.h"
+#include "validate/baseline.h"
 #include "validate/dataset.h"
 #include "validate/scorecard.h"
 
@@ -40,6 +43,33 @@ Scorecard score_files(const std::vector<std::string>& files, bool workloads, con
   return score(data, gpu, split);
 }
 
+// --check: every recorded category must score no worse than recorded. Prints one line per
+// category and returns the exit status (1 when any regressed).
+int run_check(const std::string& path, const std::vector<std::string>& sets) {
+  AccuracyBaseline b = load_baseline(path);
+  GpuSpec gpu = load_gpu(b.gpu, sets);
+  std::vector<std::string> skipped;
+  std::vector<BaselineCheck> all =
+      check_baseline(score_files(b.op_datasets, false, gpu, "holdout", skipped), b.op_mape, path + ": /op_holdout_mape");
+  auto wl = check_baseline(score_files(b.workload_datasets, true, gpu, "holdout", skipped), b.workload_mape,
+                           path + ": /workload_holdout_mape");
+  for (auto& c : all) c.category = "kernels/" + c.category;
+  for (auto& c : wl) c.category = "steps/" + c.category;
+  all.insert(all.end(), wl.begin(), wl.end());
+  int regressed = 0;
+  std::cout << "ridgeline validate --check " << path << " (" << gpu.name << ", held-out MAPE)\n";
+  for (const auto& c : all) {
+    std::cout << "  " << (c.regressed() ? "WORSE " : "ok    ") << c.category << ": " << fixed(100 * c.now, 2)
+              << "% (recorded " << fixed(100 * c.recorded, 2) << "%)\n";
+    regressed += c.regressed();
+  }
+  if (regressed) {
+    std::cout << regressed << " categories rose above the recorded held-out error; improve the model, or commit\n"
+              << "new numbers in " << path << " beside the change that earned them\n";
+  }
+  return regressed ? 1 : 0;
+}
+
 }  // namespace
 
 Command add_validate_command(CLI::App& app) {
@@ -47,6 +77,7 @@ Command add_validate_command(CLI::App& app) {
     std::string gpu = "h100-sxm";
     std::vector<std::string> sets;
     std::vector<std::string> data;
+    std::string check;
     bool workloads = false;
     std::string split = "holdout";
     std::string format = "table";
@@ -56,8 +87,8 @@ Command add_validate_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("validate", "Score predictions against a measured data set");
   cmd->add_option("--gpu", o->gpu, "GPU preset name or path (default h100-sxm)");
   cmd->add_option("--set", o->sets, "What-if override PATH=VALUE (repeatable)");
-  cmd->add_option("--data", o->data, "Measured data set(s) (validate/data/*.json); repeatable")
-      ->required();
+  cmd->add_option("--data", o->data, "Measured data set(s) (validate/data/*.json); repeatable");
+  cmd->add_option("--check", o->check, "Fail when held-out error rises above a baseline (validate/accuracy_baseline.json)");
   cmd->add_flag("--workloads", o->workloads,
                 "The data sets are whole-model runs (measure_models.py)");
   cmd->add_option("--split", o->split, "holdout (default), fit or all")
@@ -66,6 +97,8 @@ Command add_validate_command(CLI::App& app) {
       ->check(CLI::IsMember({"table", "json", "markdown"}));
   cmd->add_option("--worst", o->worst, "Worst cases to list (table)");
   return [o]() {
+    if (!o->check.empty()) return run_check(o->check, o->sets);
+    if (o->data.empty()) throw InputError("validate: give --data FILE (or --check BASELINE)");
     GpuSpec gpu = load_gpu(o->gpu, o->sets);
     std::vector<std::string> skipped;
     Scorecard sc = score_files(o->data, o->workloads, gpu, o->split, skipped);

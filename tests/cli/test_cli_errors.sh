@@ -60,6 +60,9 @@ expect "decode without kv-len" 1 "--kv-len: decode needs" -- "$bin" predict --mo
 expect "negative batch" 1 "--batch: must be at least 1, got -4" -- "$bin" predict --model llama-3-8b --phase prefill --batch -4 --seq 8
 expect "bad model file" 1 "config.json: invalid JSON" -- bash -c "echo '{' > '$tmp/config.json'; '$bin' predict --model '$tmp/config.json' --phase prefill --seq 8"
 expect "sweep" 0 "tokens/s" -- "$bin" sweep --model llama-3-8b --phase decode --kv-len 512 --batches 1,4
+expect "accuracy baseline holds" 0 "ok    kernels/gemm" -- "$bin" validate --check validate/accuracy_baseline.json
+expect "a worse GEMM model fails the baseline" 1 "WORSE kernels/gemm" -- "$bin" validate --check validate/accuracy_baseline.json --set model.gemm.tiles.shapes.0.efficiency=0.6
+expect "a worse launch cost fails the baseline" 1 "WORSE steps/decode-eager" -- "$bin" validate --check validate/accuracy_baseline.json --set launch.python_eager_us=30
 for f in examples/*.sh; do
   expect "example $f" 0 "" -- env RIDGELINE="$bin" bash "$f"
 done

@@ -1,0 +1,35 @@
+// The accuracy baseline CI guards (validate/accuracy_baseline.json): for one GPU, the data sets
+// to score and, per category, the held-out MAPE recorded when it was last earned. A change that
+// makes any category worse fails the check; a change that improves one should commit the new,
+// lower number beside it, so accuracy only ever moves on purpose.
+#pragma once
+
+#include "validate/scorecard.h"
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace ridgeline {
+
+struct AccuracyBaseline {
+  std::string file;
+  std::string gpu;
+  std::vector<std::string> op_datasets, workload_datasets;
+  std::map<std::string, double> op_mape, workload_mape;  // category -> held-out MAPE (fraction)
+};
+
+AccuracyBaseline load_baseline(const std::string& path);
+
+struct BaselineCheck {
+  std::string category;
+  double recorded = 0, now = 0;
+  bool regressed() const { return now > recorded; }
+};
+
+// Compares a scorecard's categories with their recorded MAPEs; a recorded category missing from
+// the scorecard is an InputError (the data set changed under the baseline).
+std::vector<BaselineCheck> check_baseline(const Scorecard& sc, const std::map<std::string, double>& recorded,
+                                          const std::string& where);
+
+}  // namespace ridgeline
