@@ -77,8 +77,8 @@ TEST_CASE("workload: a pytorch-eager prefill block launches Hugging Face's kerne
                                        "k_rope_mul_sin", "k_rope_add",
                                        "attention",      "o_proj",
                                        "residual_add_1", "post_norm",
-                                       "gate_proj",      "up_proj",
-                                       "silu",           "mul",
+                                       "gate_proj",      "silu",
+                                       "up_proj",        "mul",
                                        "down_proj",      "residual_add_2"};
   CHECK(kernel_names(g, "decoder_block") == expected);
   CHECK(kernel_names(g, "head") == std::vector<std::string>{"final_norm", "lm_head"});

@@ -130,9 +130,10 @@ OpVertex emit_dense_mlp(Emitter& e, const ModelConfig& m, const RunConfig& run, 
         e.emit(prefix + "silu_mul", ew_op(ElementwiseKind::SiluMul, T * width, e.act), {gu});
     return e.emit(prefix + "down_proj", weight_gemm(T, m.hidden, width, run), {sm});
   }
+  // down(silu(gate(x)) * up(x)): PyTorch evaluates silu(gate(x)) before up(x).
   OpVertex gate = e.emit(prefix + "gate_proj", weight_gemm(T, width, m.hidden, run), {in});
-  OpVertex up = e.emit(prefix + "up_proj", weight_gemm(T, width, m.hidden, run), {in});
   OpVertex act = e.emit(prefix + "silu", ew_op(ElementwiseKind::Silu, T * width, e.act), {gate});
+  OpVertex up = e.emit(prefix + "up_proj", weight_gemm(T, width, m.hidden, run), {in});
   OpVertex mul = e.emit(prefix + "mul", ew_op(ElementwiseKind::Mul, T * width, e.act), {act, up});
   return e.emit(prefix + "down_proj", weight_gemm(T, m.hidden, width, run), {mul});
 }
