@@ -5,7 +5,11 @@
 #include "cli/commands.h"
 #include "cli/views/scorecard_views.h"
 #include "hardware/gpu_load.h"
+#include "cli/predict_options.h"
+#include "cli/views/trace_compare_view.h"
 #include "cli/views/views.h"
+#include "common/json_reader.h"
+#include "workloads/graph_builder.h"
 #include "common/errors.h"
 #include "validate/baseline.h"
 #include "validate/dataset.h"
@@ -70,6 +74,23 @@ int run_check(const std::string& path, const std::vector<std::string>& sets) {
   return regressed ? 1 : 0;
 }
 
+// --trace: match a real run's kernels to the prediction of the same workload.
+int run_trace(const std::string& path, const PredictOptions& w, const std::string& gpu_name,
+              const std::vector<std::string>& sets, int worst) {
+  if (w.model.empty() || w.phase.empty()) {
+    throw InputError("--trace: say which workload the trace ran with --model and --phase (and its sizes)");
+  }
+  GpuSpec gpu = load_gpu(gpu_name, sets);
+  ModelConfig model = load_model(w.model);
+  RunConfig run = run_config_from(w);
+  OpGraph graph = build_graph(model, run);
+  Prediction p = predict_workload(graph, model, run, gpu);
+  std::vector<TraceKernel> kernels = read_trace_kernels(read_json_file(path), path);
+  TraceComparison c = compare_trace(kernels, p, gpu);
+  print_trace_comparison(std::cout, c, p, gpu, worst);
+  return 0;
+}
+
 }  // namespace
 
 Command add_validate_command(CLI::App& app) {
@@ -78,6 +99,8 @@ Command add_validate_command(CLI::App& app) {
     std::vector<std::string> sets;
     std::vector<std::string> data;
     std::string check;
+    std::string trace;
+    PredictOptions workload;
     bool workloads = false;
     std::string split = "holdout";
     std::string format = "table";
@@ -91,6 +114,10 @@ Command add_validate_command(CLI::App& app) {
   cmd->add_option("--check", o->check, "Fail when held-out error rises above a baseline (validate/accuracy_baseline.json)");
   cmd->add_flag("--workloads", o->workloads,
                 "The data sets are whole-model runs (measure_models.py)");
+  cmd->add_option("--trace", o->trace,
+                  "A PyTorch profiler (Chrome/Kineto) trace to match kernel by kernel against the workload "
+                  "given by --model, --phase, ...");
+  add_workload_flags(*cmd, o->workload, false);
   cmd->add_option("--split", o->split, "holdout (default), fit or all")
       ->check(CLI::IsMember({"holdout", "fit", "all"}));
   cmd->add_option("--format", o->format, "table, json or markdown")
@@ -98,6 +125,7 @@ Command add_validate_command(CLI::App& app) {
   cmd->add_option("--worst", o->worst, "Worst cases to list (table)");
   return [o]() {
     if (!o->check.empty()) return run_check(o->check, o->sets);
+    if (!o->trace.empty()) return run_trace(o->trace, o->workload, o->gpu, o->sets, o->worst);
     if (o->data.empty()) throw InputError("validate: give --data FILE (or --check BASELINE)");
     GpuSpec gpu = load_gpu(o->gpu, o->sets);
     std::vector<std::string> skipped;

@@ -8,10 +8,20 @@ namespace ridgeline {
 void add_predict_flags(CLI::App& cmd, PredictOptions& o) {
   cmd.add_option("--gpu", o.gpu, "GPU preset name or path to a .json (default h100-sxm)");
   cmd.add_option("--set", o.sets, "What-if override of a GPU figure, PATH=VALUE (repeatable)");
+  add_workload_flags(cmd, o, true);
+  cmd.add_flag("--ignore-memory", o.ignore_memory,
+               "Predict even when the step does not fit in memory");
+  cmd.add_option("--format", o.format, "table (default), json or csv")
+      ->check(CLI::IsMember({"table", "json", "csv"}));
+  cmd.add_option("--trace", o.trace, "Write a Chrome/Perfetto trace of the step to this file");
+  cmd.add_option("--top", o.top, "Kernels listed in the table (default 10)");
+}
+
+void add_workload_flags(CLI::App& cmd, PredictOptions& o, bool required) {
   cmd.add_option("--model", o.model, "Model preset name or path to a Hugging Face config.json")
-      ->required();
+      ->required(required);
   cmd.add_option("--phase", o.phase, "prefill, decode or train")
-      ->required()
+      ->required(required)
       ->check(CLI::IsMember({"prefill", "decode", "train"}));
   cmd.add_option("--batch", o.batch, "Sequences per step (default 1)");
   cmd.add_option("--seq", o.seq, "Prompt tokens (prefill) or sequence length (train)");
@@ -37,12 +47,6 @@ void add_predict_flags(CLI::App& cmd, PredictOptions& o) {
   cmd.add_flag("--recompute", o.recompute, "Recompute activations in the backward pass (train)");
   cmd.add_option("--moe-imbalance", o.moe_imbalance,
                  "Busiest expert's tokens over the mean (default 1)");
-  cmd.add_flag("--ignore-memory", o.ignore_memory,
-               "Predict even when the step does not fit in memory");
-  cmd.add_option("--format", o.format, "table (default), json or csv")
-      ->check(CLI::IsMember({"table", "json", "csv"}));
-  cmd.add_option("--trace", o.trace, "Write a Chrome/Perfetto trace of the step to this file");
-  cmd.add_option("--top", o.top, "Kernels listed in the table (default 10)");
 }
 
 RunConfig run_config_from(const PredictOptions& o) {

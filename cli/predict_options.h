@@ -30,6 +30,9 @@ struct PredictOptions {
 };
 
 void add_predict_flags(CLI::App& cmd, PredictOptions& o);
+// Only the flags that say what runs (model, phase, sizes, precision, runtime, launch);
+// `required`: --model and --phase must be given.
+void add_workload_flags(CLI::App& cmd, PredictOptions& o, bool required);
 RunConfig run_config_from(const PredictOptions& o);
 
 }  // namespace ridgeline

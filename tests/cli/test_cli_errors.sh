@@ -63,6 +63,12 @@ expect "sweep" 0 "tokens/s" -- "$bin" sweep --model llama-3-8b --phase decode --
 expect "accuracy baseline holds" 0 "ok    kernels/gemm" -- "$bin" validate --check validate/accuracy_baseline.json
 expect "a worse GEMM model fails the baseline" 1 "WORSE kernels/gemm" -- "$bin" validate --check validate/accuracy_baseline.json --set model.gemm.tiles.shapes.0.efficiency=0.6
 expect "a worse launch cost fails the baseline" 1 "WORSE steps/decode-eager" -- "$bin" validate --check validate/accuracy_baseline.json --set launch.python_eager_us=30
+tr=validate/data/traces
+expect "trace decode matched kernel for kernel" 0 "matched 104 predicted ops to 128 of 128 kernels; 0 ops and 0 kernels unmatched" -- "$bin" validate --trace $tr/trace-blocks4-decode-b8-kv2048.json --model llama-3-8b --blocks 4 --phase decode --batch 8 --kv-len 2048 --launch eager
+expect "trace names the slowest kernels and why" 0 "attention         attention" -- "$bin" validate --trace $tr/trace-blocks4-decode-b8-kv2048.json --model llama-3-8b --blocks 4 --phase decode --batch 8 --kv-len 2048
+expect "trace prefill matched" 0 "0 ops and 0 kernels unmatched" -- "$bin" validate --trace $tr/trace-blocks4-prefill-b1-s2048.json --model llama-3-8b --blocks 4 --phase prefill --seq 2048
+expect "trace without a workload" 1 "--trace: say which workload" -- "$bin" validate --trace $tr/trace-blocks4-prefill-b1-s2048.json
+expect "not a chrome trace" 1 "/traceEvents: missing; not a Chrome trace" -- "$bin" validate --trace validate/accuracy_baseline.json --model llama-3-8b --phase prefill --seq 8
 for f in examples/*.sh; do
   expect "example $f" 0 "" -- env RIDGELINE="$bin" bash "$f"
 done
