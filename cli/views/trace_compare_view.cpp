@@ -36,7 +36,8 @@ void print_op_line(std::ostream& os, const MatchedOp& m, const GpuSpec& gpu) {
   os << "  " << std::left << std::setw(10) << where << std::setw(18) << m.name.substr(0, 17) << std::setw(12)
      << m.family << std::right << std::setw(10) << human_us(m.measured_us) << "  predicted " << std::setw(10)
      << human_us(m.predicted_us) << "  bound " << std::setw(9) << human_us(m.roofline_us) << std::setw(7)
-     << (fixed(m.measured_us / std::max(m.roofline_us, 1e-9), 0) + "x") << "  " << why(m, gpu) << "\n";
+     << (fixed(m.measured_us / std::max(m.roofline_us, 1e-9), m.measured_us < 10 * m.roofline_us ? 1 : 0) + "x")
+     << "  " << why(m, gpu) << "\n";
 }
 
 }  // namespace
