@@ -3,17 +3,17 @@
 // predicts every measured op of a data set and prints the accuracy scorecard, beside a plain
 // datasheet roofline measured the same way. The default split is the held-out one.
 #include "cli/commands.h"
-#include "cli/views/scorecard_views.h"
-#include "hardware/gpu_load.h"
 #include "cli/predict_options.h"
+#include "cli/views/scorecard_views.h"
 #include "cli/views/trace_compare_view.h"
 #include "cli/views/views.h"
-#include "common/json_reader.h"
-#include "workloads/graph_builder.h"
 #include "common/errors.h"
+#include "common/json_reader.h"
+#include "hardware/gpu_load.h"
 #include "validate/baseline.h"
 #include "validate/dataset.h"
 #include "validate/scorecard.h"
+#include "workloads/graph_builder.h"
 
 #include <iostream>
 #include <memory>
@@ -54,22 +54,25 @@ int run_check(const std::string& path, const std::vector<std::string>& sets) {
   GpuSpec gpu = load_gpu(b.gpu, sets);
   std::vector<std::string> skipped;
   std::vector<BaselineCheck> all =
-      check_baseline(score_files(b.op_datasets, false, gpu, "holdout", skipped), b.op_mape, path + ": /op_holdout_mape");
-  auto wl = check_baseline(score_files(b.workload_datasets, true, gpu, "holdout", skipped), b.workload_mape,
-                           path + ": /workload_holdout_mape");
+      check_baseline(score_files(b.op_datasets, false, gpu, "holdout", skipped), b.op_mape,
+                     path + ": /op_holdout_mape");
+  auto wl = check_baseline(score_files(b.workload_datasets, true, gpu, "holdout", skipped),
+                           b.workload_mape, path + ": /workload_holdout_mape");
   for (auto& c : all) c.category = "kernels/" + c.category;
   for (auto& c : wl) c.category = "steps/" + c.category;
   all.insert(all.end(), wl.begin(), wl.end());
   int regressed = 0;
   std::cout << "ridgeline validate --check " << path << " (" << gpu.name << ", held-out MAPE)\n";
   for (const auto& c : all) {
-    std::cout << "  " << (c.regressed() ? "WORSE " : "ok    ") << c.category << ": " << fixed(100 * c.now, 2)
-              << "% (recorded " << fixed(100 * c.recorded, 2) << "%)\n";
+    std::cout << "  " << (c.regressed() ? "WORSE " : "ok    ") << c.category << ": "
+              << fixed(100 * c.now, 2) << "% (recorded " << fixed(100 * c.recorded, 2) << "%)\n";
     regressed += c.regressed();
   }
   if (regressed) {
-    std::cout << regressed << " categories rose above the recorded held-out error; improve the model, or commit\n"
-              << "new numbers in " << path << " beside the change that earned them\n";
+    std::cout
+        << regressed
+        << " categories rose above the recorded held-out error; improve the model, or commit\n"
+        << "new numbers in " << path << " beside the change that earned them\n";
   }
   return regressed ? 1 : 0;
 }
@@ -78,7 +81,8 @@ int run_check(const std::string& path, const std::vector<std::string>& sets) {
 int run_trace(const std::string& path, const PredictOptions& w, const std::string& gpu_name,
               const std::vector<std::string>& sets, int worst) {
   if (w.model.empty() || w.phase.empty()) {
-    throw InputError("--trace: say which workload the trace ran with --model and --phase (and its sizes)");
+    throw InputError(
+        "--trace: say which workload the trace ran with --model and --phase (and its sizes)");
   }
   GpuSpec gpu = load_gpu(gpu_name, sets);
   ModelConfig model = load_model(w.model);
@@ -100,6 +104,7 @@ Command add_validate_command(CLI::App& app) {
     std::vector<std::string> data;
     std::string check;
     std::string trace;
+    std::string profile;
     PredictOptions workload;
     bool workloads = false;
     std::string split = "holdout";
@@ -111,13 +116,19 @@ Command add_validate_command(CLI::App& app) {
   cmd->add_option("--gpu", o->gpu, "GPU preset name or path (default h100-sxm)");
   cmd->add_option("--set", o->sets, "What-if override PATH=VALUE (repeatable)");
   cmd->add_option("--data", o->data, "Measured data set(s) (validate/data/*.json); repeatable");
-  cmd->add_option("--check", o->check, "Fail when held-out error rises above a baseline (validate/accuracy_baseline.json)");
+  cmd->add_option(
+      "--check", o->check,
+      "Fail when held-out error rises above a baseline (validate/accuracy_baseline.json)");
   cmd->add_flag("--workloads", o->workloads,
                 "The data sets are whole-model runs (measure_models.py)");
-  cmd->add_option("--trace", o->trace,
-                  "A PyTorch profiler (Chrome/Kineto) trace to match kernel by kernel against the workload "
-                  "given by --model, --phase, ...");
+  cmd->add_option(
+      "--trace", o->trace,
+      "A PyTorch profiler (Chrome/Kineto) trace to match kernel by kernel against the workload "
+      "given by --model, --phase, ...");
   add_workload_flags(*cmd, o->workload, false);
+  cmd->add_option(
+      "--profile", o->profile,
+      "Calibrated profile: a file, or none (default: the GPU's own or its architecture's)");
   cmd->add_option("--split", o->split, "holdout (default), fit or all")
       ->check(CLI::IsMember({"holdout", "fit", "all"}));
   cmd->add_option("--format", o->format, "table, json or markdown")
@@ -127,7 +138,7 @@ Command add_validate_command(CLI::App& app) {
     if (!o->check.empty()) return run_check(o->check, o->sets);
     if (!o->trace.empty()) return run_trace(o->trace, o->workload, o->gpu, o->sets, o->worst);
     if (o->data.empty()) throw InputError("validate: give --data FILE (or --check BASELINE)");
-    GpuSpec gpu = load_gpu(o->gpu, o->sets);
+    GpuSpec gpu = load_gpu(o->gpu, o->sets, o->profile);
     std::vector<std::string> skipped;
     Scorecard sc = score_files(o->data, o->workloads, gpu, o->split, skipped);
     if (o->format == "markdown") {

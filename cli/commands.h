@@ -15,5 +15,6 @@ Command add_gpus_command(CLI::App& app);
 Command add_validate_command(CLI::App& app);
 Command add_predict_command(CLI::App& app);
 Command add_sweep_command(CLI::App& app);
+Command add_calibrate_command(CLI::App& app);
 
 }  // namespace ridgeline

@@ -15,6 +15,7 @@ int main(int argc, char** argv) {
   commands["gpus"] = ridgeline::add_gpus_command(app);
   commands["predict"] = ridgeline::add_predict_command(app);
   commands["sweep"] = ridgeline::add_sweep_command(app);
+  commands["calibrate"] = ridgeline::add_calibrate_command(app);
   commands["validate"] = ridgeline::add_validate_command(app);
   try {
     app.parse(argc, argv);

@@ -6,6 +6,7 @@
 #include "common/errors.h"
 #include "common/json_reader.h"
 #include "hardware/gpu_parse.h"
+#include "hardware/profiles.h"
 
 #include <algorithm>
 
@@ -69,7 +70,7 @@ std::vector<std::string> architecture_names() {
 }
 
 GpuSpec load_gpu_text(const std::string& text, const std::string& label,
-                      const std::vector<std::string>& overrides) {
+                      const std::vector<std::string>& overrides, const std::string& profile) {
   nlohmann::json doc = parse_json_text(text, label);
   if (!doc.is_object()) throw InputError(located(label, "/: expected an object"));
   if (!doc.contains("architecture") || !doc["architecture"].is_string()) {
@@ -79,6 +80,13 @@ GpuSpec load_gpu_text(const std::string& text, const std::string& label,
   if (doc.contains("model")) merge_strict(model, doc["model"], label, "/model");
   doc["model"] = model;
   GpuSpec spec = parse_gpu_document(doc, label);
+  ProfileUse use = find_profile(spec.name, spec.architecture, profile);
+  if (!use.doc.is_null()) {
+    apply_profile(doc, use);
+    spec = parse_gpu_document(doc, use.label);
+    spec.file = label;
+  }
+  spec.profile = use.description;
   for (const auto& o : overrides) {
     apply_override(doc, o);
     spec = parse_gpu_document(doc, "--set " + o);
@@ -88,7 +96,8 @@ GpuSpec load_gpu_text(const std::string& text, const std::string& label,
   return spec;
 }
 
-GpuSpec load_gpu(const std::string& name_or_path, const std::vector<std::string>& overrides) {
+GpuSpec load_gpu(const std::string& name_or_path, const std::vector<std::string>& overrides,
+                 const std::string& profile) {
   bool looks_like_path =
       name_or_path.find('/') != std::string::npos ||
       (name_or_path.size() > 5 && name_or_path.substr(name_or_path.size() - 5) == ".json");
@@ -99,10 +108,10 @@ GpuSpec load_gpu(const std::string& name_or_path, const std::vector<std::string>
                                             "\"; presets: " + joined(gpu_preset_names()) +
                                             " (or give a path to a .json file)"));
     }
-    return load_gpu_text(std::string(f->text), std::string(f->path), overrides);
+    return load_gpu_text(std::string(f->text), std::string(f->path), overrides, profile);
   }
   nlohmann::json probe = read_json_file(name_or_path);  // names the path if unreadable
-  return load_gpu_text(probe.dump(), name_or_path, overrides);
+  return load_gpu_text(probe.dump(), name_or_path, overrides, profile);
 }
 
 }  // namespace ridgeline

@@ -15,11 +15,15 @@ namespace ridgeline {
 // `name_or_path`: a preset name ("h100-sxm") or a path to a .json file.
 // `overrides`: "memory.hbm.bandwidth_GBps=4800"-style what-ifs; dots or slashes separate keys,
 // a numeric key indexes an array, and the value is JSON (a bare word is taken as a string).
-GpuSpec load_gpu(const std::string& name_or_path, const std::vector<std::string>& overrides = {});
+// `profile`: "" applies the GPU's calibrated profile (or its architecture's), "none" none, or a
+// path to a profile file.
+GpuSpec load_gpu(const std::string& name_or_path, const std::vector<std::string>& overrides = {},
+                 const std::string& profile = "");
 
 // Parses GPU text as if it were the file `label` (for tests and for files already in memory).
 GpuSpec load_gpu_text(const std::string& text, const std::string& label,
-                      const std::vector<std::string>& overrides = {});
+                      const std::vector<std::string>& overrides = {},
+                      const std::string& profile = "");
 
 std::vector<std::string> gpu_preset_names();
 std::vector<std::string> architecture_names();

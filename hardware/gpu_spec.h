@@ -146,6 +146,7 @@ struct GpuSpec {
   std::string architecture;           // "hopper", ... (names hardware/arch/<architecture>.json)
   std::string file;                   // where it was read from
   std::vector<std::string> what_ifs;  // overrides applied, as given
+  std::string profile = "none";       // the calibrated profile applied, and whose
   ComputeSpec compute;
   MemorySpec memory;
   InterconnectSpec interconnect;

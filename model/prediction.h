@@ -52,7 +52,7 @@ constexpr int kTimeClasses = 6;
 const char* time_class_name(int i);  // "compute", "hbm", "l2", "smem", "latency", "launch"
 
 struct Prediction {
-  std::string gpu, gpu_file, model, description;
+  std::string gpu, gpu_file, gpu_profile, model, description;
   RunConfig run;
   std::vector<SectionPrediction> sections;
   double total_us = 0;

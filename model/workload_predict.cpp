@@ -67,6 +67,7 @@ Prediction predict_workload(const OpGraph& graph, const ModelConfig& model, cons
   Prediction pr;
   pr.gpu = gpu.name;
   pr.gpu_file = gpu.file;
+  pr.gpu_profile = gpu.profile;
   pr.model = model.name;
   pr.description = graph.description;
   pr.run = run;

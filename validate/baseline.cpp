@@ -42,7 +42,8 @@ AccuracyBaseline load_baseline(const std::string& path) {
   return b;
 }
 
-std::vector<BaselineCheck> check_baseline(const Scorecard& sc, const std::map<std::string, double>& recorded,
+std::vector<BaselineCheck> check_baseline(const Scorecard& sc,
+                                          const std::map<std::string, double>& recorded,
                                           const std::string& where) {
   std::vector<BaselineCheck> out;
   for (const auto& [category, mape] : recorded) {

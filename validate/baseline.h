@@ -29,7 +29,8 @@ struct BaselineCheck {
 
 // Compares a scorecard's categories with their recorded MAPEs; a recorded category missing from
 // the scorecard is an InputError (the data set changed under the baseline).
-std::vector<BaselineCheck> check_baseline(const Scorecard& sc, const std::map<std::string, double>& recorded,
+std::vector<BaselineCheck> check_baseline(const Scorecard& sc,
+                                          const std::map<std::string, double>& recorded,
                                           const std::string& where);
 
 }  // namespace ridgeline

@@ -11,7 +11,9 @@ namespace ridgeline {
 
 namespace {
 
-bool has(const std::string& s, const char* part) { return s.find(part) != std::string::npos; }
+bool has(const std::string& s, const char* part) {
+  return s.find(part) != std::string::npos;
+}
 
 // Helper kernels that belong to the op after them (memsets) rather than the one before.
 bool joins_next(const std::string& name) {
@@ -21,13 +23,16 @@ bool joins_next(const std::string& name) {
 }  // namespace
 
 std::string kernel_family(const std::string& n) {
-  if (has(n, "splitKreduce") || has(n, "lean_reduction") || has(n, "fmha_reduce") || has(n, "convert_dq") ||
-      has(n, "compute_dot_do_o") || has(n, "Memset") || has(n, "memset")) {
+  if (has(n, "splitKreduce") || has(n, "lean_reduction") || has(n, "fmha_reduce") ||
+      has(n, "convert_dq") || has(n, "compute_dot_do_o") || has(n, "Memset") || has(n, "memset")) {
     return "aux";
   }
-  if (has(n, "sdpa") || has(n, "flash") || has(n, "fmha") || has(n, "attention")) return "attention";
-  if (has(n, "nvjet") || has(n, "gemm") || has(n, "cutlass") || has(n, "xmma") || has(n, "cublas")) return "gemm";
-  if (has(n, "layer_norm") || has(n, "rms_norm") || has(n, "GammaBeta") || has(n, "norm_kernel")) return "norm";
+  if (has(n, "sdpa") || has(n, "flash") || has(n, "fmha") || has(n, "attention"))
+    return "attention";
+  if (has(n, "nvjet") || has(n, "gemm") || has(n, "cutlass") || has(n, "xmma") || has(n, "cublas"))
+    return "gemm";
+  if (has(n, "layer_norm") || has(n, "rms_norm") || has(n, "GammaBeta") || has(n, "norm_kernel"))
+    return "norm";
   if (has(n, "softmax") || has(n, "SoftMax")) return "softmax";
   if (has(n, "reduce_kernel")) return "reduce";
   return "elementwise";
@@ -44,7 +49,8 @@ std::string op_family_for_trace(const Op& op) {
 std::vector<TraceKernel> read_trace_kernels(const nlohmann::json& trace, const std::string& label) {
   const nlohmann::json* events = &trace;
   if (trace.is_object()) {
-    if (!trace.contains("traceEvents")) throw InputError(label + ": /traceEvents: missing; not a Chrome trace");
+    if (!trace.contains("traceEvents"))
+      throw InputError(label + ": /traceEvents: missing; not a Chrome trace");
     events = &trace["traceEvents"];
   }
   if (!events->is_array()) throw InputError(label + ": /traceEvents: expected an array of events");
@@ -61,8 +67,10 @@ std::vector<TraceKernel> read_trace_kernels(const nlohmann::json& trace, const s
     k.family = cat == "gpu_memset" ? "aux" : kernel_family(k.name);
     out.push_back(std::move(k));
   }
-  if (out.empty()) throw InputError(label + ": no GPU kernels in the trace (profile with ProfilerActivity.CUDA)");
-  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.start_us < b.start_us; });
+  if (out.empty())
+    throw InputError(label + ": no GPU kernels in the trace (profile with ProfilerActivity.CUDA)");
+  std::sort(out.begin(), out.end(),
+            [](const auto& a, const auto& b) { return a.start_us < b.start_us; });
   return out;
 }
 
@@ -108,7 +116,8 @@ std::vector<MatchedOp> expand(const Prediction& p, const GpuSpec& gpu) {
         m.section = s.name;
         m.layer = s.first_layer >= 0 ? s.first_layer + r : -1;
         m.family = op_family_for_trace(*k.op);
-        m.predicted_us = std::max(0.0, k.device_us - k.cost.detail.kernels * gpu.launch.graph_us.value);
+        m.predicted_us =
+            std::max(0.0, k.device_us - k.cost.detail.kernels * gpu.launch.graph_us.value);
         m.roofline_us = k.cost.roofline_us;
         m.bottleneck = bottleneck_name(k.cost.bottleneck);
         m.hbm_bytes = k.cost.bytes.hbm;
@@ -122,7 +131,8 @@ std::vector<MatchedOp> expand(const Prediction& p, const GpuSpec& gpu) {
 
 }  // namespace
 
-TraceComparison compare_trace(const std::vector<TraceKernel>& kernels, const Prediction& p, const GpuSpec& gpu) {
+TraceComparison compare_trace(const std::vector<TraceKernel>& kernels, const Prediction& p,
+                              const GpuSpec& gpu) {
   std::vector<Group> groups = group_kernels(kernels);
   std::vector<MatchedOp> ops = expand(p, gpu);
   // Longest common subsequence by family: score[i][j] over ops[i..] and groups[j..].
@@ -150,13 +160,15 @@ TraceComparison compare_trace(const std::vector<TraceKernel>& kernels, const Pre
     } else if (score[i + 1][j] >= score[i][j + 1]) {
       c.unmatched_ops.push_back(ops[i++].name);
     } else {
-      for (const auto& name : groups[j].names) c.unmatched_kernels.push_back({name, 0, 0, groups[j].family});
+      for (const auto& name : groups[j].names)
+        c.unmatched_kernels.push_back({name, 0, 0, groups[j].family});
       ++j;
     }
   }
   for (; i < n; ++i) c.unmatched_ops.push_back(ops[i].name);
   for (; j < m; ++j) {
-    for (const auto& name : groups[j].names) c.unmatched_kernels.push_back({name, 0, 0, groups[j].family});
+    for (const auto& name : groups[j].names)
+      c.unmatched_kernels.push_back({name, 0, 0, groups[j].family});
   }
   return c;
 }

@@ -30,10 +30,10 @@ std::string op_family_for_trace(const Op& op);  // the predicted op's family in 
 struct MatchedOp {
   std::string name, section, family;
   int64_t layer = -1;
-  double measured_us = 0;       // sum of the kernels matched to it
-  double predicted_us = 0;      // predicted kernel time less launch gaps (profilers omit them)
-  double roofline_us = 0;       // plain datasheet roofline
-  std::string bottleneck;       // predicted
+  double measured_us = 0;   // sum of the kernels matched to it
+  double predicted_us = 0;  // predicted kernel time less launch gaps (profilers omit them)
+  double roofline_us = 0;   // plain datasheet roofline
+  std::string bottleneck;   // predicted
   double hbm_bytes = 0, flops = 0;
   std::vector<std::string> kernels;
 };
@@ -46,6 +46,7 @@ struct TraceComparison {
   int trace_kernels = 0;
 };
 
-TraceComparison compare_trace(const std::vector<TraceKernel>& kernels, const Prediction& p, const GpuSpec& gpu);
+TraceComparison compare_trace(const std::vector<TraceKernel>& kernels, const Prediction& p,
+                              const GpuSpec& gpu);
 
 }  // namespace ridgeline

@@ -55,6 +55,7 @@ void print_gpu_list(std::ostream& os, const std::vector<GpuSpec>& gpus) {
 void print_gpu_show(std::ostream& os, const GpuSpec& g) {
   os << g.name << ": " << g.full_name << " (" << g.vendor << ", " << g.architecture << ")\nfrom "
      << g.file << "\n";
+  os << "calibrated profile: " << g.profile << "\n";
   for (const auto& w : g.what_ifs) os << "what-if: --set " << w << "\n";
   os << "\nFigures\n";
   visit_fields(g, [&](const char* path, const Fact& f, FieldRule) { fact_line(os, path, f); });
@@ -78,6 +79,7 @@ nlohmann::json gpu_json(const GpuSpec& g) {
   j["architecture"] = g.architecture;
   j["file"] = g.file;
   j["what_ifs"] = g.what_ifs;
+  j["profile"] = g.profile;
   auto put = [&](const std::string& path, const Fact& f) {
     j["figures"][path] = {{"value", f.value}, {"source", to_string(f.source)}};
   };

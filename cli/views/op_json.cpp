@@ -50,6 +50,7 @@ void print_op_json(std::ostream& os, const GpuSpec& gpu, const std::vector<OpRes
   nlohmann::ordered_json j;
   j["gpu"] = gpu.name;
   j["what_ifs"] = gpu.what_ifs;
+  j["profile"] = gpu.profile;
   j["results"] = nlohmann::ordered_json::array();
   for (const auto& r : results) j["results"].push_back(op_result_json(r));
   os << j.dump(2) << "\n";

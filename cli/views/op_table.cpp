@@ -32,7 +32,7 @@ std::string launch_text(const OpCost& c) {
 }  // namespace
 
 void print_op_table(std::ostream& os, const GpuSpec& gpu, const std::vector<OpResult>& results) {
-  os << "ridgeline op on " << gpu.name << " (" << gpu.full_name << ")";
+  os << "ridgeline op on " << gpu.name << " (" << gpu.full_name << "), profile " << gpu.profile;
   for (const auto& w : gpu.what_ifs) os << " [what-if " << w << "]";
   os << "\n";
   size_t id_w = 4;

@@ -29,6 +29,7 @@ nlohmann::ordered_json memory_json(const MemoryFootprint& m) {
 void print_prediction_json(std::ostream& os, const Prediction& p) {
   nlohmann::ordered_json j;
   j["gpu"] = p.gpu;
+  j["profile"] = p.gpu_profile;
   j["model"] = p.model;
   j["description"] = p.description;
   j["phase"] = phase_name(p.run.phase);

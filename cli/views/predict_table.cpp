@@ -71,7 +71,8 @@ void print_memory(std::ostream& os, const Prediction& p) {
 }  // namespace
 
 void print_prediction_table(std::ostream& os, const Prediction& p, int top) {
-  os << p.description << " on " << p.gpu << ", " << launch_name(p.run.launch) << " launch\n";
+  os << p.description << " on " << p.gpu << ", " << launch_name(p.run.launch) << " launch (profile "
+     << p.gpu_profile << ")\n";
   os << "step " << human_us(p.total_us) << "   " << fixed(p.tokens_per_s, 0) << " tokens/s   "
      << p.kernels << " kernels   " << fixed(p.flops / p.total_us / 1e6, 1) << " TFLOP/s   "
      << fixed(p.hbm_bytes / p.total_us / 1e3, 0) << " GB/s HBM\n";

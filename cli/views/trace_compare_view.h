@@ -8,7 +8,7 @@
 
 namespace ridgeline {
 
-void print_trace_comparison(std::ostream& os, const TraceComparison& c, const Prediction& p, const GpuSpec& gpu,
-                            int worst);
+void print_trace_comparison(std::ostream& os, const TraceComparison& c, const Prediction& p,
+                            const GpuSpec& gpu, int worst);
 
 }  // namespace ridgeline

@@ -63,6 +63,14 @@ expect "sweep" 0 "tokens/s" -- "$bin" sweep --model llama-3-8b --phase decode --
 expect "accuracy baseline holds" 0 "ok    kernels/gemm" -- "$bin" validate --check validate/accuracy_baseline.json
 expect "a worse GEMM model fails the baseline" 1 "WORSE kernels/gemm" -- "$bin" validate --check validate/accuracy_baseline.json --set model.gemm.tiles.shapes.0.efficiency=0.6
 expect "a worse launch cost fails the baseline" 1 "WORSE steps/decode-eager" -- "$bin" validate --check validate/accuracy_baseline.json --set launch.python_eager_us=30
+cat > "$tmp/broken-data.json" <<'EOD'
+{"meta": {"device_name": "test"}, "records": [
+ {"id": "too-fast", "op": "gemm", "m": 8192, "n": 8192, "k": 8192, "dtype": "bf16", "split": "fit", "measured_us": 10.0},
+ {"id": "fine", "op": "gemm", "m": 4096, "n": 4096, "k": 4096, "dtype": "bf16", "split": "fit", "measured_us": 200.0}]}
+EOD
+expect "calibrate refuses broken data" 1 "no profile written" -- "$bin" calibrate fit --gpu h100-sxm --data "$tmp/broken-data.json" --out "$tmp/p.json"
+expect "calibrate names the broken measurement" 1 "too-fast: faster than the datasheet roofline" -- "$bin" calibrate fit --gpu h100-sxm --data "$tmp/broken-data.json" --out "$tmp/p.json"
+expect "calibrate fits committed data" 0 "wrote $tmp/h100.json" -- "$bin" calibrate fit --gpu h100-sxm --data validate/data/h100-sxm-ops-2026-11-29.json --data validate/data/h100-sxm-norms-2026-11-29.json --out "$tmp/h100.json"
 tr=validate/data/traces
 expect "trace decode matched kernel for kernel" 0 "matched 104 predicted ops to 128 of 128 kernels; 0 ops and 0 kernels unmatched" -- "$bin" validate --trace $tr/trace-blocks4-decode-b8-kv2048.json --model llama-3-8b --blocks 4 --phase decode --batch 8 --kv-len 2048 --launch eager
 expect "trace names the slowest kernels and why" 0 "attention         attention" -- "$bin" validate --trace $tr/trace-blocks4-decode-b8-kv2048.json --model llama-3-8b --blocks 4 --phase decode --batch 8 --kv-len 2048

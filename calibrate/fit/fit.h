@@ -1,0 +1,57 @@
+// Calibration fit: the model's few efficiency and latency parameters fitted to measured kernels
+// by Levenberg-Marquardt least squares on log error (relative error, so a 2 us and a 2 ms kernel
+// weigh the same), with every parameter kept inside physical bounds. Only the "fit" split is
+// used; the report scores both splits before and after, so the held-out error is never fitted.
+//
+//   FitResult r = fit_parameters(gpu, data, default_knobs(gpu));
+//   r.after.holdout_mape, r.params[i].previous / value
+#pragma once
+
+#include "hardware/gpu_spec.h"
+#include "validate/dataset.h"  // the measured-kernel format is shared with validate/
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace ridgeline {
+
+// One fitted quantity: its JSON path in the GPU description (what the profile writes), bounds,
+// and how to read and set it on a spec.
+struct FitKnob {
+  std::string path;  // e.g. "model/memory/hbm_efficiency"; tile scale writes each tile's efficiency
+  double lo = 0, hi = 1;
+  std::function<double(const GpuSpec&)> get;
+  std::function<void(GpuSpec&, double)> set;
+};
+
+std::vector<FitKnob> default_knobs(const GpuSpec& gpu);
+
+struct FitScore {
+  double fit_mape = 0, holdout_mape = 0;
+  int fit_cases = 0, holdout_cases = 0;
+};
+
+struct FittedParam {
+  std::string path;
+  double previous = 0, value = 0;
+  bool at_bound = false;
+};
+
+struct FitResult {
+  std::vector<FittedParam> params;
+  FitScore before, after;
+  int iterations = 0;
+  GpuSpec fitted;                     // the spec with the fitted values
+  std::vector<std::string> warnings;  // loud problems: broken data, poor fit, parameters at bounds
+};
+
+FitScore score_fit(const GpuSpec& gpu, const Dataset& data);
+FitResult fit_parameters(const GpuSpec& gpu, const Dataset& data,
+                         const std::vector<FitKnob>& knobs);
+
+// Measurements that look broken: non-positive or implausibly fast times (faster than the
+// datasheet roofline allows), huge spread. Returned as "id: why".
+std::vector<std::string> suspicious_measurements(const GpuSpec& gpu, const Dataset& data);
+
+}  // namespace ridgeline

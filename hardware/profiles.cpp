@@ -1,0 +1,98 @@
+// Finding and applying calibrated profiles; see profiles.h.
+#include "hardware/profiles.h"
+
+#include "common/embedded_files.h"
+#include "common/errors.h"
+#include "common/json_reader.h"
+
+namespace ridgeline {
+
+namespace {
+
+constexpr std::string_view kProfileDir = "hardware/profiles/";
+
+nlohmann::json* walk(nlohmann::json& doc, const std::string& path, const std::string& where) {
+  nlohmann::json* node = &doc;
+  size_t start = 0;
+  while (start <= path.size()) {
+    size_t end = path.find('/', start);
+    if (end == std::string::npos) end = path.size();
+    std::string key = path.substr(start, end - start);
+    if (node->is_object() && node->contains(key)) {
+      node = &(*node)[key];
+    } else if (node->is_array() && !key.empty() &&
+               key.find_first_not_of("0123456789") == std::string::npos &&
+               std::stoul(key) < node->size()) {
+      node = &(*node)[std::stoul(key)];
+    } else {
+      throw InputError(where + ": /parameters/" + path + ": no such field in the GPU description");
+    }
+    start = end + 1;
+  }
+  return node;
+}
+
+}  // namespace
+
+ProfileUse find_profile(const std::string& gpu_name, const std::string& architecture,
+                        const std::string& choice) {
+  ProfileUse use;
+  use.description = "none";
+  if (choice == "none") return use;
+  if (!choice.empty()) {
+    use.doc = read_json_file(choice);
+    use.label = choice;
+    use.description = choice + " (given)";
+    return use;
+  }
+  const EmbeddedFile* inherited = nullptr;
+  for (const auto& f : embedded_files()) {
+    if (f.path.substr(0, kProfileDir.size()) != kProfileDir) continue;
+    nlohmann::json doc = parse_json_text(std::string(f.text), std::string(f.path));
+    if (doc.value("gpu", "") == gpu_name) {
+      use.doc = doc;
+      use.label = std::string(f.path);
+      use.description = use.label + " (own)";
+      return use;
+    }
+    if (!inherited && doc.value("architecture", "") == architecture) inherited = &f;
+  }
+  if (inherited) {
+    use.doc = parse_json_text(std::string(inherited->text), std::string(inherited->path));
+    use.label = std::string(inherited->path);
+    use.description = use.label + " (from " + use.doc.value("gpu", "?") + ", same architecture)";
+  }
+  return use;
+}
+
+void apply_profile(nlohmann::json& gpu_doc, const ProfileUse& profile) {
+  if (profile.doc.is_null()) return;
+  JsonReader r(profile.doc, profile.label);
+  r.string("gpu");
+  std::string arch = r.string("architecture");
+  if (gpu_doc.value("architecture", "") != arch) {
+    r.fail("architecture", "a " + arch + " profile cannot calibrate a " +
+                               gpu_doc.value("architecture", "?") + " GPU");
+  }
+  std::string source = r.string("source");
+  if (profile.description.find("same architecture") != std::string::npos)
+    source += " (profile of another GPU)";
+  r.raw("fit");
+  JsonReader& params = r.child("parameters");
+  for (const auto& path : params.keys()) {
+    double value = params.number(path);
+    nlohmann::json* node = walk(gpu_doc, path, profile.label);
+    if (node->is_object() && node->contains("value")) {
+      (*node)["value"] = value;
+      (*node)["source"] = source;
+    } else if (node->is_number()) {
+      *node = value;  // a tile's efficiency; the tile table's source says it was fitted
+      walk(gpu_doc, "model/gemm/tiles", profile.label)->operator[]("source") = source;
+    } else {
+      params.fail(path, "names a group of fields; name one field");
+    }
+  }
+  r.finish();
+}
+
+}  // namespace ridgeline
