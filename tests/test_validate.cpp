@@ -100,3 +100,14 @@ TEST_CASE("dataset: row ops are compared with their single-pass kernel", "[valid
   CHECK(d.records[1].op.warm_l2);   // its rotated inputs fit in L2: measured warm
   CHECK(!d.records[2].op.warm_l2);  // rotated through 5x L2: cold
 }
+
+TEST_CASE("dataset: ridgeline-gpu-bench files load their kernel points", "[validate]") {
+  Dataset d = load_dataset(std::string(RIDGELINE_SOURCE_DIR) + "/validate/data/h100-sxm-gpubench-2026-11-29.json");
+  int gemms = 0;
+  for (const auto& m : d.records) gemms += std::string(op_family(m.op)) == "gemm";
+  CHECK(gemms >= 80);
+  CHECK(d.meta.value("device_name", "") == "NVIDIA H100 80GB HBM3");
+  bool raw_left_out = false;
+  for (const auto& s : d.skipped) raw_left_out |= s.find("a raw microbenchmark") != std::string::npos;
+  CHECK(raw_left_out);
+}

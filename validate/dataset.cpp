@@ -40,20 +40,31 @@ nlohmann::json op_fields(const nlohmann::json& record) {
 Dataset parse_dataset(const nlohmann::json& doc, const std::string& label) {
   Dataset d;
   d.file = label;
-  if (!doc.is_object() || !doc.contains("records") || !doc["records"].is_array()) {
+  // measure_ops.py writes "records"; ridgeline-gpu-bench (calibrate/) writes "benchmarks", of
+  // which the points with an "op" are kernels in the `ridgeline op` contract.
+  const char* key = doc.is_object() && doc.contains("benchmarks") ? "benchmarks" : "records";
+  if (!doc.is_object() || !doc.contains(key) || !doc[key].is_array()) {
     throw InputError(located(label, "/records: missing; expected an array of measurements"));
   }
   d.meta = doc.value("meta", nlohmann::json::object());
-  const auto& records = doc["records"];
+  if (!d.meta.contains("device_name") && d.meta.contains("device") && d.meta["device"].is_object()) {
+    d.meta["device_name"] = d.meta["device"].value("name", "");
+  }
+  const auto& records = doc[key];
   for (size_t i = 0; i < records.size(); ++i) {
     const auto& r = records[i];
-    std::string where = label + ": /records/" + std::to_string(i);
-    std::string id = r.is_object() && r.contains("id") && r["id"].is_string()
-                         ? r["id"].get<std::string>()
-                         : where;
+    std::string where = label + ": /" + key + "/" + std::to_string(i);
+    std::string id = where;  // measure_ops.py names records "id", ridgeline-gpu-bench "name"
+    for (const char* k : {"id", "name"}) {
+      if (r.is_object() && r.contains(k) && r[k].is_string() && id == where) id = r[k].get<std::string>();
+    }
     if (!r.is_object()) throw InputError(where + ": expected an object");
     if (r.contains("error")) {
       d.skipped.push_back(id + ": failed when measured");
+      continue;
+    }
+    if (!r.contains("op")) {
+      d.skipped.push_back(id + ": a raw microbenchmark, not a kernel of the op contract");
       continue;
     }
     Measurement m;
@@ -61,11 +72,11 @@ Dataset parse_dataset(const nlohmann::json& doc, const std::string& label) {
     m.split = r.value("split", "");
     if (m.split != "fit" && m.split != "holdout")
       throw InputError(where + "/split: expected \"fit\" or \"holdout\"");
-    if (!r.contains("measured_us") || !r["measured_us"].is_number() ||
-        !(r["measured_us"].get<double>() > 0)) {
-      throw InputError(where + "/measured_us: expected a positive number");
+    const char* time_key = r.contains("measured_us") || !r.contains("median_us") ? "measured_us" : "median_us";
+    if (!r.contains(time_key) || !r[time_key].is_number() || !(r[time_key].get<double>() > 0)) {
+      throw InputError(where + "/" + time_key + ": expected a positive number");
     }
-    m.measured_us = r["measured_us"].get<double>();
+    m.measured_us = r[time_key].get<double>();
     int kernels = r.value("kernels_per_call", 1);
     for (const auto& name : r.value("kernels", nlohmann::json::array())) {
       if (name.is_string() && name.get<std::string>().rfind("Memset", 0) == 0) --kernels;
