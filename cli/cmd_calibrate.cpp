@@ -68,11 +68,7 @@ Command add_calibrate_command(CLI::App& app) {
   return [o]() {
     GpuSpec gpu =
         load_gpu(o->gpu, {}, "none");  // start from the architecture's defaults, not an old fit
-    Dataset data = load_dataset(o->data.front());
-    for (size_t i = 1; i < o->data.size(); ++i) {
-      Dataset more = load_dataset(o->data[i]);
-      data.records.insert(data.records.end(), more.records.begin(), more.records.end());
-    }
+    Dataset data = load_datasets(o->data);
     std::vector<std::string> problems = suspicious_measurements(gpu, data);
     FitResult r = fit_parameters(gpu, data, default_knobs(gpu));
     std::cout << "ridgeline calibrate fit: " << gpu.name << " from " << data.records.size()

@@ -26,23 +26,11 @@ namespace {
 Scorecard score_files(const std::vector<std::string>& files, bool workloads, const GpuSpec& gpu,
                       const std::string& split, std::vector<std::string>& skipped) {
   if (workloads) {
-    WorkloadDataset all = load_workload_dataset(files.front());
-    for (size_t i = 1; i < files.size(); ++i) {
-      WorkloadDataset more = load_workload_dataset(files[i]);
-      all.file += " + " + more.file;
-      all.records.insert(all.records.end(), more.records.begin(), more.records.end());
-      all.skipped.insert(all.skipped.end(), more.skipped.begin(), more.skipped.end());
-    }
+    WorkloadDataset all = load_workload_datasets(files);
     skipped = all.skipped;
     return score_workloads(all, gpu, split);
   }
-  Dataset data = load_dataset(files.front());
-  for (size_t i = 1; i < files.size(); ++i) {
-    Dataset more = load_dataset(files[i]);
-    data.file += " + " + more.file;
-    data.records.insert(data.records.end(), more.records.begin(), more.records.end());
-    data.skipped.insert(data.skipped.end(), more.skipped.begin(), more.skipped.end());
-  }
+  Dataset data = load_datasets(files);
   skipped = data.skipped;
   return score(data, gpu, split);
 }

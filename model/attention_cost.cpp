@@ -157,8 +157,7 @@ OpCost attention_cost(const AttentionOp& a, const GpuSpec& gpu) {
     double dkv = gqa ? 2 * (double)a.batch * a.heads * a.kv_len * d * (4 + 2) : 0;
     double extra_us = (dq + dkv) / achievable_hbm_bytes_per_s(gpu, sm_count(gpu)) * 1e6;
     c.bytes.hbm += dq + dkv;
-    c.overhead_us += extra_us;
-    c.time_us += extra_us;
+    add_overhead(c, extra_us);
   }
   return c;
 }

@@ -32,6 +32,12 @@ double vector_seconds(const GpuSpec& gpu, double vector_flops, double sfu_ops, d
 // latency, and the memory round trips (load, store drain) at HBM or, if it never misses, L2.
 double kernel_overhead_us(const GpuSpec& gpu, bool touches_hbm);
 
+// Adds `us` of fixed cost (an extra pass, a helper kernel) to a finished cost.
+inline void add_overhead(OpCost& c, double us) {
+  c.overhead_us += us;
+  c.time_us += us;
+}
+
 // Fills time_us, the per-level times, overhead and bottleneck of `c`, whose compute_us, bytes
 // and detail.active_sms the op model set.
 void finish(const GpuSpec& gpu, OpCost& c);

@@ -69,8 +69,7 @@ OpCost elementwise_cost(const ElementwiseOp& e, bool warm_l2, const GpuSpec& gpu
     c.time_us += slower;
   }
   if (e.strided) {  // index arithmetic per element, no vector loads
-    c.overhead_us += gpu.model.vector.strided_latency_us.value;
-    c.time_us += gpu.model.vector.strided_latency_us.value;
+    add_overhead(c, gpu.model.vector.strided_latency_us.value);
   }
   return c;
 }
@@ -83,8 +82,7 @@ OpCost reduce_cost(const ReduceOp& r, bool warm_l2, const GpuSpec& gpu) {
   // CTA the last one to finish combines the partials.
   double extra = gpu.launch.graph_us.value +
                  (c.detail.ctas > 1 ? gpu.model.vector.reduce_combine_us.value : 0);
-  c.overhead_us += extra;
-  c.time_us += extra;
+  add_overhead(c, extra);
   return c;
 }
 
@@ -93,8 +91,7 @@ OpCost row_op_cost(const RowOp& r, bool warm_l2, const GpuSpec& gpu) {
   if (r.impl == RowImpl::PyTorch) return pytorch_row_cost(r, warm_l2, gpu);
   double ctas = std::min((double)r.rows, ceil_div(bytes, gpu.model.vector.cta_bytes.value));
   OpCost c = stream_cost(Op{"", r, warm_l2}, ctas, gpu);
-  c.overhead_us += gpu.model.vector.row_reduce_us.value;  // the row is reduced before it is written
-  c.time_us += gpu.model.vector.row_reduce_us.value;
+  add_overhead(c, gpu.model.vector.row_reduce_us.value);  // the row is reduced before it is written
   return c;
 }
 

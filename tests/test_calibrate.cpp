@@ -15,10 +15,8 @@ std::string src(const std::string& rel) {
 }
 
 Dataset h100_data() {
-  Dataset d = load_dataset(src("validate/data/h100-sxm-ops-2026-11-29.json"));
-  Dataset more = load_dataset(src("validate/data/h100-sxm-norms-2026-11-29.json"));
-  d.records.insert(d.records.end(), more.records.begin(), more.records.end());
-  return d;
+  return load_datasets({src("validate/data/h100-sxm-ops-2026-11-29.json"),
+                        src("validate/data/h100-sxm-norms-2026-11-29.json")});
 }
 
 }  // namespace

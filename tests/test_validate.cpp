@@ -102,12 +102,14 @@ TEST_CASE("dataset: row ops are compared with their single-pass kernel", "[valid
 }
 
 TEST_CASE("dataset: ridgeline-gpu-bench files load their kernel points", "[validate]") {
-  Dataset d = load_dataset(std::string(RIDGELINE_SOURCE_DIR) + "/validate/data/h100-sxm-gpubench-2026-11-29.json");
+  Dataset d = load_dataset(std::string(RIDGELINE_SOURCE_DIR) +
+                           "/validate/data/h100-sxm-gpubench-2026-11-29.json");
   int gemms = 0;
   for (const auto& m : d.records) gemms += std::string(op_family(m.op)) == "gemm";
   CHECK(gemms >= 80);
   CHECK(d.meta.value("device_name", "") == "NVIDIA H100 80GB HBM3");
   bool raw_left_out = false;
-  for (const auto& s : d.skipped) raw_left_out |= s.find("a raw microbenchmark") != std::string::npos;
+  for (const auto& s : d.skipped)
+    raw_left_out |= s.find("a raw microbenchmark") != std::string::npos;
   CHECK(raw_left_out);
 }

@@ -47,7 +47,8 @@ Dataset parse_dataset(const nlohmann::json& doc, const std::string& label) {
     throw InputError(located(label, "/records: missing; expected an array of measurements"));
   }
   d.meta = doc.value("meta", nlohmann::json::object());
-  if (!d.meta.contains("device_name") && d.meta.contains("device") && d.meta["device"].is_object()) {
+  if (!d.meta.contains("device_name") && d.meta.contains("device") &&
+      d.meta["device"].is_object()) {
     d.meta["device_name"] = d.meta["device"].value("name", "");
   }
   const auto& records = doc[key];
@@ -56,7 +57,8 @@ Dataset parse_dataset(const nlohmann::json& doc, const std::string& label) {
     std::string where = label + ": /" + key + "/" + std::to_string(i);
     std::string id = where;  // measure_ops.py names records "id", ridgeline-gpu-bench "name"
     for (const char* k : {"id", "name"}) {
-      if (r.is_object() && r.contains(k) && r[k].is_string() && id == where) id = r[k].get<std::string>();
+      if (r.is_object() && r.contains(k) && r[k].is_string() && id == where)
+        id = r[k].get<std::string>();
     }
     if (!r.is_object()) throw InputError(where + ": expected an object");
     if (r.contains("error")) {
@@ -72,7 +74,8 @@ Dataset parse_dataset(const nlohmann::json& doc, const std::string& label) {
     m.split = r.value("split", "");
     if (m.split != "fit" && m.split != "holdout")
       throw InputError(where + "/split: expected \"fit\" or \"holdout\"");
-    const char* time_key = r.contains("measured_us") || !r.contains("median_us") ? "measured_us" : "median_us";
+    const char* time_key =
+        r.contains("measured_us") || !r.contains("median_us") ? "measured_us" : "median_us";
     if (!r.contains(time_key) || !r[time_key].is_number() || !(r[time_key].get<double>() > 0)) {
       throw InputError(where + "/" + time_key + ": expected a positive number");
     }

@@ -28,6 +28,22 @@ struct Dataset {
 };
 
 Dataset load_dataset(const std::string& path);
+
+// Several files as one data set: records and skipped entries in file order, names joined.
+template <class D, class Load>
+D load_merged(const std::vector<std::string>& paths, Load load_one) {
+  D all = load_one(paths.at(0));
+  for (size_t i = 1; i < paths.size(); ++i) {
+    D more = load_one(paths[i]);
+    all.file += " + " + more.file;
+    all.records.insert(all.records.end(), more.records.begin(), more.records.end());
+    all.skipped.insert(all.skipped.end(), more.skipped.begin(), more.skipped.end());
+  }
+  return all;
+}
+inline Dataset load_datasets(const std::vector<std::string>& paths) {
+  return load_merged<Dataset>(paths, load_dataset);
+}
 Dataset parse_dataset(const nlohmann::json& doc, const std::string& label);
 
 }  // namespace ridgeline

@@ -6,6 +6,7 @@
 
 #include "common/errors.h"
 #include "common/json_reader.h"
+#include "validate/dataset.h"
 
 #include <algorithm>
 
@@ -87,6 +88,10 @@ WorkloadDataset parse_workload_dataset(const nlohmann::json& doc, const std::str
 
 WorkloadDataset load_workload_dataset(const std::string& path) {
   return parse_workload_dataset(read_json_file(path), path);
+}
+
+WorkloadDataset load_workload_datasets(const std::vector<std::string>& paths) {
+  return load_merged<WorkloadDataset>(paths, load_workload_dataset);
 }
 
 }  // namespace ridgeline

@@ -31,5 +31,6 @@ struct WorkloadDataset {
 
 WorkloadDataset load_workload_dataset(const std::string& path);
 WorkloadDataset parse_workload_dataset(const nlohmann::json& doc, const std::string& label);
+WorkloadDataset load_workload_datasets(const std::vector<std::string>& paths);
 
 }  // namespace ridgeline
