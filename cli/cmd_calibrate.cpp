@@ -1,5 +1,6 @@
-// `ridgeline calibrate fit`: fit the model's parameters to measured kernels (fit split only) and
-// write a calibrated profile plus a fit report.
+// `ridgeline calibrate run` runs the CUDA microbenchmarks (ridgeline-gpu-bench, calibrate/) on
+// this machine's GPU and writes one measurements file; `ridgeline calibrate fit` fits the model's
+// parameters to measured kernels (fit split only) and writes a calibrated profile plus a report.
 //   ridgeline calibrate fit --gpu h100-sxm --data validate/data/h100-sxm-ops-2026-11-29.json --out
 //   hardware/profiles/h100-sxm.json
 // Broken-looking measurements or a poor fit are reported loudly, and then no profile is written
@@ -11,6 +12,10 @@
 #include "common/errors.h"
 #include "hardware/gpu_load.h"
 
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <iomanip>
 #include <iostream>
@@ -45,6 +50,36 @@ void print_report(std::ostream& os, const FitResult& r) {
   }
 }
 
+// The microbenchmark executable: --bench, else beside this build's ridgeline
+// (build/cli/ridgeline -> build/calibrate/ridgeline-gpu-bench), else on the PATH.
+std::string find_bench(const std::string& given) {
+  if (!given.empty()) return given;
+  std::error_code ec;
+  std::string self = std::filesystem::read_symlink("/proc/self/exe", ec).string();
+  std::string dir = self.substr(0, self.find_last_of('/') + 1);
+  for (const std::string& candidate :
+       {dir + "../calibrate/ridgeline-gpu-bench", dir + "ridgeline-gpu-bench"}) {
+    if (std::ifstream(candidate).good()) return candidate;
+  }
+  return "ridgeline-gpu-bench";
+}
+
+int run_bench(const std::string& bench, const std::string& out, bool quick) {
+  std::string cmd = "'" + bench + "' --out '" + out + "'" + (quick ? " --quick" : "");
+  std::cout << "ridgeline calibrate run: " << cmd << "\n" << std::flush;
+  int status = std::system(cmd.c_str());
+  if (status != 0) {
+    int code = WIFEXITED(status) ? WEXITSTATUS(status) : status;
+    throw InputError("calibrate run: " + bench + " failed (exit " + std::to_string(code) +
+                     "); it is built where nvcc is present (build/calibrate/ridgeline-gpu-bench) "
+                     "and needs a GPU");
+  }
+  std::cout << "\nmeasurements in " << out
+            << "; next: ridgeline calibrate fit --gpu <preset> --data " << out
+            << " --out <profile.json>\n";
+  return 0;
+}
+
 }  // namespace
 
 Command add_calibrate_command(CLI::App& app) {
@@ -53,6 +88,8 @@ Command add_calibrate_command(CLI::App& app) {
     std::vector<std::string> data;
     std::string out;
     bool force = false;
+    std::string bench, measurements = "measurements.json";
+    bool quick = false;
   };
   auto o = std::make_shared<Options>();
   CLI::App* cal =
@@ -64,8 +101,15 @@ Command add_calibrate_command(CLI::App& app) {
       ->required();
   fit->add_option("--out", o->out, "Where to write the calibrated profile (JSON)");
   fit->add_flag("--force", o->force, "Write the profile even when the fit or the data look wrong");
+  CLI::App* run = cal->add_subcommand("run", "Run the CUDA microbenchmarks on this machine's GPU");
+  run->add_option("--out", o->measurements,
+                  "Measurements file to write (default measurements.json)");
+  run->add_option("--bench", o->bench,
+                  "Path to ridgeline-gpu-bench (default: beside ridgeline, then PATH)");
+  run->add_flag("--quick", o->quick, "The short suite (about a minute)");
   cal->require_subcommand(1);
-  return [o]() {
+  return [o, run]() {
+    if (run->parsed()) return run_bench(find_bench(o->bench), o->measurements, o->quick);
     GpuSpec gpu =
         load_gpu(o->gpu, {}, "none");  // start from the architecture's defaults, not an old fit
     Dataset data = load_datasets(o->data);

@@ -71,6 +71,8 @@ EOD
 expect "calibrate refuses broken data" 1 "no profile written" -- "$bin" calibrate fit --gpu h100-sxm --data "$tmp/broken-data.json" --out "$tmp/p.json"
 expect "calibrate names the broken measurement" 1 "too-fast: faster than the datasheet roofline" -- "$bin" calibrate fit --gpu h100-sxm --data "$tmp/broken-data.json" --out "$tmp/p.json"
 expect "calibrate fits committed data" 0 "wrote $tmp/h100.json" -- "$bin" calibrate fit --gpu h100-sxm --data validate/data/h100-sxm-ops-2026-11-29.json --data validate/data/h100-sxm-norms-2026-11-29.json --out "$tmp/h100.json"
+expect "calibrate run without the suite" 1 "calibrate run: /nonexistent/bench failed (exit 127)" -- "$bin" calibrate run --bench /nonexistent/bench --out "$tmp/m.json"
+expect "calibrate fit reads the suite's measurements" 1 "from 122 measured kernels" -- "$bin" calibrate fit --gpu h100-sxm --data validate/data/h100-sxm-gpubench-2026-11-29.json
 tr=validate/data/traces
 expect "trace decode matched kernel for kernel" 0 "matched 104 predicted ops to 128 of 128 kernels; 0 ops and 0 kernels unmatched" -- "$bin" validate --trace $tr/trace-blocks4-decode-b8-kv2048.json --model llama-3-8b --blocks 4 --phase decode --batch 8 --kv-len 2048 --launch eager
 expect "trace names the slowest kernels and why" 0 "attention         attention" -- "$bin" validate --trace $tr/trace-blocks4-decode-b8-kv2048.json --model llama-3-8b --blocks 4 --phase decode --batch 8 --kv-len 2048
