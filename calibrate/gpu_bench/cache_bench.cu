@@ -79,9 +79,8 @@ void run_smem(Context& ctx, Json& out) {
   launch(s);
   CK(cudaStreamSynchronize(s));
   std::vector<double> samples = time_each(s, ctx.samples(), 1.0, launch);
-  long long reg[2] = {0, 1};
-  CK(cudaMemcpy(reg, region.as<void>(), sizeof reg, cudaMemcpyDeviceToHost));
-  double mhz = 1e3 * static_cast<double>(reg[0]) / static_cast<double>(std::max(reg[1], 1LL));
+  RegionClock clock = read_region_clock(region);
+  double mhz = clock.mhz();
   double bytes = static_cast<double>(blocks) * kSmemThreads * iters * 8 * sizeof(V);
   double t_us = median(samples);
   put_samples(out, samples);
@@ -92,8 +91,8 @@ void run_smem(Context& ctx, Json& out) {
   out["GBps"] = bytes / (t_us * 1e3);
   double per_sm_per_us = bytes / d.sm_count / t_us;
   out["bytes_per_clk_per_sm"] = per_sm_per_us / (d.sm_clock_kHz * 1e-3);
-  out["block0_cycles"] = reg[0];
-  out["block0_ns"] = reg[1];
+  out["block0_cycles"] = clock.cycles;
+  out["block0_ns"] = clock.ns;
   out["sm_clock_MHz_measured"] = mhz;
   out["bytes_per_clk_per_sm_measured_clock"] = per_sm_per_us / mhz;
 }

@@ -52,12 +52,10 @@ void run_fma(Context& ctx, Json& out) {
   launch(s);
   CK(cudaStreamSynchronize(s));
   std::vector<double> samples = time_each(s, ctx.samples(), 1.0, launch);
-  long long reg[2] = {0, 1};
-  CK(cudaMemcpy(reg, region.as<void>(), sizeof reg, cudaMemcpyDeviceToHost));
+  RegionClock clock = read_region_clock(region);
   double flops = 2.0 * blocks * kFmaThreads * static_cast<double>(iters) * kDepth * kChains;
   double us = median(samples);
-  double measured_MHz =
-      1e3 * static_cast<double>(reg[0]) / static_cast<double>(std::max(reg[1], 1LL));
+  double measured_MHz = clock.mhz();
   put_samples(out, samples);
   out["blocks"] = blocks;
   out["threads_per_block"] = kFmaThreads;

@@ -6,6 +6,9 @@
 // that depends on the first stamp (see opaque_zero).
 #pragma once
 
+#include "cuda_util.cuh"
+
+#include <algorithm>
 #include <cstdint>
 
 namespace ridgeline::gpubench {
@@ -42,6 +45,18 @@ __device__ __forceinline__ void record_region(const Stamp& a, const Stamp& b, lo
     out[0] = b.cycles - a.cycles;
     out[1] = static_cast<long long>(b.ns - a.ns);
   }
+}
+
+// Host side: the {cycles, ns} that record_region() wrote to `region`, and the SM clock they imply.
+struct RegionClock {
+  long long cycles = 0, ns = 1;
+  double mhz() const { return 1e3 * static_cast<double>(cycles) / static_cast<double>(std::max(ns, 1LL)); }
+};
+
+inline RegionClock read_region_clock(const DeviceBuffer& region) {
+  long long reg[2] = {0, 1};
+  CK(cudaMemcpy(reg, region.as<void>(), sizeof reg, cudaMemcpyDeviceToHost));
+  return {reg[0], reg[1]};
 }
 
 }  // namespace ridgeline::gpubench

@@ -48,7 +48,6 @@ import argparse
 import collections
 import contextlib
 import gc
-import hashlib
 import math
 import os
 import platform
@@ -78,9 +77,10 @@ else:
     lm = None
 
 # Shared helpers; importing these needs no GPU.
-from measure_ops import (_is_kernel_event, backend_flags, err_text,  # noqa: E402
-                         library_versions, nvidia_smi, percentile, sanitize,
+from measure_ops import (_is_kernel_event, backend_flags, cuda_alive,  # noqa: E402
+                         err_text, library_versions, nvidia_smi, percentile, sanitize,
                          sdpa_backend_guess, utc_now)
+from op_grid import split_of  # noqa: E402  (the same stable 30% hash split as the kernel grid)
 from measure_launch import cpu_model, gc_paused  # noqa: E402
 
 DEVICE = "cuda"
@@ -154,12 +154,6 @@ def log(msg):
 
 def elapsed_s():
     return time.monotonic() - T0
-
-
-def split_of(case_id):
-    """'holdout' for ~30% of ids, chosen by a stable hash (as op_grid.py)."""
-    h = int(hashlib.sha256(case_id.encode("utf-8")).hexdigest(), 16)
-    return "holdout" if h % 10 < 3 else "fit"
 
 
 def clamp(x, lo, hi):
@@ -722,16 +716,6 @@ def run_case(case, state, cfg, records_by_id, traces, pass_name):
             state.drop_inputs()
         free_memory()
     return rec
-
-
-def cuda_alive():
-    try:
-        x = torch.ones(16, device=DEVICE)
-        x.add_(1)
-        torch.cuda.synchronize()
-        return True
-    except Exception:
-        return False
 
 
 # ---------------------------------------------------------------------------
