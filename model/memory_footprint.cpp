@@ -13,6 +13,7 @@
 // The largest batch that fits scales the batch-proportional parts (KV cache, activations).
 #include "model/prediction.h"
 
+#include "workloads/graph_builder.h"
 #include "workloads/op_math.h"
 
 #include <algorithm>
@@ -23,25 +24,6 @@ namespace ridgeline {
 namespace {
 
 constexpr double kReservedBytes = 1024.0 * 1024 * 1024;
-
-double weight_elements(const OpGraph& g, const ModelConfig& m, bool whole) {
-  double n = 0;
-  for (const auto& s : g.sections) {
-    if (s.name.find("backward") != std::string::npos || s.name == "loss" || s.name == "optimizer")
-      continue;
-    for (OpVertex v : launch_order(s)) {
-      const Op& op = s.dag[v].op;
-      if (s.dag[v].name.rfind("recompute.", 0) == 0) continue;
-      if (auto* gm = std::get_if<GemmOp>(&op.shape)) n += (double)s.repeat * gm->n * gm->k;
-      if (std::holds_alternative<RowOp>(op.shape) &&
-          s.dag[v].name.find("norm") != std::string::npos) {
-        n += (double)s.repeat * m.hidden;
-      }
-    }
-  }
-  if (whole) n += (double)m.vocab * m.hidden * (m.tied_embeddings ? 0 : 1);
-  return n;
-}
 
 double forward_outputs(const GraphSection& s) {
   double bytes = 0;
@@ -93,7 +75,7 @@ double kv_cache_bytes(const ModelConfig& m, const RunConfig& run) {
 MemoryFootprint memory_footprint(const OpGraph& graph, const ModelConfig& model,
                                  const RunConfig& run, const GpuSpec& gpu) {
   MemoryFootprint f;
-  double params = weight_elements(graph, model, run.blocks == 0);
+  double params = (double)graph_weight_elements(graph, model, run.blocks == 0);
   double wbytes = run.weight_bits > 0 ? run.weight_bits / 8.0 : dtype_bytes(run.weights);
   f.weights_bytes = params * wbytes;
   f.kv_cache_bytes = kv_cache_bytes(model, run);

@@ -12,6 +12,7 @@
 #include "workloads/train_builder.h"
 
 #include "workloads/builder_ops.h"
+#include "workloads/graph_builder.h"
 
 #include <string>
 
@@ -127,21 +128,6 @@ GraphSection backward_section(const GraphSection& forward, const RunConfig& run,
   return s;
 }
 
-// Weights the optimizer updates: every GEMM's weight and the norms' scales.
-int64_t trained_parameters(const OpGraph& g, const ModelConfig& m, bool whole) {
-  int64_t params = 0;
-  for (const auto& sec : g.sections) {
-    if (sec.name.find("backward") != std::string::npos || sec.name == "loss") continue;
-    for (OpVertex v : launch_order(sec)) {
-      if (auto* gm = std::get_if<GemmOp>(&sec.dag[v].op.shape))
-        params += sec.repeat * gm->n * gm->k;
-      if (std::holds_alternative<RowOp>(sec.dag[v].op.shape)) params += sec.repeat * m.hidden;
-    }
-  }
-  if (whole) params += m.vocab * m.hidden * (m.tied_embeddings ? 0 : 1);  // the embedding table
-  return params;
-}
-
 }  // namespace
 
 void add_training_sections(OpGraph& g, const ModelConfig& model, const RunConfig& run) {
@@ -165,7 +151,7 @@ void add_training_sections(OpGraph& g, const ModelConfig& model, const RunConfig
     GraphSection s{"optimizer", 1, -1, {}};
     Emitter e{s, run.activations};
     e.emit("adamw",
-           ew_op(ElementwiseKind::AdamW, trained_parameters(g, model, whole), run.weights));
+           ew_op(ElementwiseKind::AdamW, graph_weight_elements(g, model, whole), run.weights));
     g.sections.push_back(std::move(s));
   }
 }
