@@ -1,7 +1,8 @@
 // `ridgeline validate --gpu h100-sxm --data validate/data/h100-sxm-ops.json [--data more.json]
-// [--split holdout]`:
+// [--split holdout] [--plot scorecard.svg]`:
 // predicts every measured op of a data set and prints the accuracy scorecard, beside a plain
-// datasheet roofline measured the same way. The default split is the held-out one.
+// datasheet roofline measured the same way. The default split is the held-out one. --plot also
+// writes the same scorecard as an SVG (predicted against measured, error against time).
 #include "cli/commands.h"
 #include "cli/predict_options.h"
 #include "cli/views/scorecard_views.h"
@@ -15,6 +16,7 @@
 #include "validate/scorecard.h"
 #include "workloads/graph_builder.h"
 
+#include <fstream>
 #include <iostream>
 #include <memory>
 
@@ -83,6 +85,15 @@ int run_trace(const std::string& path, const PredictOptions& w, const std::strin
   return 0;
 }
 
+// --plot: the scorecard as SVG, written before any other output so a bad path fails alone.
+void write_plot(const std::string& path, const Scorecard& sc) {
+  std::ofstream out(path);
+  if (!out) throw InputError("--plot " + path + ": cannot write file");
+  print_scorecard_svg(out, sc);
+  out.close();
+  if (!out) throw InputError("--plot " + path + ": writing the file failed");
+}
+
 }  // namespace
 
 Command add_validate_command(CLI::App& app) {
@@ -97,6 +108,7 @@ Command add_validate_command(CLI::App& app) {
     bool workloads = false;
     std::string split = "holdout";
     std::string format = "table";
+    std::string plot;
     int worst = 10;
   };
   auto o = std::make_shared<Options>();
@@ -122,13 +134,19 @@ Command add_validate_command(CLI::App& app) {
   cmd->add_option("--format", o->format, "table, json or markdown")
       ->check(CLI::IsMember({"table", "json", "markdown"}));
   cmd->add_option("--worst", o->worst, "Worst cases to list (table)");
+  cmd->add_option("--plot", o->plot,
+                  "Also write the scorecard as an SVG plot (predicted against measured, error "
+                  "against measured time)");
   return [o]() {
+    if (!o->plot.empty() && (!o->check.empty() || !o->trace.empty()))
+      throw InputError("--plot: plots the scorecard of --data; not with --check or --trace");
     if (!o->check.empty()) return run_check(o->check, o->sets);
     if (!o->trace.empty()) return run_trace(o->trace, o->workload, o->gpu, o->sets, o->worst);
     if (o->data.empty()) throw InputError("validate: give --data FILE (or --check BASELINE)");
     GpuSpec gpu = load_gpu(o->gpu, o->sets, o->profile);
     std::vector<std::string> skipped;
     Scorecard sc = score_files(o->data, o->workloads, gpu, o->split, skipped);
+    if (!o->plot.empty()) write_plot(o->plot, sc);
     if (o->format == "markdown") {
       print_scorecard_markdown(std::cout, sc);
     } else if (o->format == "json") {
@@ -139,6 +157,7 @@ Command add_validate_command(CLI::App& app) {
       print_scorecard(std::cout, sc, o->worst);
       if (!skipped.empty())
         std::cout << "\n" << skipped.size() << " records left out (see --format json)\n";
+      if (!o->plot.empty()) std::cout << "\nwrote " << o->plot << "\n";
     }
     return 0;
   };
