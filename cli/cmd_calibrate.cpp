@@ -5,9 +5,9 @@
 //   hardware/profiles/h100-sxm.json
 // Broken-looking measurements or a poor fit are reported loudly, and then no profile is written
 // unless --force.
-#include "calibrate/fit/fit.h"
-#include "calibrate/fit/profile.h"
+#include "calibrate/fit/pipeline.h"
 #include "cli/commands.h"
+#include "cli/views/fit_report_view.h"
 #include "cli/views/views.h"
 #include "common/errors.h"
 #include "hardware/gpu_load.h"
@@ -24,31 +24,6 @@
 namespace ridgeline {
 
 namespace {
-
-std::string provenance_of(const Dataset& d, const std::vector<std::string>& files) {
-  std::string device = d.meta.value("device_name", "unknown device");
-  std::string date = d.meta.value("utc_start", "").substr(0, 10);
-  std::string list;
-  for (const auto& f : files) list += (list.empty() ? "" : ", ") + f;
-  return "fitted: " + device + ", " + (date.empty() ? "date unknown" : date) +
-         ": ridgeline calibrate fit over the fit split of " + list;
-}
-
-void print_report(std::ostream& os, const FitResult& r) {
-  os << "fit split    " << r.before.fit_cases << " cases: MAPE "
-     << fixed(100 * r.before.fit_mape, 1) << "% -> " << fixed(100 * r.after.fit_mape, 1) << "%\n";
-  os << "held out     " << r.before.holdout_cases << " cases: MAPE "
-     << fixed(100 * r.before.holdout_mape, 1) << "% -> " << fixed(100 * r.after.holdout_mape, 1)
-     << "% (never fitted)\n";
-  os << r.iterations
-     << " Levenberg-Marquardt iterations\n\nparameter                                  previous    "
-        "  fitted\n";
-  for (const auto& p : r.params) {
-    os << "  " << std::left << std::setw(40) << p.path << std::right << std::setw(10)
-       << fixed(p.previous, 3) << std::setw(12) << fixed(p.value, 3)
-       << (p.at_bound ? "   (at bound)" : "") << "\n";
-  }
-}
 
 // The microbenchmark executable: --bench, else beside this build's ridgeline
 // (build/cli/ridgeline -> build/calibrate/ridgeline-gpu-bench), else on the PATH.
@@ -85,7 +60,7 @@ int run_bench(const std::string& bench, const std::string& out, bool quick) {
 Command add_calibrate_command(CLI::App& app) {
   struct Options {
     std::string gpu = "h100-sxm";
-    std::vector<std::string> data;
+    std::vector<std::string> data, hardware, workloads;
     std::string out;
     bool force = false;
     std::string bench, measurements = "measurements.json";
@@ -99,6 +74,12 @@ Command add_calibrate_command(CLI::App& app) {
   fit->add_option("--gpu", o->gpu, "GPU the measurements were taken on (preset or path)");
   fit->add_option("--data", o->data, "Measured kernels (validate/data/*-ops-*.json); repeatable")
       ->required();
+  fit->add_option("--hardware", o->hardware,
+                  "ridgeline-gpu-bench measurements whose memory, latency and launch points become "
+                  "measured hardware figures (default: any such file among --data); repeatable");
+  fit->add_option("--workloads", o->workloads,
+                  "Whole-model runs (validate/data/*-models-*.json) to fit the eager launch cost "
+                  "launch/python_eager_us on; repeatable");
   fit->add_option("--out", o->out, "Where to write the calibrated profile (JSON)");
   fit->add_flag("--force", o->force, "Write the profile even when the fit or the data look wrong");
   CLI::App* run = cal->add_subcommand("run", "Run the CUDA microbenchmarks on this machine's GPU");
@@ -110,25 +91,22 @@ Command add_calibrate_command(CLI::App& app) {
   cal->require_subcommand(1);
   return [o, run]() {
     if (run->parsed()) return run_bench(find_bench(o->bench), o->measurements, o->quick);
-    GpuSpec gpu =
-        load_gpu(o->gpu, {}, "none");  // start from the architecture's defaults, not an old fit
-    Dataset data = load_datasets(o->data);
-    std::vector<std::string> problems = suspicious_measurements(gpu, data);
-    FitResult r = fit_parameters(gpu, data, default_knobs(gpu));
-    std::cout << "ridgeline calibrate fit: " << gpu.name << " from " << data.records.size()
+    // Start from the architecture's defaults, not an old fit.
+    GpuSpec gpu = load_gpu(o->gpu, {}, "none");
+    Calibration c = calibrate(gpu, {o->data, o->hardware, o->workloads});
+    std::cout << "ridgeline calibrate fit: " << gpu.name << " from " << c.kernels
               << " measured kernels\n";
-    print_report(std::cout, r);
-    problems.insert(problems.end(), r.warnings.begin(), r.warnings.end());
-    for (const auto& p : problems) std::cerr << "ridgeline: warning: " << p << "\n";
-    if (o->out.empty()) return problems.empty() ? 0 : 1;
-    if (!problems.empty() && !o->force) {
-      std::cerr << "ridgeline: no profile written: " << problems.size()
+    print_fit_report(std::cout, c.parts);
+    for (const auto& p : c.problems) std::cerr << "ridgeline: warning: " << p << "\n";
+    if (o->out.empty()) return c.problems.empty() ? 0 : 1;
+    if (!c.problems.empty() && !o->force) {
+      std::cerr << "ridgeline: no profile written: " << c.problems.size()
                 << " problems above (--force writes it)\n";
       return 1;
     }
     std::ofstream out(o->out);
     if (!out) throw InputError("--out " + o->out + ": cannot write file");
-    out << profile_json(gpu, r, provenance_of(data, o->data)).dump(2) << "\n";
+    out << profile_json(gpu, c.parts).dump(2) << "\n";
     std::cout << "\nwrote " << o->out << "\n";
     return 0;
   };

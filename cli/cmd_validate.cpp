@@ -41,7 +41,7 @@ Scorecard score_files(const std::vector<std::string>& files, bool workloads, con
 // category and returns the exit status (1 when any regressed).
 int run_check(const std::string& path, const std::vector<std::string>& sets) {
   AccuracyBaseline b = load_baseline(path);
-  GpuSpec gpu = load_gpu(b.gpu, sets);
+  GpuSpec gpu = load_gpu(b.gpu, sets, b.profile);
   std::vector<std::string> skipped;
   std::vector<BaselineCheck> all =
       check_baseline(score_files(b.op_datasets, false, gpu, "holdout", skipped), b.op_mape,
@@ -52,7 +52,8 @@ int run_check(const std::string& path, const std::vector<std::string>& sets) {
   for (auto& c : wl) c.category = "steps/" + c.category;
   all.insert(all.end(), wl.begin(), wl.end());
   int regressed = 0;
-  std::cout << "ridgeline validate --check " << path << " (" << gpu.name << ", held-out MAPE)\n";
+  std::cout << "ridgeline validate --check " << path << " (" << gpu.name << ", profile "
+            << gpu.profile << ", held-out MAPE)\n";
   for (const auto& c : all) {
     std::cout << "  " << (c.regressed() ? "WORSE " : "ok    ") << c.category << ": "
               << fixed(100 * c.now, 2) << "% (recorded " << fixed(100 * c.recorded, 2) << "%)\n";

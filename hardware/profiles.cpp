@@ -11,7 +11,9 @@ namespace {
 
 constexpr std::string_view kProfileDir = "hardware/profiles/";
 
-nlohmann::json* walk(nlohmann::json& doc, const std::string& path, const std::string& where) {
+// The node of a GPU document at `path`; `section` is the profile object naming it.
+nlohmann::json* walk(nlohmann::json& doc, const std::string& path, const std::string& where,
+                     const std::string& section = "parameters") {
   nlohmann::json* node = &doc;
   size_t start = 0;
   while (start <= path.size()) {
@@ -25,7 +27,8 @@ nlohmann::json* walk(nlohmann::json& doc, const std::string& path, const std::st
                std::stoul(key) < node->size()) {
       node = &(*node)[std::stoul(key)];
     } else {
-      throw InputError(where + ": /parameters/" + path + ": no such field in the GPU description");
+      throw InputError(where + ": /" + section + "/" + path +
+                       ": no such field in the GPU description");
     }
     start = end + 1;
   }
@@ -43,6 +46,7 @@ ProfileUse find_profile(const std::string& gpu_name, const std::string& architec
     use.doc = read_json_file(choice);
     use.label = choice;
     use.description = choice + " (given)";
+    use.own = use.doc.is_object() && use.doc.value("gpu", "") == gpu_name;
     return use;
   }
   const EmbeddedFile* inherited = nullptr;
@@ -53,6 +57,7 @@ ProfileUse find_profile(const std::string& gpu_name, const std::string& architec
       use.doc = doc;
       use.label = std::string(f.path);
       use.description = use.label + " (own)";
+      use.own = true;
       return use;
     }
     if (!inherited && doc.value("architecture", "") == architecture) inherited = &f;
@@ -78,6 +83,7 @@ void apply_profile(nlohmann::json& gpu_doc, const ProfileUse& profile) {
   if (profile.description.find("same architecture") != std::string::npos)
     source += " (profile of another GPU)";
   r.raw("fit");
+  if (r.has("checks")) r.raw("checks");
   JsonReader& params = r.child("parameters");
   for (const auto& path : params.keys()) {
     double value = params.number(path);
@@ -90,6 +96,21 @@ void apply_profile(nlohmann::json& gpu_doc, const ProfileUse& profile) {
       walk(gpu_doc, "model/gemm/tiles", profile.label)->operator[]("source") = source;
     } else {
       params.fail(path, "names a group of fields; name one field");
+    }
+  }
+  if (r.has("measured")) {
+    JsonReader& measured = r.child("measured");
+    for (const auto& path : measured.keys()) {
+      JsonReader& figure = measured.child(path);
+      double value = figure.number("value");
+      std::string figure_source = figure.string("source");
+      figure.finish();
+      nlohmann::json* node = walk(gpu_doc, path, profile.label, "measured");
+      if (!node->is_object() || !node->contains("value"))
+        measured.fail(path, "names a group of fields; name one field");
+      if (!profile.own) continue;  // another GPU's card: its figures are not this one's
+      (*node)["value"] = value;
+      (*node)["source"] = figure_source;
     }
   }
   r.finish();

@@ -1,7 +1,8 @@
 // Calibrated profiles (hardware/profiles/<gpu>.json, written by `ridgeline calibrate fit`):
-// fitted values of the model's parameters for one GPU. A GPU uses its own profile; a GPU without
-// one uses the profile of another GPU of its architecture (efficiencies and latencies carry
-// over, datasheet figures stay its own); the spec records which (GpuSpec::profile).
+// fitted values of the model's parameters for one GPU, and hardware figures measured on it. A GPU
+// uses its own profile; a GPU without one uses the profile of another GPU of its architecture
+// (fitted efficiencies and latencies carry over; measured figures and datasheet figures stay the
+// GPU's own); the spec records which (GpuSpec::profile).
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -14,13 +15,15 @@ struct ProfileUse {
   nlohmann::json doc;       // null when no profile applies
   std::string label;        // where it was read from
   std::string description;  // "hardware/profiles/h100-sxm.json (own)", "none", ...
+  bool own = false;         // the profile was taken on this GPU: its measured figures apply too
 };
 
 // `choice`: "" picks automatically, "none" uses no profile, anything else is a profile file.
 ProfileUse find_profile(const std::string& gpu_name, const std::string& architecture,
                         const std::string& choice);
 
-// Writes the profile's values into a GPU document (errors name the profile file and path).
+// Writes the profile's fitted values, and its measured figures when it is the GPU's own, into a
+// GPU document (errors name the profile file and path).
 void apply_profile(nlohmann::json& gpu_doc, const ProfileUse& profile);
 
 }  // namespace ridgeline

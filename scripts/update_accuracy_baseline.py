@@ -1,19 +1,21 @@
 #!/usr/bin/env python3
-"""Rewrites validate/accuracy_baseline.json with the current held-out MAPE of every category
-(rounded up to 0.01%). Run it only in the commit that changes the model on purpose, and say
-in that commit which numbers moved and why: CI (`ridgeline validate --check`) holds every
-later change to these numbers."""
+"""Rewrites every validate/accuracy_baseline*.json with the current held-out MAPE of each
+category (rounded up to 0.01%), predicting with the file's GPU and profile. Run it only in the
+commit that changes the model on purpose, and say in that commit which numbers moved and why:
+CI (`ridgeline validate --check FILE`) holds every later change to these numbers."""
+import glob
 import json
 import math
 import subprocess
 import sys
 
 BIN = sys.argv[1] if len(sys.argv) > 1 else "build/cli/ridgeline"
-PATH = "validate/accuracy_baseline.json"
 
 
-def holdout(files, workloads):
-    args = [BIN, "validate", "--split", "holdout", "--format", "json"]
+def holdout(base, files, workloads):
+    args = [BIN, "validate", "--gpu", base["gpu"], "--split", "holdout", "--format", "json"]
+    if base.get("profile"):
+        args += ["--profile", base["profile"]]
     for f in files:
         args += ["--data", f]
     if workloads:
@@ -22,10 +24,11 @@ def holdout(files, workloads):
     return {k: math.ceil(v["ridgeline"]["mape"] * 10000) / 10000 for k, v in doc["families"].items()}
 
 
-base = json.load(open(PATH))
-base["op_holdout_mape"] = holdout(base["op_datasets"], False)
-base["workload_holdout_mape"] = holdout(base["workload_datasets"], True)
-with open(PATH, "w") as f:
-    json.dump(base, f, indent=2)
-    f.write("\n")
-print(json.dumps({"ops": base["op_holdout_mape"], "steps": base["workload_holdout_mape"]}, indent=1))
+for path in sorted(glob.glob("validate/accuracy_baseline*.json")):
+    base = json.load(open(path))
+    base["op_holdout_mape"] = holdout(base, base["op_datasets"], False)
+    base["workload_holdout_mape"] = holdout(base, base["workload_datasets"], True)
+    with open(path, "w") as f:
+        json.dump(base, f, indent=2)
+        f.write("\n")
+    print(path, base["op_holdout_mape"]["all"], base["workload_holdout_mape"]["all"])

@@ -1,9 +1,10 @@
 // Calibration fit: the committed profiles are reproduced from the committed measurements
-// (same input, same parameters), only the fit split is used, and a planted broken measurement
-// is caught.
-#include "calibrate/fit/fit.h"
-#include "calibrate/fit/profile.h"
+// (same input, same parameters, same measured figures), only the fit split is used, and planted
+// broken measurements are caught; the suite's figures apply to their own GPU only.
+#include "calibrate/fit/pipeline.h"
 #include "common/json_reader.h"
+
+#include <fstream>
 #include "test_helpers.h"
 
 using namespace ridgeline;
@@ -19,18 +20,41 @@ Dataset h100_data() {
                         src("validate/data/h100-sxm-norms-2026-11-29.json")});
 }
 
-}  // namespace
+// The inputs the committed profiles were made from (README, "Calibration").
+CalibrationInputs committed_inputs(const std::string& gpu) {
+  std::string d = "validate/data/" + gpu;
+  CalibrationInputs in;
+  in.data = {src(d + "-ops-2026-11-29.json")};
+  if (gpu == "h100-sxm") in.data.push_back(src(d + "-norms-2026-11-29.json"));
+  in.hardware = {src(d + "-gpubench-2026-11-29.json")};
+  in.workloads = {src(d + "-models-2026-11-29.json")};
+  return in;
+}
 
-TEST_CASE("calibrate: the committed H100 profile is what the fit gives", "[calibrate]") {
-  GpuSpec start = load_gpu("h100-sxm", {}, "none");
-  FitResult r = fit_parameters(start, h100_data(), default_knobs(start));
-  nlohmann::ordered_json fitted = profile_json(start, r, "test");
-  nlohmann::json committed = read_json_file(src("hardware/profiles/h100-sxm.json"));
+void check_reproduced(const std::string& gpu_name) {
+  GpuSpec start = load_gpu(gpu_name, {}, "none");
+  Calibration c = calibrate(start, committed_inputs(gpu_name));
+  CHECK(c.problems.empty());
+  nlohmann::ordered_json fitted = profile_json(start, c.parts);
+  nlohmann::json committed = read_json_file(src("hardware/profiles/" + gpu_name + ".json"));
   for (auto it = committed["parameters"].begin(); it != committed["parameters"].end(); ++it) {
     INFO(it.key());
     CHECK(fitted["parameters"][it.key()].get<double>() == Approx(it->get<double>()).epsilon(1e-6));
   }
-  CHECK(r.after.fit_mape <= r.before.fit_mape);
+  REQUIRE(committed.contains("measured"));
+  for (auto it = committed["measured"].begin(); it != committed["measured"].end(); ++it) {
+    INFO(it.key());
+    CHECK(fitted["measured"][it.key()]["value"].get<double>() ==
+          Approx((*it)["value"].get<double>()).epsilon(1e-9));
+  }
+  CHECK(c.parts.fit.after.fit_mape <= c.parts.fit.before.fit_mape);
+}
+
+}  // namespace
+
+TEST_CASE("calibrate: the committed H100 and H200 profiles are what the fit gives", "[calibrate]") {
+  check_reproduced("h100-sxm");
+  check_reproduced("h200-sxm");
 }
 
 TEST_CASE("calibrate: the fit never sees the held-out split", "[calibrate]") {
@@ -74,4 +98,124 @@ TEST_CASE("calibrate error: a profile for another architecture", "[calibrate][er
   test::require_input_error(
       [] { load_gpu("a100-sxm-80gb", {}, src("hardware/profiles/h100-sxm.json")); },
       {"/architecture: a hopper profile cannot calibrate a ampere GPU"});
+}
+
+namespace {
+
+nlohmann::json h200_suite() {
+  return read_json_file(src("validate/data/h200-sxm-gpubench-2026-11-29.json"));
+}
+
+nlohmann::json& point(nlohmann::json& doc, const std::string& name) {
+  for (auto& b : doc["benchmarks"]) {
+    if (b["name"] == name) return b;
+  }
+  throw std::runtime_error("no point " + name);
+}
+
+const MeasuredFigure* figure(const SuiteFigures& f, const std::string& path) {
+  for (const auto& m : f.figures) {
+    if (m.path == path) return &m;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+TEST_CASE("calibrate: the suite's raw points become measured hardware figures", "[calibrate]") {
+  GpuSpec gpu = load_gpu("h200-sxm", {}, "none");
+  SuiteFigures f = suite_figures(h200_suite(), gpu, "h200.json");
+  CHECK(f.warnings.empty());
+  REQUIRE(figure(f, "memory/hbm/latency_ns"));
+  CHECK(figure(f, "memory/hbm/latency_ns")->value == Approx(336.298));
+  CHECK(figure(f, "memory/hbm/latency_ns")->previous == Approx(348));
+  CHECK(figure(f, "memory/l2/latency_ns")->value == Approx(141.76).epsilon(1e-3));
+  // L2 plateau: reads of 2 MiB..30 MiB (half of the 60 MiB L2), not the L1-resident small sets.
+  CHECK(figure(f, "memory/l2/bandwidth_GBps")->value == Approx(9346.17).epsilon(1e-4));
+  CHECK(figure(f, "launch/stream_us")->value == Approx(3.5416).epsilon(1e-3));
+  CHECK(figure(f, "memory/smem_bytes_per_clk_per_sm")->value == Approx(127.31).epsilon(1e-3));
+  CHECK(
+      figure(f, "memory/hbm/latency_ns")->source.rfind("measured: NVIDIA H200, 2026-11-29: ", 0) ==
+      0);
+  apply_figures(gpu, f.figures);
+  CHECK(gpu.memory.hbm.latency_ns.source.kind == SourceKind::Measured);
+  CHECK(f.checks.size() >= 5);
+}
+
+TEST_CASE("calibrate: broken suite points are reported", "[calibrate][errors]") {
+  GpuSpec gpu = load_gpu("h200-sxm", {}, "none");
+  SECTION("a latency 10x off") {
+    nlohmann::json doc = h200_suite();
+    point(doc, "memory/latency/hbm")["ns"] = 3363.0;
+    auto w = suite_figures(doc, gpu, "h200.json").warnings;
+    REQUIRE(w.size() == 1);
+    CHECK(w[0].find("memory/latency/hbm: memory/hbm/latency_ns measured 3363.000, over 2x") == 0);
+  }
+  SECTION("a throttled clock") {
+    nlohmann::json doc = h200_suite();
+    point(doc, "memory/latency/l2")["sm_clock_MHz_measured"] = 1200.0;
+    auto w = suite_figures(doc, gpu, "h200.json").warnings;
+    REQUIRE(w.size() == 1);
+    CHECK(w[0].find("the GPU was throttled") != std::string::npos);
+  }
+  SECTION("an unfinished run") {
+    nlohmann::json doc = h200_suite();
+    doc["meta"]["complete"] = false;
+    auto w = suite_figures(doc, gpu, "h200.json").warnings;
+    REQUIRE(w.size() == 1);
+    CHECK(w[0] == "h200.json: the run did not finish (meta.complete is false)");
+  }
+  SECTION("not a suite file") {
+    test::require_input_error([&] { suite_figures(nlohmann::json::object(), gpu, "x.json"); },
+                              {"x.json: not a ridgeline-gpu-bench measurements file"});
+    CalibrationInputs in;
+    in.data = {src("validate/data/h200-sxm-ops-2026-11-29.json")};
+    in.hardware = in.data;
+    test::require_input_error([&] { calibrate(gpu, in); },
+                              {"h200-sxm-ops-2026-11-29.json: not a ridgeline-gpu-bench"});
+  }
+}
+
+TEST_CASE("calibrate: measured figures apply to their own GPU only", "[calibrate]") {
+  GpuSpec own = load_gpu("h200-sxm");
+  CHECK(own.memory.hbm.latency_ns.source.kind == SourceKind::Measured);
+  CHECK(own.memory.hbm.latency_ns.value == Approx(336.298));
+  // The H100's profile on an H200: its fitted parameters carry over, its card's figures don't.
+  GpuSpec cross = load_gpu("h200-sxm", {}, src("hardware/profiles/h100-sxm.json"));
+  CHECK(cross.memory.hbm.latency_ns.value == 348);
+  CHECK(cross.memory.hbm.latency_ns.source.kind == SourceKind::Published);
+  CHECK(cross.model.memory.hbm_efficiency.source.kind == SourceKind::Fitted);
+  GpuSpec pcie = load_gpu("h100-pcie");
+  CHECK(pcie.memory.l2.bandwidth_GBps.source.kind != SourceKind::Measured);
+  CHECK(pcie.launch.stream_us.source.kind != SourceKind::Measured);
+}
+
+TEST_CASE("calibrate: the eager launch fit uses eager runs of the fit split only", "[calibrate]") {
+  GpuSpec gpu = load_gpu("h100-sxm");
+  WorkloadDataset d = load_workload_dataset(src("validate/data/h100-sxm-models-2026-11-29.json"));
+  LaunchFit a = fit_python_eager(gpu, d);
+  CHECK(a.value_us > 10);
+  CHECK(a.value_us < 40);
+  CHECK_FALSE(a.at_bound);
+  WorkloadDataset scrambled = d;
+  for (auto& m : scrambled.records) {
+    if (m.split == "holdout") m.measured_us *= 3;
+  }
+  CHECK(fit_python_eager(gpu, scrambled).value_us == a.value_us);
+  WorkloadDataset graph_only = d;
+  std::erase_if(graph_only.records,
+                [](const WorkloadMeasurement& m) { return m.run.launch == LaunchMode::Eager; });
+  test::require_input_error([&] { fit_python_eager(gpu, graph_only); },
+                            {"no eager run in the fit split to fit launch/python_eager_us"});
+}
+
+TEST_CASE("calibrate error: a measured figure naming no field", "[calibrate][errors]") {
+  nlohmann::json p = read_json_file(src("hardware/profiles/h100-sxm.json"));
+  p["measured"]["memory/hbm/latency_us"] = {{"value", 1.0},
+                                            {"source", "measured: x, 2026-01-01: y"}};
+  std::string path = std::string(RIDGELINE_BINARY_DIR) + "/bad-profile.json";
+  std::ofstream(path) << p.dump();
+  test::require_input_error(
+      [&] { load_gpu("h100-sxm", {}, path); },
+      {"/measured/memory/hbm/latency_us: no such field in the GPU description"});
 }

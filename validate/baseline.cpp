@@ -34,6 +34,7 @@ AccuracyBaseline load_baseline(const std::string& path) {
   b.file = path;
   b.gpu = r.string("gpu");
   r.string("about");
+  if (r.has("profile")) b.profile = r.string("profile");
   b.op_datasets = strings(r, "op_datasets");
   b.workload_datasets = strings(r, "workload_datasets");
   b.op_mape = limits(r.child("op_holdout_mape"));

@@ -1,4 +1,5 @@
-// The accuracy baseline CI guards (validate/accuracy_baseline.json): for one GPU, the data sets
+// An accuracy baseline CI guards (validate/accuracy_baseline*.json): for one GPU (and optionally
+// a named calibrated profile, for the cross-GPU test), the data sets
 // to score and, per category, the held-out MAPE recorded when it was last earned. A change that
 // makes any category worse fails the check; a change that improves one should commit the new,
 // lower number beside it, so accuracy only ever moves on purpose.
@@ -15,6 +16,7 @@ namespace ridgeline {
 struct AccuracyBaseline {
   std::string file;
   std::string gpu;
+  std::string profile;  // calibrated profile to predict with: "" = the GPU's own (automatic)
   std::vector<std::string> op_datasets, workload_datasets;
   std::map<std::string, double> op_mape, workload_mape;  // category -> held-out MAPE (fraction)
 };

@@ -1,14 +1,27 @@
-// Writing calibrated profiles; see profile.h (reading them is hardware/gpu_load.cpp's job).
+// Writing calibrated profiles; see profile.h (reading them is hardware/profiles.cpp's job).
 #include "calibrate/fit/profile.h"
 
 namespace ridgeline {
 
-nlohmann::ordered_json profile_json(const GpuSpec& gpu, const FitResult& fit,
-                                    const std::string& source) {
+namespace {
+
+nlohmann::ordered_json scores(const FitScore& before, const FitScore& after) {
+  return {{"fit_mape_before", before.fit_mape},
+          {"fit_mape_after", after.fit_mape},
+          {"holdout_mape_before", before.holdout_mape},
+          {"holdout_mape_after", after.holdout_mape},
+          {"fit_cases", after.fit_cases},
+          {"holdout_cases", after.holdout_cases}};
+}
+
+}  // namespace
+
+nlohmann::ordered_json profile_json(const GpuSpec& gpu, const ProfileParts& parts) {
+  const FitResult& fit = parts.fit;
   nlohmann::ordered_json j;
   j["gpu"] = gpu.name;
   j["architecture"] = gpu.architecture;
-  j["source"] = source;
+  j["source"] = parts.source;
   nlohmann::ordered_json params = nlohmann::ordered_json::object();
   for (const auto& p : fit.params) {
     if (p.path == "model/gemm/tiles") {
@@ -21,13 +34,27 @@ nlohmann::ordered_json profile_json(const GpuSpec& gpu, const FitResult& fit,
     params[p.path] = p.value;
     if (p.path == "model/gemm/align8_efficiency") params["model/gemm/align4_efficiency"] = p.value;
   }
+  if (parts.eager) params["launch/python_eager_us"] = parts.eager->value_us;
   j["parameters"] = params;
-  j["fit"] = {{"fit_mape_before", fit.before.fit_mape},
-              {"fit_mape_after", fit.after.fit_mape},
-              {"holdout_mape_before", fit.before.holdout_mape},
-              {"holdout_mape_after", fit.after.holdout_mape},
-              {"fit_cases", fit.after.fit_cases},
-              {"holdout_cases", fit.after.holdout_cases}};
+  if (!parts.figures.empty()) {
+    nlohmann::ordered_json measured = nlohmann::ordered_json::object();
+    for (const auto& f : parts.figures)
+      measured[f.path] = {{"value", f.value}, {"source", f.source}};
+    j["measured"] = measured;
+  }
+  j["fit"] = scores(fit.before, fit.after);
+  if (parts.eager) j["fit"]["eager_launch"] = scores(parts.eager->before, parts.eager->after);
+  if (!parts.checks.empty()) {
+    nlohmann::ordered_json checks = nlohmann::ordered_json::array();
+    for (const auto& c : parts.checks) {
+      checks.push_back({{"what", c.what},
+                        {"measured", c.measured},
+                        {"model", c.model},
+                        {"unit", c.unit},
+                        {"model_is", c.model_is}});
+    }
+    j["checks"] = checks;
+  }
   return j;
 }
 

@@ -1,20 +1,32 @@
 // Calibrated profiles (hardware/profiles/<gpu>.json): the parameters `ridgeline calibrate fit`
-// found for one GPU, with where and when they were measured. load_gpu() applies a GPU's own
-// profile, or else the profile of another GPU of the same architecture (its efficiencies and
-// latencies carry over; its datasheet figures stay the GPU's own), and says which it used.
+// found for one GPU, the hardware figures its microbenchmarks measured, with where and when.
+// load_gpu() applies a GPU's own profile (fitted parameters and measured figures), or else the
+// profile of another GPU of the same architecture (only its fitted efficiencies and latencies
+// carry over; datasheet figures stay the GPU's own), and says which it used.
 #pragma once
 
 #include "calibrate/fit/fit.h"
+#include "calibrate/fit/launch_fit.h"
+#include "calibrate/fit/suite_figures.h"
 
 #include <nlohmann/json.hpp>
 
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace ridgeline {
 
-// The profile document for a fit: every knob's path (tile scales expanded per tile) and value.
-nlohmann::ordered_json profile_json(const GpuSpec& gpu, const FitResult& fit,
-                                    const std::string& source);
+struct ProfileParts {
+  FitResult fit;
+  std::string source;                   // provenance of the fitted parameters
+  std::optional<LaunchFit> eager;       // launch/python_eager_us, when workload runs were given
+  std::vector<MeasuredFigure> figures;  // from the microbenchmark suite, when it was given
+  std::vector<CrossCheck> checks;
+};
+
+// The profile document: every fitted knob's path (tile scales expanded per tile) and value,
+// the measured figures with their provenance, the fit's scores and the cross-checks.
+nlohmann::ordered_json profile_json(const GpuSpec& gpu, const ProfileParts& parts);
 
 }  // namespace ridgeline

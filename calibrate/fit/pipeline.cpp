@@ -1,0 +1,78 @@
+// The calibration steps in order; see pipeline.h.
+#include "calibrate/fit/pipeline.h"
+
+#include "common/errors.h"
+#include "common/json_reader.h"
+
+namespace ridgeline {
+
+namespace {
+
+using Documents = std::vector<std::pair<std::string, nlohmann::json>>;
+
+// --hardware files, else every data file that is a ridgeline-gpu-bench measurements file.
+Documents suite_documents(const CalibrationInputs& in) {
+  Documents out;
+  for (const auto& path : in.hardware.empty() ? in.data : in.hardware) {
+    nlohmann::json doc = read_json_file(path);
+    if (is_suite_document(doc))
+      out.emplace_back(path, std::move(doc));
+    else if (!in.hardware.empty())
+      throw InputError("--hardware " + path + ": not a ridgeline-gpu-bench measurements file");
+  }
+  return out;
+}
+
+std::string join(const std::vector<std::string>& v) {
+  std::string list;
+  for (const auto& f : v) list += (list.empty() ? "" : ", ") + f;
+  return list;
+}
+
+std::string provenance_of(const Dataset& d, const CalibrationInputs& in) {
+  std::string device = d.meta.value("device_name", "unknown device");
+  std::string date = d.meta.value("utc_start", "").substr(0, 10);
+  return "fitted: " + device + ", " + (date.empty() ? "date unknown" : date) +
+         ": ridgeline calibrate fit over the fit split of " + join(in.data) +
+         (in.workloads.empty()
+              ? ""
+              : " (launch/python_eager_us: eager runs of " + join(in.workloads) + ")");
+}
+
+void append(std::vector<std::string>& to, const std::vector<std::string>& more) {
+  to.insert(to.end(), more.begin(), more.end());
+}
+
+}  // namespace
+
+Calibration calibrate(const GpuSpec& start, const CalibrationInputs& in) {
+  Calibration c;
+  ProfileParts& parts = c.parts;
+  GpuSpec gpu = start;
+  Documents suites = suite_documents(in);
+  for (const auto& [path, doc] : suites) {
+    SuiteFigures f = suite_figures(doc, gpu, path);
+    parts.figures.insert(parts.figures.end(), f.figures.begin(), f.figures.end());
+    append(c.problems, f.warnings);
+  }
+  apply_figures(gpu, parts.figures);  // the fit then works from this card's own figures
+  Dataset data = load_datasets(in.data);
+  c.kernels = data.records.size();
+  append(c.problems, suspicious_measurements(gpu, data));
+  parts.fit = fit_parameters(gpu, data, default_knobs(gpu));
+  append(c.problems, parts.fit.warnings);
+  if (!in.workloads.empty()) {
+    parts.eager = fit_python_eager(parts.fit.fitted, load_workload_datasets(in.workloads));
+    parts.fit.fitted.launch.python_eager_us.value = parts.eager->value_us;
+    if (parts.eager->at_bound)
+      c.problems.push_back("launch/python_eager_us ended at its bound; the eager runs look wrong");
+  }
+  for (const auto& [path, doc] : suites) {  // set beside the fitted values
+    SuiteFigures f = suite_figures(doc, parts.fit.fitted, path);
+    parts.checks.insert(parts.checks.end(), f.checks.begin(), f.checks.end());
+  }
+  parts.source = provenance_of(data, in);
+  return c;
+}
+
+}  // namespace ridgeline

@@ -1,0 +1,204 @@
+// Measured hardware figures and cross-checks from a ridgeline-gpu-bench file; see suite_figures.h.
+#include "calibrate/fit/suite_figures.h"
+
+#include "common/errors.h"
+#include "hardware/derived.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+
+namespace ridgeline {
+
+namespace {
+
+using json = nlohmann::json;
+
+// The suite's points by name, only those that ran ("status": "ok").
+std::map<std::string, const json*> ok_points(const json& doc) {
+  std::map<std::string, const json*> out;
+  for (const auto& b : doc.at("benchmarks")) {
+    if (b.is_object() && b.value("status", "") == "ok" && b.contains("name"))
+      out[b["name"].get<std::string>()] = &b;
+  }
+  return out;
+}
+
+double number(const json& point, const char* key) {
+  auto it = point.find(key);
+  return it != point.end() && it->is_number() ? it->get<double>() : NAN;
+}
+
+double median(std::vector<double> v) {
+  if (v.empty()) return NAN;
+  std::sort(v.begin(), v.end());
+  size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+std::string fmt(double v, int digits) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+  return buf;
+}
+
+Fact* field(GpuSpec& gpu, const std::string& path) {
+  Fact* found = nullptr;
+  visit_fields(gpu, [&](const char* p, Fact& f, FieldRule) {
+    if (path == p) found = &f;
+  });
+  visit_model_fields(gpu.model, [&](const char* p, Fact& f, FieldRule) {
+    if (path == std::string("model/") + p) found = &f;
+  });
+  return found;
+}
+
+struct Context {
+  const GpuSpec& gpu;
+  std::string device, date, label;
+  SuiteFigures out;
+
+  // A figure replaces the description's value; one more than 2x away from it looks broken.
+  void figure(const std::string& path, double value, const std::string& bench,
+              const std::string& how) {
+    if (!std::isfinite(value) || value <= 0) {
+      out.warnings.push_back(bench + ": no usable value for " + path);
+      return;
+    }
+    double previous = field(const_cast<GpuSpec&>(gpu), path)->value;
+    out.figures.push_back({path, value, previous, bench,
+                           "measured: " + device + ", " + date + ": ridgeline-gpu-bench " + how +
+                               " (" + label + ")"});
+    if (value > 2 * previous || value < previous / 2) {
+      out.warnings.push_back(bench + ": " + path + " measured " + fmt(value, 3) +
+                             ", over 2x from " + fmt(previous, 3) +
+                             " in the description: a broken measurement?");
+    }
+  }
+  void check(const std::string& what, double measured, double model, const std::string& unit,
+             const std::string& model_is) {
+    if (std::isfinite(measured) && std::isfinite(model))
+      out.checks.push_back({what, measured, model, unit, model_is});
+  }
+};
+
+void latency_figures(Context& c, const std::map<std::string, const json*>& pts) {
+  for (const auto& [level, path] :
+       {std::pair<std::string, std::string>{"hbm", "memory/hbm/latency_ns"},
+        {"l2", "memory/l2/latency_ns"}}) {
+    auto it = pts.find("memory/latency/" + level);
+    if (it == pts.end()) continue;
+    const json& p = *it->second;
+    double clock = number(p, "sm_clock_MHz_measured");
+    if (std::isfinite(clock) && clock < 0.9 * c.gpu.compute.max_clock_MHz.value) {
+      c.out.warnings.push_back(
+          it->first + ": the SM clock ran at " + fmt(clock, 0) + " MHz, under 90% of its " +
+          fmt(c.gpu.compute.max_clock_MHz.value, 0) + " MHz boost: the GPU was throttled");
+    }
+    c.figure(path, number(p, "ns"), it->first,
+             it->first + ", pointer chase over " +
+                 fmt(number(p, "working_set_bytes") / (1 << 20), 0) + " MiB, stride " +
+                 fmt(number(p, "stride_bytes"), 0) + " B");
+  }
+}
+
+// L2 bandwidth: the plateau of reads whose working set fits L2 with room to spare but not L1
+// (2 MiB up to half of L2), median over those points.
+void l2_bandwidth_figure(Context& c, const std::map<std::string, const json*>& pts) {
+  std::vector<double> gbps;
+  double l2 = c.gpu.memory.l2.capacity_bytes.value;
+  for (const auto& [name, p] : pts) {
+    if (name.rfind("memory/working_set_read/", 0) != 0) continue;
+    double ws = number(*p, "working_set_bytes");
+    if (ws >= 2.0 * (1 << 20) && ws <= 0.5 * l2) gbps.push_back(number(*p, "GBps"));
+  }
+  if (gbps.empty()) return;
+  c.figure("memory/l2/bandwidth_GBps", median(gbps), "memory/working_set_read/*",
+           "median read bandwidth of " + std::to_string(gbps.size()) +
+               " working sets from 2 MiB to half of L2");
+}
+
+void other_figures(Context& c, const std::map<std::string, const json*>& pts) {
+  if (auto it = pts.find("memory/smem_bandwidth/b128"); it != pts.end()) {
+    c.figure("memory/smem_bytes_per_clk_per_sm",
+             number(*it->second, "bytes_per_clk_per_sm_measured_clock"), it->first,
+             it->first + ", 16-byte shared-memory loads, bytes per clock at the measured clock");
+  }
+  if (auto it = pts.find("launch/empty/back_to_back"); it != pts.end()) {
+    c.figure("launch/stream_us", number(*it->second, "median_us"), it->first,
+             it->first + ", empty kernels launched one by one on a stream");
+  }
+}
+
+void cross_checks(Context& c, const std::map<std::string, const json*>& pts) {
+  const GpuSpec& g = c.gpu;
+  double hbm = g.memory.hbm.bandwidth_GBps.value;
+  std::string eff = "model/memory/hbm_efficiency";
+  for (const char* kind : {"read", "write", "copy"}) {
+    auto it = pts.find(std::string("memory/hbm_") + kind);
+    if (it != pts.end())
+      c.check(std::string("HBM ") + kind + " bandwidth / datasheet",
+              number(*it->second, "GBps") / hbm, g.model.memory.hbm_efficiency.value, "fraction",
+              eff);
+  }
+  if (auto it = pts.find("launch/empty/graph_1000"); it != pts.end()) {
+    c.check("CUDA-graph replay, empty kernel", number(*it->second, "median_us"),
+            g.launch.graph_us.value, "us per kernel", "launch/graph_us");
+  }
+  if (auto it = pts.find("compute/fp32_fma"); it != pts.end()) {
+    const auto& ops = g.compute.ops_per_clk_per_sm[(int)MathUnit::VectorFp32];
+    if (ops)
+      c.check("FP32 FMA throughput", number(*it->second, "flops_per_clk_per_sm_measured_clock"),
+              ops->value, "FLOP/clk/SM", "compute/ops_per_clk_per_sm/fp32");
+  }
+  for (MathUnit u :
+       {MathUnit::TensorBf16, MathUnit::TensorFp16, MathUnit::TensorTf32, MathUnit::TensorFp8}) {
+    double best = NAN;
+    std::string prefix = std::string("gemm/") + math_unit_key(u) + "/";
+    for (const auto& [name, p] : pts) {
+      if (name.rfind(prefix, 0) == 0) best = std::fmax(best, number(*p, "tflops"));
+    }
+    if (!has_unit(g, u)) continue;
+    c.check(std::string("best ") + math_unit_key(u) + " cuBLASLt GEMM", best, peak_tflops(g, u),
+            "TFLOP/s", "dense tensor peak at the tensor clock");
+  }
+}
+
+}  // namespace
+
+bool is_suite_document(const json& doc) {
+  return doc.is_object() && doc.contains("benchmarks") && doc.contains("meta") &&
+         doc["meta"].is_object() && doc["meta"].value("tool", "") == "ridgeline-gpu-bench";
+}
+
+SuiteFigures suite_figures(const json& doc, const GpuSpec& gpu, const std::string& label) {
+  if (!is_suite_document(doc))
+    throw InputError(label + ": not a ridgeline-gpu-bench measurements file");
+  const json& meta = doc["meta"];
+  Context c{gpu, "unknown device", "date unknown", label, {}};
+  if (meta.contains("device") && meta["device"].is_object())
+    c.device = meta["device"].value("name", c.device);
+  std::string start = meta.value("utc_start", "");
+  if (start.size() >= 10) c.date = start.substr(0, 10);
+  if (!meta.value("complete", false))
+    c.out.warnings.push_back(label + ": the run did not finish (meta.complete is false)");
+  auto pts = ok_points(doc);
+  latency_figures(c, pts);
+  l2_bandwidth_figure(c, pts);
+  other_figures(c, pts);
+  cross_checks(c, pts);
+  return c.out;
+}
+
+void apply_figures(GpuSpec& gpu, const std::vector<MeasuredFigure>& figures) {
+  for (const auto& f : figures) {
+    Fact* fact = field(gpu, f.path);
+    require_invariant(fact != nullptr, "measured figure names a field of the GPU description");
+    fact->value = f.value;
+    std::string error = parse_provenance(f.source, fact->source);
+    require_invariant(error.empty(), "measured figure has a valid provenance");
+  }
+}
+
+}  // namespace ridgeline
