@@ -10,6 +10,7 @@
 #include "cli/views/fit_report_view.h"
 #include "cli/views/views.h"
 #include "common/errors.h"
+#include "common/json_reader.h"
 #include "hardware/gpu_load.h"
 
 #include <sys/wait.h>
@@ -39,18 +40,70 @@ std::string find_bench(const std::string& given) {
   return "ridgeline-gpu-bench";
 }
 
-int run_bench(const std::string& bench, const std::string& out, bool quick) {
-  std::string cmd = "'" + bench + "' --out '" + out + "'" + (quick ? " --quick" : "");
+struct RunOptions {
+  std::string bench, out = "measurements.json", pytorch = "auto", scripts;
+  bool quick = false;
+};
+
+int shell(const std::string& cmd) {
   std::cout << "ridgeline calibrate run: " << cmd << "\n" << std::flush;
   int status = std::system(cmd.c_str());
-  if (status != 0) {
-    int code = WIFEXITED(status) ? WEXITSTATUS(status) : status;
-    throw InputError("calibrate run: " + bench + " failed (exit " + std::to_string(code) +
-                     "); it is built where nvcc is present (build/calibrate/ridgeline-gpu-bench) "
-                     "and needs a GPU");
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+}
+
+// A word for /bin/sh: single-quoted, with any single quote in it closed, escaped and reopened.
+std::string sh_word(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+// Fused attention and PyTorch's own row kernels (RMSNorm, LayerNorm, softmax) are not the
+// suite's to time: where this machine has PyTorch with CUDA, validate/measure/measure_ops.py
+// times the op grid's attention and row-kernel ops the same way the validation data were taken.
+// Their records join the suite's file under "records" (meta.pytorch says how they were taken).
+void run_pytorch_ops(const RunOptions& o) {
+  if (o.pytorch == "off") return;
+  bool have_torch =
+      std::system(
+          "python3 -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)' "
+          ">/dev/null 2>&1") == 0;
+  if (!have_torch) {
+    if (o.pytorch == "on")
+      throw InputError("--pytorch on: python3 cannot import torch with CUDA on this machine");
+    std::cout << "ridgeline calibrate run: no PyTorch with CUDA here: attention and PyTorch's "
+                 "row kernels not measured (--pytorch on requires them)\n";
+    return;
   }
-  std::cout << "\nmeasurements in " << out
-            << "; next: ridgeline calibrate fit --gpu <preset> --data " << out
+  std::string grid = o.out + ".ops.jsonl", results = o.out + ".pytorch.json";
+  std::string only = o.quick ? "^(attn-(prefill|decode)-b1-|rmsnorm-bf16-|softmax-bf16-2048)"
+                             : "^(attn|rmsnorm|layernorm|softmax)-";
+  if (shell("python3 " + sh_word(o.scripts + "/op_grid.py") + " > " + sh_word(grid)) != 0 ||
+      shell("python3 " + sh_word(o.scripts + "/measure_ops.py") + " --input " + sh_word(grid) +
+            " --only " + sh_word(only) + " --budget-s " + (o.quick ? "60" : "300") + " --out " +
+            sh_word(results)) != 0) {
+    throw InputError(
+        "calibrate run: the PyTorch measurements failed (see above); --pytorch off "
+        "runs the suite alone");
+  }
+  nlohmann::json suite = read_json_file(o.out), torch_run = read_json_file(results);
+  suite["records"] = torch_run.at("records");
+  suite["meta"]["pytorch"] = torch_run.at("meta");
+  std::ofstream(o.out) << suite.dump(1) << "\n";
+  std::filesystem::remove(grid);
+  std::filesystem::remove(results);
+}
+
+int run_calibration(const RunOptions& o) {
+  if (int code = shell(sh_word(o.bench) + " --out " + sh_word(o.out) + (o.quick ? " --quick" : ""));
+      code != 0) {
+    throw InputError("calibrate run: " + o.bench + " failed (exit " + std::to_string(code) +
+                     "); it is built where nvcc is present "
+                     "(build/calibrate/ridgeline-gpu-bench) and needs a GPU");
+  }
+  run_pytorch_ops(o);
+  std::cout << "\nmeasurements in " << o.out
+            << "; next: ridgeline calibrate fit --gpu <preset> --data " << o.out
             << " --out <profile.json>\n";
   return 0;
 }
@@ -63,8 +116,7 @@ Command add_calibrate_command(CLI::App& app) {
     std::vector<std::string> data, hardware, workloads;
     std::string out;
     bool force = false;
-    std::string bench, measurements = "measurements.json";
-    bool quick = false;
+    RunOptions run;
   };
   auto o = std::make_shared<Options>();
   CLI::App* cal =
@@ -83,14 +135,25 @@ Command add_calibrate_command(CLI::App& app) {
   fit->add_option("--out", o->out, "Where to write the calibrated profile (JSON)");
   fit->add_flag("--force", o->force, "Write the profile even when the fit or the data look wrong");
   CLI::App* run = cal->add_subcommand("run", "Run the CUDA microbenchmarks on this machine's GPU");
-  run->add_option("--out", o->measurements,
-                  "Measurements file to write (default measurements.json)");
-  run->add_option("--bench", o->bench,
+  run->add_option("--out", o->run.out, "Measurements file to write (default measurements.json)");
+  run->add_option("--bench", o->run.bench,
                   "Path to ridgeline-gpu-bench (default: beside ridgeline, then PATH)");
-  run->add_flag("--quick", o->quick, "The short suite (about a minute)");
+  run->add_flag("--quick", o->run.quick, "The short suite (about a minute)");
+  run->add_option("--pytorch", o->run.pytorch,
+                  "Also time attention and PyTorch's row kernels through PyTorch: auto (where "
+                  "python3 has torch with CUDA; default), on or off")
+      ->check(CLI::IsMember({"auto", "on", "off"}));
+  run->add_option("--scripts", o->run.scripts,
+                  "Folder of measure_ops.py and op_grid.py (default: this source tree's "
+                  "validate/measure)");
   cal->require_subcommand(1);
   return [o, run]() {
-    if (run->parsed()) return run_bench(find_bench(o->bench), o->measurements, o->quick);
+    if (run->parsed()) {
+      RunOptions r = o->run;
+      r.bench = find_bench(r.bench);
+      if (r.scripts.empty()) r.scripts = std::string(RIDGELINE_SOURCE_DIR) + "/validate/measure";
+      return run_calibration(r);
+    }
     // Start from the architecture's defaults, not an old fit.
     GpuSpec gpu = load_gpu(o->gpu, {}, "none");
     Calibration c = calibrate(gpu, {o->data, o->hardware, o->workloads});

@@ -104,13 +104,14 @@ void apply_profile(nlohmann::json& gpu_doc, const ProfileUse& profile) {
       JsonReader& figure = measured.child(path);
       double value = figure.number("value");
       std::string figure_source = figure.string("source");
+      bool carries_over = figure.boolean("carries_over");
       figure.finish();
       nlohmann::json* node = walk(gpu_doc, path, profile.label, "measured");
       if (!node->is_object() || !node->contains("value"))
         measured.fail(path, "names a group of fields; name one field");
-      if (!profile.own) continue;  // another GPU's card: its figures are not this one's
+      if (!profile.own && !carries_over) continue;  // a figure of the other card's size
       (*node)["value"] = value;
-      (*node)["source"] = figure_source;
+      (*node)["source"] = figure_source + (profile.own ? "" : " (profile of another GPU)");
     }
   }
   r.finish();

@@ -15,15 +15,16 @@ struct ProfileUse {
   nlohmann::json doc;       // null when no profile applies
   std::string label;        // where it was read from
   std::string description;  // "hardware/profiles/h100-sxm.json (own)", "none", ...
-  bool own = false;         // the profile was taken on this GPU: its measured figures apply too
+  bool own =
+      false;  // taken on this GPU: all its measured figures apply, not only per-architecture ones
 };
 
 // `choice`: "" picks automatically, "none" uses no profile, anything else is a profile file.
 ProfileUse find_profile(const std::string& gpu_name, const std::string& architecture,
                         const std::string& choice);
 
-// Writes the profile's fitted values, and its measured figures when it is the GPU's own, into a
-// GPU document (errors name the profile file and path).
+// Writes the profile's fitted values and its measured figures (for another GPU's profile, only
+// those marked carries_over) into a GPU document (errors name the profile file and path).
 void apply_profile(nlohmann::json& gpu_doc, const ProfileUse& profile);
 
 }  // namespace ridgeline

@@ -149,7 +149,7 @@ TEST_CASE("calibrate: broken suite points are reported", "[calibrate][errors]") 
     point(doc, "memory/latency/hbm")["ns"] = 3363.0;
     auto w = suite_figures(doc, gpu, "h200.json").warnings;
     REQUIRE(w.size() == 1);
-    CHECK(w[0].find("memory/latency/hbm: memory/hbm/latency_ns measured 3363.000, over 2x") == 0);
+    CHECK(w[0].find("memory/latency/hbm: memory/hbm/latency_ns measured 3363.000, over 3x") == 0);
   }
   SECTION("a throttled clock") {
     nlohmann::json doc = h200_suite();
@@ -176,18 +176,24 @@ TEST_CASE("calibrate: broken suite points are reported", "[calibrate][errors]") 
   }
 }
 
-TEST_CASE("calibrate: measured figures apply to their own GPU only", "[calibrate]") {
+TEST_CASE("calibrate: another GPU takes only a profile's per-architecture figures", "[calibrate]") {
   GpuSpec own = load_gpu("h200-sxm");
   CHECK(own.memory.hbm.latency_ns.source.kind == SourceKind::Measured);
   CHECK(own.memory.hbm.latency_ns.value == Approx(336.298));
-  // The H100's profile on an H200: its fitted parameters carry over, its card's figures don't.
+  CHECK(own.memory.l2.bandwidth_GBps.source.kind == SourceKind::Measured);
+  // The H100's profile on an H200: fitted parameters and the H100's latencies and launch costs
+  // carry over; its L2 bandwidth in GB/s is a figure of the H100's card, not the H200's.
   GpuSpec cross = load_gpu("h200-sxm", {}, src("hardware/profiles/h100-sxm.json"));
-  CHECK(cross.memory.hbm.latency_ns.value == 348);
-  CHECK(cross.memory.hbm.latency_ns.source.kind == SourceKind::Published);
+  CHECK(cross.memory.hbm.latency_ns.value == Approx(350.959));
+  CHECK(cross.memory.hbm.latency_ns.source.text.find("(profile of another GPU)") !=
+        std::string::npos);
+  CHECK(cross.launch.graph_us.value == Approx(0.7904));
+  CHECK(cross.memory.l2.bandwidth_GBps.value == 9800);
+  CHECK(cross.memory.l2.bandwidth_GBps.source.kind == SourceKind::Published);
   CHECK(cross.model.memory.hbm_efficiency.source.kind == SourceKind::Fitted);
   GpuSpec pcie = load_gpu("h100-pcie");
   CHECK(pcie.memory.l2.bandwidth_GBps.source.kind != SourceKind::Measured);
-  CHECK(pcie.launch.stream_us.source.kind != SourceKind::Measured);
+  CHECK(pcie.launch.stream_us.source.kind == SourceKind::Measured);
 }
 
 TEST_CASE("calibrate: the eager launch fit uses eager runs of the fit split only", "[calibrate]") {
@@ -211,11 +217,26 @@ TEST_CASE("calibrate: the eager launch fit uses eager runs of the fit split only
 
 TEST_CASE("calibrate error: a measured figure naming no field", "[calibrate][errors]") {
   nlohmann::json p = read_json_file(src("hardware/profiles/h100-sxm.json"));
-  p["measured"]["memory/hbm/latency_us"] = {{"value", 1.0},
-                                            {"source", "measured: x, 2026-01-01: y"}};
+  p["measured"]["memory/hbm/latency_us"] = {
+      {"value", 1.0}, {"source", "measured: x, 2026-01-01: y"}, {"carries_over", true}};
   std::string path = std::string(RIDGELINE_BINARY_DIR) + "/bad-profile.json";
   std::ofstream(path) << p.dump();
   test::require_input_error(
       [&] { load_gpu("h100-sxm", {}, path); },
       {"/measured/memory/hbm/latency_us: no such field in the GPU description"});
+}
+
+TEST_CASE("calibrate: a calibrate-run file holds the suite's points and PyTorch's records",
+          "[calibrate]") {
+  nlohmann::json doc = h200_suite();
+  nlohmann::json torch_run = read_json_file(src("validate/data/h200-sxm-ops-2026-11-29.json"));
+  size_t suite_only = parse_dataset(doc, "suite").records.size();
+  doc["records"] = torch_run["records"];
+  Dataset both = parse_dataset(doc, "run");
+  CHECK(both.records.size() == suite_only + parse_dataset(torch_run, "torch").records.size());
+  // The suite's one-pass reductions are left out: the model describes torch.sum's kernels.
+  bool reduce_skipped = false;
+  for (const auto& s : both.skipped)
+    reduce_skipped |= s.find("kernels/reduce/sum/2^20: the suite's one-pass reduction") == 0;
+  CHECK(reduce_skipped);
 }

@@ -35,23 +35,9 @@ nlohmann::json op_fields(const nlohmann::json& record) {
   return j;
 }
 
-}  // namespace
-
-Dataset parse_dataset(const nlohmann::json& doc, const std::string& label) {
-  Dataset d;
-  d.file = label;
-  // measure_ops.py writes "records"; ridgeline-gpu-bench (calibrate/) writes "benchmarks", of
-  // which the points with an "op" are kernels in the `ridgeline op` contract.
-  const char* key = doc.is_object() && doc.contains("benchmarks") ? "benchmarks" : "records";
-  if (!doc.is_object() || !doc.contains(key) || !doc[key].is_array()) {
-    throw InputError(located(label, "/records: missing; expected an array of measurements"));
-  }
-  d.meta = doc.value("meta", nlohmann::json::object());
-  if (!d.meta.contains("device_name") && d.meta.contains("device") &&
-      d.meta["device"].is_object()) {
-    d.meta["device_name"] = d.meta["device"].value("name", "");
-  }
-  const auto& records = doc[key];
+// One array of measurements ("benchmarks" or "records") into d.
+void parse_records(Dataset& d, const nlohmann::json& records, const std::string& label,
+                   const char* key) {
   for (size_t i = 0; i < records.size(); ++i) {
     const auto& r = records[i];
     std::string where = label + ": /" + key + "/" + std::to_string(i);
@@ -67,6 +53,12 @@ Dataset parse_dataset(const nlohmann::json& doc, const std::string& label) {
     }
     if (!r.contains("op")) {
       d.skipped.push_back(id + ": a raw microbenchmark, not a kernel of the op contract");
+      continue;
+    }
+    if (std::string(key) == "benchmarks" && r.value("op", "") == "reduce") {
+      d.skipped.push_back(id +
+                          ": the suite's one-pass reduction (an atomicAdd per block) is "
+                          "not the kernel the model describes (torch.sum's)");
       continue;
     }
     Measurement m;
@@ -112,6 +104,32 @@ Dataset parse_dataset(const nlohmann::json& doc, const std::string& label) {
     }
     d.records.push_back(std::move(m));
   }
+}
+
+}  // namespace
+
+Dataset parse_dataset(const nlohmann::json& doc, const std::string& label) {
+  Dataset d;
+  d.file = label;
+  // measure_ops.py writes "records"; ridgeline-gpu-bench (calibrate/) writes "benchmarks", of
+  // which the points with an "op" are kernels in the `ridgeline op` contract; a file of
+  // `ridgeline calibrate run` holds both.
+  std::vector<const char*> keys;
+  for (const char* k : {"benchmarks", "records"}) {
+    if (doc.is_object() && doc.contains(k)) keys.push_back(k);
+  }
+  if (keys.empty()) keys.push_back("records");
+  for (const char* key : keys) {
+    if (!doc.is_object() || !doc.contains(key) || !doc[key].is_array())
+      throw InputError(
+          located(label, std::string("/") + key + ": missing; expected an array of measurements"));
+  }
+  d.meta = doc.value("meta", nlohmann::json::object());
+  if (!d.meta.contains("device_name") && d.meta.contains("device") &&
+      d.meta["device"].is_object()) {
+    d.meta["device_name"] = d.meta["device"].value("name", "");
+  }
+  for (const char* key : keys) parse_records(d, doc[key], label, key);
   return d;
 }
 

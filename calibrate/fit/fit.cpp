@@ -41,6 +41,21 @@ GpuSpec with(const GpuSpec& base, const std::vector<FitKnob>& knobs, const Eigen
   return g;
 }
 
+// Whether knob i changes any fit-split residual around x (a knob no fitted case depends on,
+// such as attention's when the data hold no attention, cannot be fitted).
+bool moves_residuals(const GpuSpec& gpu, const std::vector<FitKnob>& knobs,
+                     const Eigen::VectorXd& x, Eigen::Index i, const std::vector<double>& r,
+                     const Dataset& data) {
+  Eigen::VectorXd xp = x;
+  double h = 0.01 * (knobs[i].hi - knobs[i].lo);
+  xp[i] = x[i] + h <= knobs[i].hi ? x[i] + h : x[i] - h;
+  std::vector<double> rp = residuals(with(gpu, knobs, xp), data);
+  for (size_t k = 0; k < r.size(); ++k) {
+    if (std::fabs(rp[k] - r[k]) > 1e-12) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 std::vector<FitKnob> default_knobs(const GpuSpec& gpu) {
@@ -155,8 +170,10 @@ FitResult fit_parameters(const GpuSpec& gpu, const Dataset& data,
   for (Eigen::Index i = 0; i < n; ++i) {
     bool at_bound = std::fabs(x[i] - lo[i]) < 1e-6 * (hi[i] - lo[i]) ||
                     std::fabs(x[i] - hi[i]) < 1e-6 * (hi[i] - lo[i]);
-    result.params.push_back({knobs[i].path, knobs[i].get(gpu), x[i], at_bound});
-    if (at_bound)
+    bool unconstrained = !moves_residuals(gpu, knobs, x, i, r, data);
+    result.params.push_back(
+        {knobs[i].path, knobs[i].get(gpu), x[i], at_bound && !unconstrained, unconstrained});
+    if (at_bound && !unconstrained)
       result.warnings.push_back(knobs[i].path +
                                 " ended at its bound; the model may miss an effect");
   }

@@ -36,6 +36,7 @@ struct FittedParam {
   std::string path;
   double previous = 0, value = 0;
   bool at_bound = false;
+  bool unconstrained = false;  // no fitted case depends on it: it kept its previous value
 };
 
 struct FitResult {

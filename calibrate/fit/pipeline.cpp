@@ -4,6 +4,8 @@
 #include "common/errors.h"
 #include "common/json_reader.h"
 
+#include <algorithm>
+
 namespace ridgeline {
 
 namespace {
@@ -59,7 +61,13 @@ Calibration calibrate(const GpuSpec& start, const CalibrationInputs& in) {
   Dataset data = load_datasets(in.data);
   c.kernels = data.records.size();
   append(c.problems, suspicious_measurements(gpu, data));
-  parts.fit = fit_parameters(gpu, data, default_knobs(gpu));
+  // A measured figure is not fitted again (the graph launch gap, when the suite timed it).
+  std::vector<FitKnob> knobs = default_knobs(gpu);
+  std::erase_if(knobs, [&](const FitKnob& k) {
+    return std::any_of(parts.figures.begin(), parts.figures.end(),
+                       [&](const MeasuredFigure& f) { return f.path == k.path; });
+  });
+  parts.fit = fit_parameters(gpu, data, knobs);
   append(c.problems, parts.fit.warnings);
   if (!in.workloads.empty()) {
     parts.eager = fit_python_eager(parts.fit.fitted, load_workload_datasets(in.workloads));

@@ -24,6 +24,7 @@ nlohmann::ordered_json profile_json(const GpuSpec& gpu, const ProfileParts& part
   j["source"] = parts.source;
   nlohmann::ordered_json params = nlohmann::ordered_json::object();
   for (const auto& p : fit.params) {
+    if (p.unconstrained) continue;  // not fitted: the GPU keeps its prior
     if (p.path == "model/gemm/tiles") {
       for (size_t i = 0; i < fit.fitted.model.gemm.tiles.size(); ++i) {
         params["model/gemm/tiles/shapes/" + std::to_string(i) + "/efficiency"] =
@@ -39,7 +40,8 @@ nlohmann::ordered_json profile_json(const GpuSpec& gpu, const ProfileParts& part
   if (!parts.figures.empty()) {
     nlohmann::ordered_json measured = nlohmann::ordered_json::object();
     for (const auto& f : parts.figures)
-      measured[f.path] = {{"value", f.value}, {"source", f.source}};
+      measured[f.path] = {
+          {"value", f.value}, {"source", f.source}, {"carries_over", f.carries_over}};
     j["measured"] = measured;
   }
   j["fit"] = scores(fit.before, fit.after);

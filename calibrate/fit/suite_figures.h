@@ -1,10 +1,11 @@
 // Hardware figures measured by the CUDA microbenchmark suite (ridgeline-gpu-bench, calibrate/):
 // the raw points of a measurements file turned into numbers the GPU description holds, each
 // with "measured" provenance naming the device, date, benchmark and file. A calibrated profile
-// stores them under "measured" and they apply to that GPU only (another GPU of the same
-// architecture keeps its own datasheet figures). What the suite measures but the model takes
-// from a fit instead (HBM efficiency, graph launch gap) or from the datasheet (peaks) is
-// reported as a cross-check beside the fitted or stated value.
+// stores them under "measured"; they apply to that GPU, and those that are properties of the
+// architecture rather than of the card's size (latencies, launch costs, bytes per clock per SM)
+// also to another GPU of the same architecture that has no profile of its own. What the suite
+// measures but the model takes from a fit instead (HBM efficiency, graph launch gap) or from the
+// datasheet (peaks) is reported as a cross-check beside the fitted or stated value.
 //
 //   SuiteFigures f = suite_figures(doc, gpu, "validate/data/h200-sxm-gpubench-2026-11-29.json");
 //   memory/hbm/latency_ns    336.3   (was 348, published)   memory/latency/hbm
@@ -26,6 +27,9 @@ struct MeasuredFigure {
   double previous = 0;    // the description's value before (datasheet, published, ...)
   std::string benchmark;  // the suite point(s) it comes from
   std::string source;     // full provenance: "measured: <device>, <date>: ..."
+  // A property of the architecture (latencies, launch machinery, bytes per clock per SM) that
+  // another GPU of it shares, rather than of this card's size (bandwidth in GB/s).
+  bool carries_over = false;
 };
 
 // A measured quantity set beside the model's value for it, which it does not replace.

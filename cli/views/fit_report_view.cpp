@@ -36,7 +36,10 @@ void print_fit_report(std::ostream& os, const ProfileParts& parts) {
   for (const auto& p : r.params) {
     os << "  " << std::left << std::setw(40) << p.path << std::right << std::setw(10)
        << fixed(p.previous, 3) << std::setw(12) << fixed(p.value, 3)
-       << (p.at_bound ? "   (at bound)" : "") << "\n";
+       << (p.at_bound        ? "   (at bound)"
+           : p.unconstrained ? "   (no data: kept)"
+                             : "")
+       << "\n";
   }
   if (parts.eager) {
     const LaunchFit& e = *parts.eager;

@@ -61,6 +61,8 @@ expect "negative batch" 1 "--batch: must be at least 1, got -4" -- "$bin" predic
 expect "bad model file" 1 "config.json: invalid JSON" -- bash -c "echo '{' > '$tmp/config.json'; '$bin' predict --model '$tmp/config.json' --phase prefill --seq 8"
 expect "sweep" 0 "tokens/s" -- "$bin" sweep --model llama-3-8b --phase decode --kv-len 512 --batches 1,4
 expect "accuracy baseline holds" 0 "ok    kernels/gemm" -- "$bin" validate --check validate/accuracy_baseline.json
+expect "H200 baseline holds (own profile)" 0 "ok    steps/decode-graph" -- "$bin" validate --check validate/accuracy_baseline_h200.json
+expect "cross-GPU baseline holds (H200 from the H100 profile)" 0 "profile hardware/profiles/h100-sxm.json (given)" -- "$bin" validate --check validate/accuracy_baseline_h200_from_h100.json
 expect "a worse GEMM model fails the baseline" 1 "WORSE kernels/gemm" -- "$bin" validate --check validate/accuracy_baseline.json --set model.gemm.tiles.shapes.0.efficiency=0.6
 expect "a worse launch cost fails the baseline" 1 "WORSE steps/decode-eager" -- "$bin" validate --check validate/accuracy_baseline.json --set launch.python_eager_us=30
 cat > "$tmp/broken-data.json" <<'EOD'
@@ -72,7 +74,7 @@ expect "calibrate refuses broken data" 1 "no profile written" -- "$bin" calibrat
 expect "calibrate names the broken measurement" 1 "too-fast: faster than the datasheet roofline" -- "$bin" calibrate fit --gpu h100-sxm --data "$tmp/broken-data.json" --out "$tmp/p.json"
 expect "calibrate fits committed data" 0 "wrote $tmp/h100.json" -- "$bin" calibrate fit --gpu h100-sxm --data validate/data/h100-sxm-ops-2026-11-29.json --data validate/data/h100-sxm-norms-2026-11-29.json --out "$tmp/h100.json"
 expect "calibrate run without the suite" 1 "calibrate run: /nonexistent/bench failed (exit 127)" -- "$bin" calibrate run --bench /nonexistent/bench --out "$tmp/m.json"
-expect "calibrate fit reads the suite's measurements" 1 "from 122 measured kernels" -- "$bin" calibrate fit --gpu h100-sxm --data validate/data/h100-sxm-gpubench-2026-11-29.json
+expect "calibrate fit reads the suite's measurements" 0 "0.930   (no data: kept)" -- "$bin" calibrate fit --gpu h100-sxm --data validate/data/h100-sxm-gpubench-2026-11-29.json
 tr=validate/data/traces
 expect "trace decode matched kernel for kernel" 0 "matched 104 predicted ops to 128 of 128 kernels; 0 ops and 0 kernels unmatched" -- "$bin" validate --trace $tr/trace-blocks4-decode-b8-kv2048.json --model llama-3-8b --blocks 4 --phase decode --batch 8 --kv-len 2048 --launch eager
 expect "trace names the slowest kernels and why" 0 "attention         attention" -- "$bin" validate --trace $tr/trace-blocks4-decode-b8-kv2048.json --model llama-3-8b --blocks 4 --phase decode --batch 8 --kv-len 2048
