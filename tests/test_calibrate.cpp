@@ -31,12 +31,13 @@ CalibrationInputs committed_inputs(const std::string& gpu) {
   return in;
 }
 
-void check_reproduced(const std::string& gpu_name) {
+void check_reproduced(const std::string& gpu_name, const CalibrationInputs& in,
+                      const std::string& profile) {
   GpuSpec start = load_gpu(gpu_name, {}, "none");
-  Calibration c = calibrate(start, committed_inputs(gpu_name));
+  Calibration c = calibrate(start, in);
   CHECK(c.problems.empty());
   nlohmann::ordered_json fitted = profile_json(start, c.parts);
-  nlohmann::json committed = read_json_file(src("hardware/profiles/" + gpu_name + ".json"));
+  nlohmann::json committed = read_json_file(src(profile));
   for (auto it = committed["parameters"].begin(); it != committed["parameters"].end(); ++it) {
     INFO(it.key());
     CHECK(fitted["parameters"][it.key()].get<double>() == Approx(it->get<double>()).epsilon(1e-6));
@@ -53,8 +54,14 @@ void check_reproduced(const std::string& gpu_name) {
 }  // namespace
 
 TEST_CASE("calibrate: the committed H100 and H200 profiles are what the fit gives", "[calibrate]") {
-  check_reproduced("h100-sxm");
-  check_reproduced("h200-sxm");
+  check_reproduced("h100-sxm", committed_inputs("h100-sxm"), "hardware/profiles/h100-sxm.json");
+  check_reproduced("h200-sxm", committed_inputs("h200-sxm"), "hardware/profiles/h200-sxm.json");
+}
+
+TEST_CASE("calibrate: the profile of one calibrate run is what its file gives", "[calibrate]") {
+  CalibrationInputs in;
+  in.data = {src("validate/data/h200-sxm-calibration-2026-12-01.json")};
+  check_reproduced("h200-sxm", in, "validate/profiles/h200-sxm-from-calibrate-run-2026-12-01.json");
 }
 
 TEST_CASE("calibrate: the fit never sees the held-out split", "[calibrate]") {

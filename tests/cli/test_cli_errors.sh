@@ -63,6 +63,7 @@ expect "sweep" 0 "tokens/s" -- "$bin" sweep --model llama-3-8b --phase decode --
 expect "accuracy baseline holds" 0 "ok    kernels/gemm" -- "$bin" validate --check validate/accuracy_baseline.json
 expect "H200 baseline holds (own profile)" 0 "ok    steps/decode-graph" -- "$bin" validate --check validate/accuracy_baseline_h200.json
 expect "cross-GPU baseline holds (H200 from the H100 profile)" 0 "profile hardware/profiles/h100-sxm.json (given)" -- "$bin" validate --check validate/accuracy_baseline_h200_from_h100.json
+expect "H200 baseline holds (profile from one calibrate run)" 0 "ok    kernels/attention" -- "$bin" validate --check validate/accuracy_baseline_h200_from_run.json
 expect "a worse GEMM model fails the baseline" 1 "WORSE kernels/gemm" -- "$bin" validate --check validate/accuracy_baseline.json --set model.gemm.tiles.shapes.0.efficiency=0.6
 expect "a worse launch cost fails the baseline" 1 "WORSE steps/decode-eager" -- "$bin" validate --check validate/accuracy_baseline.json --set launch.python_eager_us=30
 cat > "$tmp/broken-data.json" <<'EOD'
