@@ -20,6 +20,7 @@ namespace {
 struct OpOptions {
   std::string gpu = "h100-sxm";
   std::vector<std::string> sets;
+  std::string profile;
   std::string input;
   std::string format;
   std::string id = "op";
@@ -68,6 +69,9 @@ Command add_op_command(CLI::App& app) {
       app.add_subcommand("op", "Predict single kernels (JSONL batch or one op from flags)");
   cmd->add_option("--gpu", o->gpu, "GPU preset name or path to a .json (default h100-sxm)");
   cmd->add_option("--set", o->sets, "What-if override of a GPU figure, PATH=VALUE (repeatable)");
+  cmd->add_option("--profile", o->profile,
+                  "Calibrated profile (from `ridgeline calibrate fit`) or none; default: the "
+                  "GPU's own, else its architecture's");
   cmd->add_option("--input", o->input, "JSONL file of ops, one per line ('-' for stdin)");
   cmd->add_option("--format", o->format,
                   "table, json, jsonl or csv (default: table for flags, jsonl for --input)")
@@ -100,7 +104,7 @@ Command add_op_command(CLI::App& app) {
     if (from_flags == !o->input.empty()) {
       throw InputError("op: give either --input FILE or --op KIND with its dimensions");
     }
-    GpuSpec gpu = load_gpu(o->gpu, o->sets);
+    GpuSpec gpu = load_gpu(o->gpu, o->sets, o->profile);
     std::vector<OpResult> results;
     if (from_flags) {
       results.push_back(run_op_object(flags_object(*o, *cmd), "flags", o->id, gpu));

@@ -44,7 +44,7 @@ Command add_predict_command(CLI::App& app) {
       "predict", "Predict a model's step (prefill, decode or training) on one GPU");
   add_predict_flags(*cmd, *o);
   return [o]() {
-    GpuSpec gpu = load_gpu(o->gpu, o->sets);
+    GpuSpec gpu = load_gpu(o->gpu, o->sets, o->profile);
     ModelConfig model = load_model(o->model);
     RunConfig run = run_config_from(*o);
     OpGraph graph = build_graph(model, run);

@@ -35,7 +35,7 @@ Command add_sweep_command(CLI::App& app) {
       ->delimiter(',')
       ->check(CLI::IsMember({"bf16", "fp16", "fp8", "int8", "int4"}));
   return [o]() {
-    GpuSpec gpu = load_gpu(o->base.gpu, o->base.sets);
+    GpuSpec gpu = load_gpu(o->base.gpu, o->base.sets, o->base.profile);
     ModelConfig model = load_model(o->base.model);
     auto or_one = [](std::vector<long long> v, long long x) {
       return v.empty() ? std::vector<long long>{x} : v;

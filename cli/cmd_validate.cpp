@@ -70,12 +70,12 @@ int run_check(const std::string& path, const std::vector<std::string>& sets) {
 
 // --trace: match a real run's kernels to the prediction of the same workload.
 int run_trace(const std::string& path, const PredictOptions& w, const std::string& gpu_name,
-              const std::vector<std::string>& sets, int worst) {
+              const std::vector<std::string>& sets, const std::string& profile, int worst) {
   if (w.model.empty() || w.phase.empty()) {
     throw InputError(
         "--trace: say which workload the trace ran with --model and --phase (and its sizes)");
   }
-  GpuSpec gpu = load_gpu(gpu_name, sets);
+  GpuSpec gpu = load_gpu(gpu_name, sets, profile);
   ModelConfig model = load_model(w.model);
   RunConfig run = run_config_from(w);
   OpGraph graph = build_graph(model, run);
@@ -142,7 +142,8 @@ Command add_validate_command(CLI::App& app) {
     if (!o->plot.empty() && (!o->check.empty() || !o->trace.empty()))
       throw InputError("--plot: plots the scorecard of --data; not with --check or --trace");
     if (!o->check.empty()) return run_check(o->check, o->sets);
-    if (!o->trace.empty()) return run_trace(o->trace, o->workload, o->gpu, o->sets, o->worst);
+    if (!o->trace.empty())
+      return run_trace(o->trace, o->workload, o->gpu, o->sets, o->profile, o->worst);
     if (o->data.empty()) throw InputError("validate: give --data FILE (or --check BASELINE)");
     GpuSpec gpu = load_gpu(o->gpu, o->sets, o->profile);
     std::vector<std::string> skipped;

@@ -8,6 +8,9 @@ namespace ridgeline {
 void add_predict_flags(CLI::App& cmd, PredictOptions& o) {
   cmd.add_option("--gpu", o.gpu, "GPU preset name or path to a .json (default h100-sxm)");
   cmd.add_option("--set", o.sets, "What-if override of a GPU figure, PATH=VALUE (repeatable)");
+  cmd.add_option("--profile", o.profile,
+                 "Calibrated profile (from `ridgeline calibrate fit`) or none; default: the "
+                 "GPU's own, else its architecture's");
   add_workload_flags(cmd, o, true);
   cmd.add_flag("--ignore-memory", o.ignore_memory,
                "Predict even when the step does not fit in memory");

@@ -14,6 +14,7 @@ namespace ridgeline {
 struct PredictOptions {
   std::string gpu = "h100-sxm";
   std::vector<std::string> sets;
+  std::string profile;  // "" = automatic, "none", or a profile file
   std::string model;
   std::string phase;
   long long batch = 1, seq = 0, kv_len = 0, blocks = 0;
