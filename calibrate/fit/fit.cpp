@@ -103,12 +103,11 @@ std::vector<FitKnob> default_knobs(const GpuSpec& gpu) {
   return k;
 }
 
-FitScore score_fit(const GpuSpec& gpu, const Dataset& data) {
+FitScore score_errors(const std::vector<std::pair<std::string, double>>& split_errors) {
   FitScore s;
   double fit = 0, hold = 0;
-  for (const auto& m : data.records) {
-    double e = std::fabs(predict_op(m.op, gpu).time_us / m.measured_us - 1);
-    if (m.split == "fit")
+  for (const auto& [split, e] : split_errors) {
+    if (split == "fit")
       fit += e, ++s.fit_cases;
     else
       hold += e, ++s.holdout_cases;
@@ -116,6 +115,13 @@ FitScore score_fit(const GpuSpec& gpu, const Dataset& data) {
   s.fit_mape = s.fit_cases ? fit / s.fit_cases : 0;
   s.holdout_mape = s.holdout_cases ? hold / s.holdout_cases : 0;
   return s;
+}
+
+FitScore score_fit(const GpuSpec& gpu, const Dataset& data) {
+  std::vector<std::pair<std::string, double>> errors;
+  for (const auto& m : data.records)
+    errors.emplace_back(m.split, std::fabs(predict_op(m.op, gpu).time_us / m.measured_us - 1));
+  return score_errors(errors);
 }
 
 FitResult fit_parameters(const GpuSpec& gpu, const Dataset& data,

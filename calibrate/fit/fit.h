@@ -47,6 +47,8 @@ struct FitResult {
   std::vector<std::string> warnings;  // loud problems: broken data, poor fit, parameters at bounds
 };
 
+// MAPE per split from (split, |predicted / measured - 1|) pairs.
+FitScore score_errors(const std::vector<std::pair<std::string, double>>& split_errors);
 FitScore score_fit(const GpuSpec& gpu, const Dataset& data);
 FitResult fit_parameters(const GpuSpec& gpu, const Dataset& data,
                          const std::vector<FitKnob>& knobs);

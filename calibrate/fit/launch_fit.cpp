@@ -22,18 +22,12 @@ double predicted_us(const EagerCase& c, GpuSpec& gpu, double launch_us) {
 }
 
 FitScore score(const std::vector<EagerCase>& cases, GpuSpec& gpu, double launch_us) {
-  FitScore s;
-  double fit = 0, hold = 0;
+  std::vector<std::pair<std::string, double>> errors;
   for (const auto& c : cases) {
-    double e = std::fabs(predicted_us(c, gpu, launch_us) / c.m->measured_us - 1);
-    if (c.m->split == "fit")
-      fit += e, ++s.fit_cases;
-    else
-      hold += e, ++s.holdout_cases;
+    errors.emplace_back(c.m->split,
+                        std::fabs(predicted_us(c, gpu, launch_us) / c.m->measured_us - 1));
   }
-  s.fit_mape = s.fit_cases ? fit / s.fit_cases : 0;
-  s.holdout_mape = s.holdout_cases ? hold / s.holdout_cases : 0;
-  return s;
+  return score_errors(errors);
 }
 
 double fit_cost(const std::vector<EagerCase>& cases, GpuSpec& gpu, double launch_us) {
