@@ -247,3 +247,17 @@ TEST_CASE("calibrate: a calibrate-run file holds the suite's points and PyTorch'
     reduce_skipped |= s.find("kernels/reduce/sum/2^20: the suite's one-pass reduction") == 0;
   CHECK(reduce_skipped);
 }
+
+TEST_CASE("calibrate: a huge spread between samples is caught", "[calibrate][errors]") {
+  GpuSpec gpu = load_gpu("h100-sxm");
+  Dataset d = h100_data();
+  for (auto& m : d.records) {
+    if (m.op.id == "gemm-bf16-4096x4096x4096") m.spread = kMaxSpread + 0.1;  // just over
+    if (m.op.id == "gemm-bf16-8192x8192x8192") m.spread = kMaxSpread;        // at the limit
+  }
+  auto problems = suspicious_measurements(gpu, d);
+  REQUIRE(problems.size() == 1);
+  CHECK(problems[0] ==
+        "gemm-bf16-4096x4096x4096: its slowest samples (p90) took 1.60x its fastest (p10): a busy "
+        "or throttling GPU?");
+}

@@ -72,6 +72,10 @@ void parse_records(Dataset& d, const nlohmann::json& records, const std::string&
       throw InputError(where + "/" + time_key + ": expected a positive number");
     }
     m.measured_us = r[time_key].get<double>();
+    if (r.contains("p10_us") && r.contains("p90_us") && r["p10_us"].is_number() &&
+        r["p90_us"].is_number() && r["p10_us"].get<double>() > 0) {
+      m.spread = r["p90_us"].get<double>() / r["p10_us"].get<double>();
+    }
     int kernels = r.value("kernels_per_call", 1);
     for (const auto& name : r.value("kernels", nlohmann::json::array())) {
       if (name.is_string() && name.get<std::string>().rfind("Memset", 0) == 0) --kernels;

@@ -18,6 +18,7 @@ struct Measurement {
   std::string split;   // "fit" or "holdout"
   double measured_us;  // median device time per kernel
   std::string impl;    // which implementation was timed, when there were two
+  double spread = 1;   // p90 / p10 of the samples, where the file gives both
 };
 
 struct Dataset {

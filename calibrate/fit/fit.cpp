@@ -199,6 +199,10 @@ std::vector<std::string> suspicious_measurements(const GpuSpec& gpu, const Datas
     if (m.measured_us < 0.5)
       out.push_back(m.op.id + ": " + std::to_string(m.measured_us) +
                     " us is below any kernel's launch cost");
+    else if (m.spread > kMaxSpread)
+      out.push_back(m.op.id + ": its slowest samples (p90) took " +
+                    std::to_string(m.spread).substr(0, 4) +
+                    "x its fastest (p10): a busy or throttling GPU?");
     else if (m.measured_us < 0.7 * roof)
       out.push_back(m.op.id +
                     ": faster than the datasheet roofline allows (clocks or data wrong?)");

@@ -53,8 +53,10 @@ FitScore score_fit(const GpuSpec& gpu, const Dataset& data);
 FitResult fit_parameters(const GpuSpec& gpu, const Dataset& data,
                          const std::vector<FitKnob>& knobs);
 
-// Measurements that look broken: non-positive or implausibly fast times (faster than the
-// datasheet roofline allows), huge spread. Returned as "id: why".
+// Measurements that look broken: implausibly fast times (below a launch, or faster than the
+// datasheet roofline allows), or a huge spread between samples (p90 over kMaxSpread x p10; the
+// committed data sets stay under 1.34). Returned as "id: why".
+constexpr double kMaxSpread = 1.5;
 std::vector<std::string> suspicious_measurements(const GpuSpec& gpu, const Dataset& data);
 
 }  // namespace ridgeline

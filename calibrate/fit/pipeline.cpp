@@ -5,6 +5,7 @@
 #include "common/json_reader.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace ridgeline {
 
@@ -45,6 +46,20 @@ void append(std::vector<std::string>& to, const std::vector<std::string>& more) 
   to.insert(to.end(), more.begin(), more.end());
 }
 
+// Held-out error per family before and after, and the cases furthest off after the fit.
+void per_family(ProfileParts& parts, const Scorecard& before, const Scorecard& after) {
+  for (size_t i = 0; i < after.families.size(); ++i) {
+    const FamilyScore& a = after.families[i];
+    parts.families.push_back(
+        {a.family, a.model.count, before.families[i].model.mape, a.model.mape});
+  }
+  parts.worst = after.cases;
+  std::sort(parts.worst.begin(), parts.worst.end(), [](const CaseResult& x, const CaseResult& y) {
+    return std::fabs(x.error()) > std::fabs(y.error());
+  });
+  if (parts.worst.size() > 5) parts.worst.resize(5);
+}
+
 }  // namespace
 
 Calibration calibrate(const GpuSpec& start, const CalibrationInputs& in) {
@@ -79,6 +94,7 @@ Calibration calibrate(const GpuSpec& start, const CalibrationInputs& in) {
     SuiteFigures f = suite_figures(doc, parts.fit.fitted, path);
     parts.checks.insert(parts.checks.end(), f.checks.begin(), f.checks.end());
   }
+  per_family(parts, score(data, gpu, "holdout"), score(data, parts.fit.fitted, "holdout"));
   parts.source = provenance_of(data, in);
   return c;
 }

@@ -46,6 +46,12 @@ nlohmann::ordered_json profile_json(const GpuSpec& gpu, const ProfileParts& part
   }
   j["fit"] = scores(fit.before, fit.after);
   if (parts.eager) j["fit"]["eager_launch"] = scores(parts.eager->before, parts.eager->after);
+  nlohmann::ordered_json families = nlohmann::ordered_json::object();
+  for (const auto& f : parts.families) {
+    families[f.family] = {
+        {"holdout_cases", f.cases}, {"mape_before", f.before_mape}, {"mape_after", f.after_mape}};
+  }
+  j["fit"]["holdout_by_family"] = families;
   if (!parts.checks.empty()) {
     nlohmann::ordered_json checks = nlohmann::ordered_json::array();
     for (const auto& c : parts.checks) {

@@ -48,6 +48,21 @@ void print_fit_report(std::ostream& os, const ProfileParts& parts) {
        << (e.at_bound ? "   (at bound)" : "") << "\n\neager whole-model runs\n";
     print_scores(os, "  ", e.before, e.after);
   }
+  if (!parts.families.empty()) {
+    os << "\nheld-out error per family          cases      before       after\n";
+    for (const auto& f : parts.families) {
+      os << "  " << std::left << std::setw(30) << f.family << std::right << std::setw(8) << f.cases
+         << std::setw(11) << fixed(100 * f.before_mape, 1) << "%" << std::setw(11)
+         << fixed(100 * f.after_mape, 1) << "%\n";
+    }
+    os << "furthest off after the fit (held out):\n";
+    for (const auto& w : parts.worst) {
+      os << "  " << std::left << std::setw(46) << w.id << std::right << " measured "
+         << std::setw(10) << human_us(w.measured_us) << "  fitted " << std::setw(10)
+         << human_us(w.predicted_us) << "  " << (w.error() >= 0 ? "+" : "")
+         << fixed(100 * w.error(), 1) << "%\n";
+    }
+  }
   if (!parts.figures.empty()) {
     os << "\nmeasured hardware figures (applied before the fit; the profile keeps them)\n";
     for (const auto& f : parts.figures) {
