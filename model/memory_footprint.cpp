@@ -27,7 +27,7 @@ constexpr double kReservedBytes = 1024.0 * 1024 * 1024;
 
 double forward_outputs(const GraphSection& s) {
   double bytes = 0;
-  for (OpVertex v : launch_order(s)) bytes += op_work(s.dag[v].op).bytes_written;
+  for (OpVertex v : launch_order(s)) bytes += op_work(s.dag()[v].op).bytes_written;
   return bytes;
 }
 
@@ -36,7 +36,7 @@ double largest_kernel_activations(const OpGraph& g) {
   for (const auto& s : g.sections) {
     if (s.name == "optimizer") continue;  // updates weights and state in place
     for (OpVertex v : launch_order(s)) {
-      const Op& op = s.dag[v].op;
+      const Op& op = s.dag()[v].op;
       OpWork w = op_work(op);
       double act = w.unique_bytes();
       if (auto* gm = std::get_if<GemmOp>(&op.shape))

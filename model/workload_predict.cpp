@@ -27,15 +27,31 @@ bool memory_bound(const Op& op) {
          !std::holds_alternative<AttentionOp>(op.shape);
 }
 
-SectionPrediction predict_section(const GraphSection& s, const GpuSpec& gpu, const RunConfig& run) {
+// GEMMs of one shape cost the same wherever they stand (a GEMM never runs warm): a transformer
+// block has several (gate and up, q and o), so each shape is costed once per prediction.
+struct GemmMemo {
+  std::vector<std::pair<GemmOp, OpCost>> known;
+  OpCost cost(const Op& op, const GpuSpec& gpu) {
+    const auto* g = std::get_if<GemmOp>(&op.shape);
+    if (!g) return predict_op(op, gpu);
+    for (const auto& [shape, c] : known) {
+      if (shape == *g) return c;
+    }
+    known.emplace_back(*g, predict_op(op, gpu));
+    return known.back().second;
+  }
+};
+
+SectionPrediction predict_section(const GraphSection& s, const GpuSpec& gpu, const RunConfig& run,
+                                  GemmMemo& memo) {
   SectionPrediction p{s.name, s.repeat, s.first_layer, 0, 0, 0, {}};
   std::vector<OpVertex> order = launch_order(s);
   for (size_t i = 0; i < order.size(); ++i) {
-    const GraphNode& n = s.dag[order[i]];
+    const GraphNode& n = s.dag()[order[i]];
     Op op = n.op;
-    bool after_producer = i == 0 || boost::edge(order[i - 1], order[i], s.dag).second;
+    bool after_producer = i == 0 || boost::edge(order[i - 1], order[i], s.dag()).second;
     op.warm_l2 = memory_bound(op) && after_producer;
-    KernelPrediction k{n.name, &n.op, predict_op(op, gpu), p.device_us, 0};
+    KernelPrediction k{n.name, &n.op, memo.cost(op, gpu), p.device_us, 0};
     k.device_us = k.cost.time_us;
     p.device_us += k.device_us;
     p.kernels.push_back(std::move(k));
@@ -71,7 +87,8 @@ Prediction predict_workload(const OpGraph& graph, const ModelConfig& model, cons
   pr.model = model.name;
   pr.description = graph.description;
   pr.run = run;
-  for (const auto& s : graph.sections) pr.sections.push_back(predict_section(s, gpu, run));
+  GemmMemo memo;
+  for (const auto& s : graph.sections) pr.sections.push_back(predict_section(s, gpu, run, memo));
   add_totals(pr);
   pr.tokens_per_s = (double)step_tokens(run) / (pr.total_us * 1e-6);
   pr.memory = memory_footprint(graph, model, run, gpu);

@@ -33,7 +33,7 @@ std::vector<std::string> kernel_names(const OpGraph& g, const std::string& secti
   std::vector<std::string> out;
   for (const auto& s : g.sections) {
     if (s.name != section) continue;
-    for (OpVertex v : launch_order(s)) out.push_back(s.dag[v].name);
+    for (OpVertex v : launch_order(s)) out.push_back(s.dag()[v].name);
   }
   return out;
 }
@@ -43,7 +43,7 @@ template <class F>
 double sum_over(const OpGraph& g, F&& f) {
   double total = 0;
   for (const auto& s : g.sections) {
-    for (OpVertex v : launch_order(s)) total += s.repeat * f(s.dag[v]);
+    for (OpVertex v : launch_order(s)) total += s.repeat * f(s.dag()[v]);
   }
   return total;
 }
@@ -106,7 +106,7 @@ TEST_CASE("workload: decode writes the KV cache and attends over it", "[workload
   CHECK(std::count(names.begin(), names.end(), "k_cache_write") == 1);
   CHECK(std::count(names.begin(), names.end(), "v_cache_write") == 1);
   for (OpVertex v : launch_order(g.sections[1])) {
-    if (auto* a = std::get_if<AttentionOp>(&g.sections[1].dag[v].op.shape)) {
+    if (auto* a = std::get_if<AttentionOp>(&g.sections[1].dag()[v].op.shape)) {
       CHECK(a->q_len == 1);
       CHECK(a->kv_len == 513);
       CHECK(!a->causal);
@@ -164,7 +164,7 @@ TEST_CASE("workload: AdamW updates every weight once", "[workload]") {
   OpGraph g = build_graph(tiny(), r);
   REQUIRE(g.sections.back().name == "optimizer");
   const auto& s = g.sections.back();
-  auto* adam = std::get_if<ElementwiseOp>(&s.dag[*boost::vertices(s.dag).first].op.shape);
+  auto* adam = std::get_if<ElementwiseOp>(&s.dag()[*boost::vertices(s.dag()).first].op.shape);
   REQUIRE(adam);
   CHECK(adam->numel == parameter_count(tiny()));
 }
@@ -178,7 +178,7 @@ TEST_CASE("workload: MoE routes top-k tokens per expert, the busiest imbalance x
   OpGraph g = build_graph(m, r);
   int64_t busiest = 0, quiet = 0;
   for (OpVertex v : launch_order(g.sections[0])) {
-    const GraphNode& n = g.sections[0].dag[v];
+    const GraphNode& n = g.sections[0].dag()[v];
     if (n.name == "expert0.gate_proj") busiest = std::get<GemmOp>(n.op.shape).m;
     if (n.name == "expert1.gate_proj") quiet = std::get<GemmOp>(n.op.shape).m;
   }

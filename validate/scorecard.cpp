@@ -72,7 +72,7 @@ void add_families(Scorecard& sc, bool memory_bound_total) {
 double summed_rooflines_us(const OpGraph& g, const GpuSpec& gpu) {
   double us = 0;
   for (const auto& s : g.sections) {
-    for (OpVertex v : launch_order(s)) us += s.repeat * plain_roofline_us(s.dag[v].op, gpu);
+    for (OpVertex v : launch_order(s)) us += s.repeat * plain_roofline_us(s.dag()[v].op, gpu);
   }
   return us;
 }

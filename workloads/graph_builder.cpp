@@ -12,7 +12,7 @@ namespace ridgeline {
 namespace {
 
 GraphSection embedding_section(const ModelConfig& m, const RunConfig& run) {
-  GraphSection s{"embedding", 1, -1, {}};
+  GraphSection s{"embedding", 1, -1};
   Emitter e{s, run.activations};
   int64_t T = step_tokens(run);
   e.emit("embed_tokens", ew_op(ElementwiseKind::Copy, T * m.hidden, run.activations));
@@ -26,7 +26,7 @@ GraphSection embedding_section(const ModelConfig& m, const RunConfig& run) {
 }
 
 GraphSection block_section(const ModelConfig& m, const RunConfig& run) {
-  GraphSection s{"decoder_block", run.blocks > 0 ? run.blocks : m.layers, 0, {}};
+  GraphSection s{"decoder_block", run.blocks > 0 ? run.blocks : m.layers, 0};
   Emitter e{s, run.activations};
   BlockShape shape{run.batch, step_tokens(run), 0, 0, true, false};
   if (run.phase == Phase::Decode) {
@@ -42,7 +42,7 @@ GraphSection block_section(const ModelConfig& m, const RunConfig& run) {
 }
 
 GraphSection head_section(const ModelConfig& m, const RunConfig& run) {
-  GraphSection s{"head", 1, -1, {}};
+  GraphSection s{"head", 1, -1};
   Emitter e{s, run.activations};
   int64_t T = step_tokens(run);
   Op norm =
@@ -62,7 +62,7 @@ int64_t graph_weight_elements(const OpGraph& g, const ModelConfig& m, bool whole
     if (s.name.find("backward") != std::string::npos || s.name == "loss" || s.name == "optimizer")
       continue;
     for (OpVertex v : launch_order(s)) {
-      const GraphNode& node = s.dag[v];
+      const GraphNode& node = s.dag()[v];
       if (node.name.rfind("recompute.", 0) == 0) continue;
       if (auto* gm = std::get_if<GemmOp>(&node.op.shape)) n += s.repeat * gm->n * gm->k;
       if (std::holds_alternative<RowOp>(node.op.shape) &&

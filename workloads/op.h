@@ -23,6 +23,7 @@ struct GemmOp {  // C[batch, m, n] = A[batch, m, k] * B[batch, n, k]^T
   // Weight-only quantization: B is stored in this many bits and dequantized in the kernel
   // (0: B is stored in dtype, like A).
   int weight_bits = 0;
+  bool operator==(const GemmOp&) const = default;
 };
 
 struct AttentionOp {  // flash-style fused attention (one kernel), GQA when kv_heads < heads

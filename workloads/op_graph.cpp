@@ -5,9 +5,9 @@ namespace ridgeline {
 
 OpVertex add_kernel(GraphSection& section, const std::string& name, const Op& op,
                     const std::vector<OpVertex>& after) {
-  OpVertex v = boost::add_vertex(GraphNode{name, op, 0}, section.dag);
-  section.dag[v].op.id = name;
-  for (OpVertex u : after) boost::add_edge(u, v, section.dag);
+  OpVertex v = boost::add_vertex(GraphNode{name, op, 0}, section.dag());
+  section.dag()[v].op.id = name;
+  for (OpVertex u : after) boost::add_edge(u, v, section.dag());
   return v;
 }
 
@@ -15,7 +15,7 @@ std::vector<OpVertex> launch_order(const GraphSection& section) {
   // Kernels are added in the order a single stream launches them, and every edge points
   // forward, so vertex order is a topological order.
   std::vector<OpVertex> order;
-  auto [it, end] = boost::vertices(section.dag);
+  auto [it, end] = boost::vertices(section.dag());
   for (; it != end; ++it) order.push_back(*it);
   return order;
 }

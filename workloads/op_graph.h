@@ -8,6 +8,7 @@
 
 #include <boost/graph/adjacency_list.hpp>
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -26,7 +27,29 @@ struct GraphSection {
   std::string name;  // "embedding", "decoder_block", "head", "optimizer", ...
   int64_t repeat = 1;
   int64_t first_layer = -1;  // layer index of the first repeat, -1 outside the decoder stack
-  OpDag dag;
+
+  GraphSection() = default;
+  GraphSection(std::string name_, int64_t repeat_, int64_t first_layer_)
+      : name(std::move(name_)), repeat(repeat_), first_layer(first_layer_) {}
+  // Boost's adjacency_list has no real move (its swap copies), so the DAG lives on the heap:
+  // sections move for the price of a pointer and copy deeply.
+  GraphSection(const GraphSection& o)
+      : name(o.name),
+        repeat(o.repeat),
+        first_layer(o.first_layer),
+        dag_(std::make_unique<OpDag>(*o.dag_)) {}
+  GraphSection& operator=(const GraphSection& o) {
+    if (this != &o) *this = GraphSection(o);
+    return *this;
+  }
+  GraphSection(GraphSection&&) noexcept = default;
+  GraphSection& operator=(GraphSection&&) noexcept = default;
+
+  OpDag& dag() { return *dag_; }
+  const OpDag& dag() const { return *dag_; }
+
+ private:
+  std::unique_ptr<OpDag> dag_ = std::make_unique<OpDag>();
 };
 
 struct OpGraph {

@@ -86,7 +86,7 @@ void emit_elementwise_backward(Emitter& e, const std::string& name, const Elemen
 void emit_backward_of(Emitter& e, const GraphSection& forward) {
   std::vector<OpVertex> order = launch_order(forward);
   for (auto it = order.rbegin(); it != order.rend(); ++it) {
-    const GraphNode& n = forward.dag[*it];
+    const GraphNode& n = forward.dag()[*it];
     if (auto* g = std::get_if<GemmOp>(&n.op.shape)) emit_gemm_backward(e, n.name, *g);
     if (auto* a = std::get_if<AttentionOp>(&n.op.shape)) {
       AttentionOp b = *a;
@@ -103,11 +103,11 @@ void emit_backward_of(Emitter& e, const GraphSection& forward) {
 }
 
 void copy_kernels(Emitter& e, const GraphSection& from, const std::string& prefix) {
-  for (OpVertex v : launch_order(from)) e.emit(prefix + from.dag[v].name, from.dag[v].op);
+  for (OpVertex v : launch_order(from)) e.emit(prefix + from.dag()[v].name, from.dag()[v].op);
 }
 
 GraphSection loss_section(const ModelConfig& m, const RunConfig& run) {
-  GraphSection s{"loss", 1, -1, {}};
+  GraphSection s{"loss", 1, -1};
   Emitter e{s, run.activations};
   int64_t T = step_tokens(run);
   int64_t n = T * m.vocab;
@@ -121,7 +121,7 @@ GraphSection loss_section(const ModelConfig& m, const RunConfig& run) {
 }
 
 GraphSection backward_section(const GraphSection& forward, const RunConfig& run, bool recompute) {
-  GraphSection s{forward.name + "_backward", forward.repeat, forward.first_layer, {}};
+  GraphSection s{forward.name + "_backward", forward.repeat, forward.first_layer};
   Emitter e{s, run.activations};
   if (recompute) copy_kernels(e, forward, "recompute.");
   emit_backward_of(e, forward);
@@ -136,7 +136,7 @@ void add_training_sections(OpGraph& g, const ModelConfig& model, const RunConfig
   if (whole) g.sections.push_back(loss_section(model, run));  // block stacks get dY from outside
   for (auto it = forward.rbegin(); it != forward.rend(); ++it) {
     if (it->name == "embedding") {
-      GraphSection s{"embedding_backward", 1, -1, {}};
+      GraphSection s{"embedding_backward", 1, -1};
       Emitter e{s, run.activations};
       e.emit("embed_grad_zero",
              ew_op(ElementwiseKind::MulScalar, model.vocab * model.hidden / 2, run.weights));
@@ -148,7 +148,7 @@ void add_training_sections(OpGraph& g, const ModelConfig& model, const RunConfig
     g.sections.push_back(backward_section(*it, run, run.recompute && it->name == "decoder_block"));
   }
   if (run.optimizer == Optimizer::AdamW) {
-    GraphSection s{"optimizer", 1, -1, {}};
+    GraphSection s{"optimizer", 1, -1};
     Emitter e{s, run.activations};
     e.emit("adamw",
            ew_op(ElementwiseKind::AdamW, graph_weight_elements(g, model, whole), run.weights));
