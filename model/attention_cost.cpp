@@ -47,7 +47,10 @@ Layout lay_out(const AttentionOp& a, const GpuSpec& gpu, double slots) {
   l.kv_blocks = ceil_div((double)a.kv_len, p.block_n.value);
   l.split = 1;
   double items = l.head_items * l.m_blocks;
-  if (!a.causal && !a.backward && items < slots) {
+  // Only the decode kernel (a query tile of decode_block_m rows) splits the keys; the prefill
+  // kernel gives each (head, query block) all its keys, even when that leaves SMs idle.
+  bool decode_kernel = l.q_rows <= p.decode_block_m.value;
+  if (decode_kernel && !a.causal && !a.backward && items < slots) {
     double s = std::min({std::floor(slots / items), p.max_kv_splits.value, l.kv_blocks});
     l.split = (int)std::max(1.0, s);
   }
