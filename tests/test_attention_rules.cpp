@@ -44,15 +44,17 @@ TEST_CASE("attention: decode of one sequence splits the keys", "[attention][rule
 TEST_CASE("attention: only the decode kernel splits the keys, not chunked prefill",
           "[attention][rule]") {
   const GpuSpec& g = test::h100();
-  // A chunk of queries that still fits the decode kernel's query tile: 32 items, keys split.
-  auto rows = (int64_t)g.model.attention.decode_block_m.value;
-  CHECK(predict_op(attention(1, 32, 32, rows, 4096, false), g).detail.split > 1);
-  // One row more runs the prefill kernel: 32 items on 132 SMs, each walks all 4096 keys
-  // (measured on H100: 128 queries x 4096 keys, batch 1, 52 us, about batch 4's 63 us).
-  CHECK(predict_op(attention(1, 32, 32, rows + 1, 4096, false), g).detail.split == 1);
+  // One query per sequence runs the decode kernel: 8 packed KV-head items, keys split.
+  CHECK(predict_op(attention(1, 32, 8, 1, 4096, false), g).detail.split > 1);
+  // Two queries already run the prefill kernel: 32 items on 132 SMs, each walks all 4096 keys
+  // with a full query tile (measured on H200: 8 to 128 queries take the same ~53 us).
+  OpCost two = predict_op(attention(1, 32, 8, 2, 4096, false), g);
   OpCost chunk = predict_op(attention(1, 32, 8, 128, 4096, false), g);
-  OpCost chunk4 = predict_op(attention(4, 32, 8, 128, 4096, false), g);
+  CHECK(two.detail.split == 1);
   CHECK(chunk.detail.split == 1);
+  CHECK(two.time_us == Approx(chunk.time_us).epsilon(0.01));
+  // Fewer items than SMs: batch 1 takes as long as batch 4 (each item has an SM to itself).
+  OpCost chunk4 = predict_op(attention(4, 32, 8, 128, 4096, false), g);
   CHECK(chunk.time_us / chunk4.time_us > 0.8);
 }
 

@@ -113,3 +113,24 @@ TEST_CASE("dataset: ridgeline-gpu-bench files load their kernel points", "[valid
     raw_left_out |= s.find("a raw microbenchmark") != std::string::npos;
   CHECK(raw_left_out);
 }
+
+TEST_CASE("dataset: PyTorch's causal chunked attention (top-left mask) is left out",
+          "[validate][dataset]") {
+  nlohmann::json doc = {
+      {"meta", nlohmann::json::object()},
+      {"records",
+       {{{"id", "chunk-causal"}, {"op", "attention"}, {"batch", 1}, {"heads", 32},
+         {"kv_heads", 8}, {"head_dim", 128}, {"q_len", 128}, {"kv_len", 4096}, {"causal", true},
+         {"dtype", "bf16"}, {"split", "fit"}, {"measured_us", 10.8}},
+        {{"id", "chunk-bottom-right"}, {"op", "attention"}, {"batch", 1}, {"heads", 32},
+         {"kv_heads", 8}, {"head_dim", 128}, {"q_len", 128}, {"kv_len", 4096}, {"causal", true},
+         {"mask", "bottom_right"}, {"dtype", "bf16"}, {"split", "fit"}, {"measured_us", 60.0}},
+        {{"id", "prefill-causal"}, {"op", "attention"}, {"batch", 1}, {"heads", 32},
+         {"kv_heads", 8}, {"head_dim", 128}, {"q_len", 4096}, {"kv_len", 4096}, {"causal", true},
+         {"dtype", "bf16"}, {"split", "fit"}, {"measured_us", 400.0}}}}};
+  Dataset d = parse_dataset(doc, "t.json");
+  REQUIRE(d.records.size() == 2);
+  CHECK(d.records[0].op.id == "chunk-bottom-right");
+  REQUIRE(d.skipped.size() == 1);
+  CHECK(d.skipped[0].rfind("chunk-causal: PyTorch's is_causal masks top-left", 0) == 0);
+}

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """A test-only attention grid around the split-KV limit: chunked prefill (a few to a few hundred
 queries over 1k-16k cached keys; fewer (head, query block) items than SMs at small batch) and
-decode around the batch where items fill the SMs. Every op is marked "holdout": this set is
-never fitted, only scored. Ids follow op_grid.py's attention naming.
+decode around the batch where items fill the SMs. Ids and the fit/holdout split follow
+op_grid.py (split_of: a hash of the id).
 
     python3 attention_grid.py > attention.jsonl
     python3 measure_ops.py --input attention.jsonl --out results.json
@@ -10,7 +10,7 @@ never fitted, only scored. Ids follow op_grid.py's attention naming.
 import json
 import sys
 
-from op_grid import attention
+from op_grid import attention, split_of
 
 
 def grid():
@@ -27,7 +27,7 @@ def grid():
     for op in ops:
         if op["id"] not in seen:
             seen.add(op["id"])
-            op["split"] = "holdout"
+            op["split"] = split_of(op["id"])
             out.append(op)
     return out
 
