@@ -43,12 +43,14 @@ std::string fmt(double v, int digits) {
   return buf;
 }
 
-Fact* field(GpuSpec& gpu, const std::string& path) {
-  Fact* found = nullptr;
-  visit_fields(gpu, [&](const char* p, Fact& f, FieldRule) {
+// The Fact at a GPU description path (Fact* or const Fact*, as the spec is), or null.
+template <class Spec>
+auto* field(Spec& gpu, const std::string& path) {
+  decltype(&gpu.compute.sm_count) found = nullptr;
+  visit_fields(gpu, [&](const char* p, auto& f, FieldRule) {
     if (path == p) found = &f;
   });
-  visit_model_fields(gpu.model, [&](const char* p, Fact& f, FieldRule) {
+  visit_model_fields(gpu.model, [&](const char* p, auto& f, FieldRule) {
     if (path == std::string("model/") + p) found = &f;
   });
   return found;
@@ -66,7 +68,7 @@ struct Context {
       out.warnings.push_back(bench + ": no usable value for " + path);
       return;
     }
-    double previous = field(const_cast<GpuSpec&>(gpu), path)->value;
+    double previous = field(gpu, path)->value;
     out.figures.push_back(
         {path, value, previous, bench,
          "measured: " + device + ", " + date + ": ridgeline-gpu-bench " + how + " (" + label + ")",
