@@ -65,8 +65,9 @@ void parse_records(Dataset& d, const nlohmann::json& records, const std::string&
     m.op = parse_op(op_fields(r), where, id);
     if (const auto* a = std::get_if<AttentionOp>(&m.op.shape);
         a && a->causal && a->q_len < a->kv_len && r.value("mask", "") != "bottom_right") {
-      d.skipped.push_back(id + ": PyTorch's is_causal masks top-left when queries are fewer than "
-                               "keys, not the bottom-right (chunked prefill) mask the model means");
+      d.skipped.push_back(id +
+                          ": PyTorch's is_causal masks top-left when queries are fewer than "
+                          "keys, not the bottom-right (chunked prefill) mask the model means");
       continue;
     }
     m.split = r.value("split", "");
