@@ -114,7 +114,7 @@ Command add_calibrate_command(CLI::App& app) {
   struct Options {
     std::string gpu = "h100-sxm";
     std::vector<std::string> data, hardware, workloads;
-    std::string out;
+    std::string out, report;
     bool force = false;
     RunOptions run;
   };
@@ -134,6 +134,8 @@ Command add_calibrate_command(CLI::App& app) {
                   "launch/python_eager_us on; repeatable");
   fit->add_option("--out", o->out, "Where to write the calibrated profile (JSON)");
   fit->add_flag("--force", o->force, "Write the profile even when the fit or the data look wrong");
+  fit->add_option("--report", o->report,
+                  "Also write every measured kernel's error before and after the fit (JSON)");
   CLI::App* run = cal->add_subcommand("run", "Run the CUDA microbenchmarks on this machine's GPU");
   run->add_option("--out", o->run.out, "Measurements file to write (default measurements.json)");
   run->add_option("--bench", o->run.bench,
@@ -160,6 +162,11 @@ Command add_calibrate_command(CLI::App& app) {
     std::cout << "ridgeline calibrate fit: " << gpu.name << " from " << c.kernels
               << " measured kernels\n";
     print_fit_report(std::cout, c.parts);
+    if (!o->report.empty()) {
+      std::ofstream report(o->report);
+      if (!report) throw InputError("--report " + o->report + ": cannot write file");
+      print_fit_cases_json(report, c.before, c.after);
+    }
     for (const auto& p : c.problems) std::cerr << "ridgeline: warning: " << p << "\n";
     if (o->out.empty()) return c.problems.empty() ? 0 : 1;
     if (!c.problems.empty() && !o->force) {

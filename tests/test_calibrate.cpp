@@ -261,3 +261,24 @@ TEST_CASE("calibrate: a huge spread between samples is caught", "[calibrate][err
         "gemm-bf16-4096x4096x4096: its slowest samples (p90) took 1.60x its fastest (p10): a busy "
         "or throttling GPU?");
 }
+
+TEST_CASE("calibrate: clocks that moved during a run are reported", "[calibrate][errors]") {
+  nlohmann::json doc = read_json_file(src("validate/data/h200-sxm-calibration-2026-12-01.json"));
+  std::string path = std::string(RIDGELINE_BINARY_DIR) + "/drifted-run.json";
+  CalibrationInputs in;
+  in.data = {path};
+  GpuSpec start = load_gpu("h200-sxm", {}, "none");
+  auto& checks = doc["meta"]["pytorch"]["reference_checks"];
+  // 10% apart is still a warm GPU's drift; just over it is not.
+  checks.back()["ref-gemm-bf16-4096x4096x4096"] =
+      checks.front()["ref-gemm-bf16-4096x4096x4096"].get<double>() * 1.099;
+  std::ofstream(path) << doc.dump();
+  CHECK(calibrate(start, in).problems.empty());
+  checks.back()["ref-gemm-bf16-4096x4096x4096"] =
+      checks.front()["ref-gemm-bf16-4096x4096x4096"].get<double>() * 1.11;
+  std::ofstream(path) << doc.dump();
+  auto problems = calibrate(start, in).problems;
+  REQUIRE(problems.size() == 1);
+  CHECK(problems[0].find("drifted-run.json: the reference 4096^3 GEMM took 205 to 228 us during "
+                         "the run: clocks throttled or the GPU was shared") != std::string::npos);
+}

@@ -42,6 +42,31 @@ std::string provenance_of(const Dataset& d, const CalibrationInputs& in) {
               : " (launch/python_eager_us: eager runs of " + join(in.workloads) + ")");
 }
 
+// The reference GEMM measure_ops.py times at the start, during and at the end of a run: when it
+// slowed (or sped up) by more than kMaxReferenceDrift, the GPU's clocks moved under the run.
+constexpr double kMaxReferenceDrift = 0.10;
+std::string reference_drift(const nlohmann::json& doc, const std::string& path) {
+  if (!doc.is_object() || !doc.contains("meta") || !doc["meta"].is_object()) return "";
+  const nlohmann::json& meta = doc["meta"];
+  const nlohmann::json* checks = nullptr;
+  if (meta.contains("reference_checks")) checks = &meta["reference_checks"];
+  if (meta.contains("pytorch") && meta["pytorch"].is_object() &&
+      meta["pytorch"].contains("reference_checks"))
+    checks = &meta["pytorch"]["reference_checks"];
+  if (!checks || !checks->is_array()) return "";
+  double lo = INFINITY, hi = 0;
+  for (const auto& c : *checks) {
+    auto it = c.find("ref-gemm-bf16-4096x4096x4096");
+    if (it == c.end() || !it->is_number()) continue;
+    lo = std::min(lo, it->get<double>());
+    hi = std::max(hi, it->get<double>());
+  }
+  if (!(hi > 0) || hi / lo - 1 <= kMaxReferenceDrift) return "";
+  return path + ": the reference 4096^3 GEMM took " + std::to_string((int)std::round(lo)) + " to " +
+         std::to_string((int)std::round(hi)) +
+         " us during the run: clocks throttled or the GPU was shared";
+}
+
 void append(std::vector<std::string>& to, const std::vector<std::string>& more) {
   to.insert(to.end(), more.begin(), more.end());
 }
@@ -73,6 +98,10 @@ Calibration calibrate(const GpuSpec& start, const CalibrationInputs& in) {
     append(c.problems, f.warnings);
   }
   apply_figures(gpu, parts.figures);  // the fit then works from this card's own figures
+  for (const auto& path : in.data) {
+    std::string drift = reference_drift(read_json_file(path), path);
+    if (!drift.empty()) c.problems.push_back(drift);
+  }
   Dataset data = load_datasets(in.data);
   c.kernels = data.records.size();
   append(c.problems, suspicious_measurements(gpu, data));
@@ -95,6 +124,8 @@ Calibration calibrate(const GpuSpec& start, const CalibrationInputs& in) {
     parts.checks.insert(parts.checks.end(), f.checks.begin(), f.checks.end());
   }
   per_family(parts, score(data, gpu, "holdout"), score(data, parts.fit.fitted, "holdout"));
+  c.before = score(data, gpu, "all");
+  c.after = score(data, parts.fit.fitted, "all");
   parts.source = provenance_of(data, in);
   return c;
 }

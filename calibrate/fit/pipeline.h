@@ -4,10 +4,10 @@
 //      and replace the description's datasheet/published values;
 //   2. the model's parameters are fitted to the measured kernels' fit split (fit.h);
 //   3. with workload runs given, the eager launch cost is fitted to their eager runs
-//   (launch_fit.h);
+//      (launch_fit.h);
 //   4. the suite's other points are set beside the fitted values as cross-checks.
-// Loud problems (broken-looking points, a poor fit, parameters at bounds) are collected; the
-// caller decides whether a profile may still be written.
+// Loud problems (broken-looking points, clocks that moved during a run, a poor fit, parameters at
+// bounds) are collected; the caller decides whether a profile may still be written.
 #pragma once
 
 #include "calibrate/fit/profile.h"
@@ -27,6 +27,7 @@ struct Calibration {
   ProfileParts parts;
   size_t kernels = 0;                 // measured kernels read (both splits)
   std::vector<std::string> problems;  // each a warning; non-empty: no profile without --force
+  Scorecard before, after;            // every measured kernel, both splits, before and after
 };
 
 // `start`: the GPU description without any profile (the architecture's priors).

@@ -6,6 +6,8 @@
 
 #include "cli/views/views.h"
 
+#include <nlohmann/json.hpp>
+
 #include <iomanip>
 
 namespace ridgeline {
@@ -79,6 +81,24 @@ void print_fit_report(std::ostream& os, const ProfileParts& parts) {
          << c.unit << ": " << c.model_is << "\n";
     }
   }
+}
+
+void print_fit_cases_json(std::ostream& os, const Scorecard& before, const Scorecard& after) {
+  nlohmann::ordered_json cases = nlohmann::ordered_json::array();
+  for (size_t i = 0; i < after.cases.size() && i < before.cases.size(); ++i) {
+    const CaseResult& b = before.cases[i];
+    const CaseResult& a = after.cases[i];
+    cases.push_back({{"id", a.id},
+                     {"family", a.family},
+                     {"split", a.split},
+                     {"measured_us", a.measured_us},
+                     {"before_us", b.predicted_us},
+                     {"after_us", a.predicted_us},
+                     {"before_error", b.error()},
+                     {"after_error", a.error()}});
+  }
+  nlohmann::ordered_json doc = {{"gpu", after.gpu}, {"data", after.dataset}, {"cases", cases}};
+  os << doc.dump(1) << "\n";
 }
 
 }  // namespace ridgeline

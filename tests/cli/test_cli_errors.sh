@@ -66,6 +66,7 @@ expect "cross-GPU baseline holds (H200 from the H100 profile)" 0 "profile hardwa
 expect "H200 baseline holds (profile from one calibrate run)" 0 "ok    kernels/attention" -- "$bin" validate --check validate/accuracy_baseline_h200_from_run.json
 expect "predict with a calibrated profile says which" 0 "(profile validate/profiles/h200-sxm-from-calibrate-run-2026-12-01.json (given))" -- "$bin" predict --gpu h200-sxm --profile validate/profiles/h200-sxm-from-calibrate-run-2026-12-01.json --model llama-3-8b --phase decode --batch 8 --kv-len 512
 expect "a missing profile file" 1 "/nope/profile.json: cannot open file" -- "$bin" op --profile /nope/profile.json --op gemm --m 64 --n 64 --k 64
+expect "calibrate fit --report to an unwritable path" 1 "--report /nonexistent/r.json: cannot write file" -- "$bin" calibrate fit --gpu h200-sxm --data validate/data/h200-sxm-calibration-quick-2026-12-01.json --report /nonexistent/r.json
 expect "a worse GEMM model fails the baseline" 1 "WORSE kernels/gemm" -- "$bin" validate --check validate/accuracy_baseline.json --set model.gemm.tiles.shapes.0.efficiency=0.6
 expect "a worse launch cost fails the baseline" 1 "WORSE steps/decode-eager" -- "$bin" validate --check validate/accuracy_baseline.json --set launch.python_eager_us=30
 cat > "$tmp/broken-data.json" <<'EOD'
