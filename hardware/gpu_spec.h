@@ -87,6 +87,16 @@ struct ModelParams {
   struct {
     Fact latency_us;  // fixed cost of a kernel on the GPU beyond its launch gap
   } kernel;
+  // Clocks under a power limit: busy tensor cores on every SM pull the clock down (~1.4 GHz at
+  // 700 W on H100/H200); with few SMs busy the GPU runs at its maximum clock. Efficiencies are
+  // fitted mostly on full-chip kernels, so a kernel that keeps at most boost_below_fraction of
+  // the SMs busy computes few_sm_speedup times faster, falling linearly to no speed-up at
+  // boost_above_fraction.
+  struct {
+    Fact few_sm_speedup;
+    Fact boost_below_fraction;
+    Fact boost_above_fraction;
+  } power;
   struct {
     Fact hbm_efficiency;          // achievable fraction of HBM bandwidth, streaming
     Fact l2_efficiency;           // achievable fraction of L2 bandwidth
@@ -188,6 +198,9 @@ void visit_fields(Spec& s, F&& f) {
 template <class Params, class F>
 void visit_model_fields(Params& p, F&& f) {
   f("kernel/latency_us", p.kernel.latency_us, FieldRule::NonNegative);
+  f("power/few_sm_speedup", p.power.few_sm_speedup, FieldRule::Positive);
+  f("power/boost_below_fraction", p.power.boost_below_fraction, FieldRule::Fraction);
+  f("power/boost_above_fraction", p.power.boost_above_fraction, FieldRule::Fraction);
   f("memory/hbm_efficiency", p.memory.hbm_efficiency, FieldRule::Fraction);
   f("memory/l2_efficiency", p.memory.l2_efficiency, FieldRule::Fraction);
   f("memory/sm_bytes_per_clk", p.memory.sm_bytes_per_clk, FieldRule::Positive);

@@ -124,7 +124,8 @@ OpCost attention_cost(const AttentionOp& a, const GpuSpec& gpu) {
   double cycles = schedule(head, l.head_items, slots, a.causal) + p.prologue_cycles.value;
 
   OpCost c;
-  c.compute_us = cycles / clock_MHz(gpu, unit);
+  double active_sms = std::min(sm_count(gpu), std::ceil(items / cta_per_sm));
+  c.compute_us = cycles / (clock_MHz(gpu, unit) * clock_boost(gpu, active_sms));
   double e = dtype_bytes(a.dtype);
   OpWork w = op_work(Op{"", a, false});
   double kv_tile_reads = total_blocks * bn * d * e * 2;
@@ -148,7 +149,7 @@ OpCost attention_cost(const AttentionOp& a, const GpuSpec& gpu) {
   c.detail.ctas = items;
   c.detail.waves = cycles / max_item;
   c.detail.wave_efficiency = total_cycles / (slots * cycles);
-  c.detail.active_sms = std::min(sm_count(gpu), std::ceil(items / cta_per_sm));
+  c.detail.active_sms = active_sms;
   c.detail.l2_hit_fraction = hit;
   // Split-KV partials are merged by a second kernel; the backward pass runs a preprocessing
   // kernel (rowsum of dO * O) and a dQ conversion (fp32 to 16-bit) around its main kernel, and

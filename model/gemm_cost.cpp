@@ -81,7 +81,8 @@ std::optional<OpCost> cost_with_tile(const GemmOp& g, const GpuSpec& gpu, MathUn
   double cycles_per_tile =
       2 * tm * tn * k_per_cta / (ops_per_cycle * choice.efficiency) + p.tile_overhead_cycles.value;
   OpCost c;
-  c.compute_us = waves * cycles_per_tile / clock_MHz(gpu, unit);
+  double active_sms = std::min(sm_count(gpu), std::ceil(ctas / cta_per_sm));
+  c.compute_us = waves * cycles_per_tile / (clock_MHz(gpu, unit) * clock_boost(gpu, active_sms));
   if (c.compute_us > prune_above_us) return std::nullopt;
   double workspace = split > 1 ? 2 * batch * m * n * 4 * split : 0;  // fp32 partials, out and back
   double e_b = g.weight_bits > 0 ? g.weight_bits / 8.0 : e_in;       // weight-only quantized B
@@ -99,7 +100,7 @@ std::optional<OpCost> cost_with_tile(const GemmOp& g, const GpuSpec& gpu, MathUn
   c.detail.waves = waves;
   c.detail.wave_efficiency = (m * n * batch * k) / (waves * slots * tm * tn * k_per_cta);
   c.detail.alignment_bytes = align;
-  c.detail.active_sms = std::min(sm_count(gpu), std::ceil(ctas / cta_per_sm));
+  c.detail.active_sms = active_sms;
   c.detail.l2_hit_fraction = 1.0;
   c.detail.kernels = split > 1 ? 2 : 1;  // split-K partials are summed by a second kernel
   c.detail.hbm_efficiency = p.hbm_efficiency.value;

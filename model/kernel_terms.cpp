@@ -143,4 +143,13 @@ void finish(const GpuSpec& gpu, OpCost& c) {
                     "kernel time must be finite and positive");
 }
 
+double clock_boost(const GpuSpec& gpu, double active_sms) {
+  const auto& p = gpu.model.power;
+  double f = active_sms / sm_count(gpu);
+  double lo = p.boost_below_fraction.value, hi = p.boost_above_fraction.value;
+  if (f <= lo) return p.few_sm_speedup.value;
+  if (f >= hi) return 1.0;
+  return 1.0 + (p.few_sm_speedup.value - 1.0) * (hi - f) / (hi - lo);
+}
+
 }  // namespace ridgeline

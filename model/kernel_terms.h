@@ -31,6 +31,10 @@ double vector_seconds(const GpuSpec& gpu, double vector_flops, double sfu_ops, d
 // What a kernel costs beyond its work when replayed from a CUDA graph: the launch gap, a fixed
 // latency, and the memory round trips (load, store drain) at HBM or, if it never misses, L2.
 double kernel_overhead_us(const GpuSpec& gpu, bool touches_hbm);
+// How much faster a kernel with `active_sms` busy SMs computes than a full-chip one, because the
+// clock rises when the GPU is below its power limit (model.power): few_sm_speedup at or below
+// boost_below_fraction of the SMs, 1 at or above boost_above_fraction, linear in between.
+double clock_boost(const GpuSpec& gpu, double active_sms);
 
 // Adds `us` of fixed cost (an extra pass, a helper kernel) to a finished cost.
 inline void add_overhead(OpCost& c, double us) {

@@ -1,5 +1,6 @@
 // Attention rules: causal imbalance, decode bound by the KV cache, GQA, split-KV, and L2 reuse
 // of K/V across query blocks on both sides of the L2 capacity.
+#include "model/kernel_terms.h"
 #include "test_helpers.h"
 
 using namespace ridgeline;
@@ -83,4 +84,23 @@ TEST_CASE("attention: the backward pass costs 2.5x the MMAs and its helper kerne
   Op mha = attention(1, 32, 32, 2048, 2048, true);
   std::get<AttentionOp>(mha.shape).backward = true;
   CHECK(predict_op(mha, g).detail.kernels == 3);
+}
+
+TEST_CASE("attention: few busy SMs compute faster (clock boost below the power limit)",
+          "[attention][rule][power]") {
+  GpuSpec g = load_gpu("h100-sxm", {"model.power.few_sm_speedup=1.2"});
+  double sms = g.compute.sm_count.value;
+  // Both sides of each limit: full speed-up at or below half the SMs, none with all busy.
+  CHECK(clock_boost(g, 0.5 * sms) == Approx(1.2));
+  CHECK(clock_boost(g, 0.25 * sms) == Approx(1.2));
+  CHECK(clock_boost(g, 0.75 * sms) == Approx(1.1));
+  CHECK(clock_boost(g, sms) == Approx(1.0));
+  GpuSpec none = load_gpu("h100-sxm", {"model.power.few_sm_speedup=1"});
+  // 32 items on 132 SMs: compute 1.2x faster; 8 x 32 x 8 items fill every SM: unchanged.
+  OpCost few = predict_op(attention(1, 32, 8, 128, 4096, false), g);
+  OpCost few0 = predict_op(attention(1, 32, 8, 128, 4096, false), none);
+  CHECK(few0.compute_us / few.compute_us == Approx(1.2));
+  OpCost full = predict_op(attention(8, 32, 8, 2048, 2048, false), g);
+  OpCost full0 = predict_op(attention(8, 32, 8, 2048, 2048, false), none);
+  CHECK(full0.compute_us == Approx(full.compute_us));
 }

@@ -41,25 +41,27 @@ GpuSpec with(const GpuSpec& base, const std::vector<FitKnob>& knobs, const Eigen
   return g;
 }
 
-// Whether knob i changes any fit-split residual around x (a knob no fitted case depends on,
-// such as attention's when the data hold no attention, cannot be fitted).
-bool moves_residuals(const GpuSpec& gpu, const std::vector<FitKnob>& knobs,
-                     const Eigen::VectorXd& x, Eigen::Index i, const std::vector<double>& r,
-                     const Dataset& data) {
+// How many fit cases knob i moves by more than 1% when it moves a tenth of its range from x
+// (inward at a bound). A knob no case depends on (attention's when the data hold no attention)
+// cannot be identified: it keeps its prior.
+int sensitive_cases(const GpuSpec& gpu, const std::vector<FitKnob>& knobs, const Eigen::VectorXd& x,
+                    Eigen::Index i, const std::vector<double>& r, const Dataset& data) {
   Eigen::VectorXd xp = x;
-  double h = 0.01 * (knobs[i].hi - knobs[i].lo);
+  double h = 0.1 * (knobs[i].hi - knobs[i].lo);
   xp[i] = x[i] + h <= knobs[i].hi ? x[i] + h : x[i] - h;
   std::vector<double> rp = residuals(with(gpu, knobs, xp), data);
-  for (size_t k = 0; k < r.size(); ++k) {
-    if (std::fabs(rp[k] - r[k]) > 1e-12) return true;
-  }
-  return false;
+  int n = 0;
+  for (size_t k = 0; k < r.size(); ++k) n += std::fabs(rp[k] - r[k]) > 0.01;
+  return n;
 }
 
 }  // namespace
 
 std::vector<FitKnob> default_knobs(const GpuSpec& gpu) {
   std::vector<FitKnob> k;
+  k.push_back(knob("model/power/few_sm_speedup", 1.0, 1.6,
+                   [](GpuSpec& g) -> Fact& { return g.model.power.few_sm_speedup; }));
+  k.back().lower_bound_is_neutral = true;  // 1 = no clock boost seen
   k.push_back(knob("model/memory/hbm_efficiency", 0.5, 1.0,
                    [](GpuSpec& g) -> Fact& { return g.model.memory.hbm_efficiency; }));
   k.push_back(knob("model/memory/l2_efficiency", 0.3, 1.0,
@@ -124,20 +126,18 @@ FitScore score_fit(const GpuSpec& gpu, const Dataset& data) {
   return score_errors(errors);
 }
 
-FitResult fit_parameters(const GpuSpec& gpu, const Dataset& data,
-                         const std::vector<FitKnob>& knobs) {
+namespace {
+
+// Levenberg-Marquardt over `knobs` (all identifiable); fills fitted, after, iterations and x.
+FitResult levenberg_marquardt(const GpuSpec& gpu, const Dataset& data,
+                              const std::vector<FitKnob>& knobs, Eigen::VectorXd& x) {
   const Eigen::Index n = (Eigen::Index)knobs.size();
-  Eigen::VectorXd x(n), lo(n), hi(n);
-  for (Eigen::Index i = 0; i < n; ++i) {
-    lo[i] = knobs[i].lo;
-    hi[i] = knobs[i].hi;
-    x[i] = std::clamp(knobs[i].get(gpu), lo[i], hi[i]);
-  }
+  Eigen::VectorXd lo(n), hi(n);
+  for (Eigen::Index i = 0; i < n; ++i) lo[i] = knobs[i].lo, hi[i] = knobs[i].hi;
   FitResult result;
-  result.before = score_fit(gpu, data);
   std::vector<double> r = residuals(with(gpu, knobs, x), data);
   double c = cost(r), lambda = 1e-2;
-  for (int it = 0; it < 40; ++it) {
+  for (int it = 0; it < 40 && n > 0; ++it) {
     result.iterations = it + 1;
     Eigen::Index m = (Eigen::Index)r.size();
     Eigen::MatrixXd J(m, n);
@@ -172,14 +172,41 @@ FitResult fit_parameters(const GpuSpec& gpu, const Dataset& data,
     if (!improved) break;
   }
   result.fitted = with(gpu, knobs, x);
+  return result;
+}
+
+}  // namespace
+
+FitResult fit_parameters(const GpuSpec& gpu, const Dataset& data,
+                         const std::vector<FitKnob>& knobs) {
+  const Eigen::Index n = (Eigen::Index)knobs.size();
+  Eigen::VectorXd start(n);
+  for (Eigen::Index i = 0; i < n; ++i)
+    start[i] = std::clamp(knobs[i].get(gpu), knobs[i].lo, knobs[i].hi);
+  std::vector<double> r0 = residuals(with(gpu, knobs, start), data);
+  std::vector<int> cases(n);
+  std::vector<FitKnob> active;
+  std::vector<Eigen::Index> active_index;
+  for (Eigen::Index i = 0; i < n; ++i) {
+    cases[i] = sensitive_cases(gpu, knobs, start, i, r0, data);
+    if (cases[i] >= kMinSensitiveCases) active.push_back(knobs[i]), active_index.push_back(i);
+  }
+  Eigen::VectorXd x((Eigen::Index)active.size());
+  for (size_t j = 0; j < active.size(); ++j) x[(Eigen::Index)j] = start[active_index[j]];
+  FitResult result = levenberg_marquardt(with(gpu, knobs, start), data, active, x);
+  result.before = score_fit(gpu, data);
   result.after = score_fit(result.fitted, data);
   for (Eigen::Index i = 0; i < n; ++i) {
-    bool at_bound = std::fabs(x[i] - lo[i]) < 1e-6 * (hi[i] - lo[i]) ||
-                    std::fabs(x[i] - hi[i]) < 1e-6 * (hi[i] - lo[i]);
-    bool unconstrained = !moves_residuals(gpu, knobs, x, i, r, data);
+    auto it = std::find(active_index.begin(), active_index.end(), i);
+    double value = it == active_index.end() ? start[i] : x[it - active_index.begin()];
+    double span = knobs[i].hi - knobs[i].lo;
+    bool unconstrained = cases[i] < kMinSensitiveCases;
+    bool at_lo = std::fabs(value - knobs[i].lo) < 1e-6 * span;
+    bool at_bound = !unconstrained && ((at_lo && !knobs[i].lower_bound_is_neutral) ||
+                                       std::fabs(value - knobs[i].hi) < 1e-6 * span);
     result.params.push_back(
-        {knobs[i].path, knobs[i].get(gpu), x[i], at_bound && !unconstrained, unconstrained});
-    if (at_bound && !unconstrained)
+        {knobs[i].path, knobs[i].get(gpu), value, at_bound, unconstrained, cases[i]});
+    if (at_bound)
       result.warnings.push_back(knobs[i].path +
                                 " ended at its bound; the model may miss an effect");
   }

@@ -23,6 +23,7 @@ struct FitKnob {
   double lo = 0, hi = 1;
   std::function<double(const GpuSpec&)> get;
   std::function<void(GpuSpec&, double)> set;
+  bool lower_bound_is_neutral = false;  // ending at lo means "no such effect", not a problem
 };
 
 std::vector<FitKnob> default_knobs(const GpuSpec& gpu);
@@ -36,8 +37,13 @@ struct FittedParam {
   std::string path;
   double previous = 0, value = 0;
   bool at_bound = false;
-  bool unconstrained = false;  // no fitted case depends on it: it kept its previous value
+  bool unconstrained = false;  // too few fitted cases depend on it: it kept its previous value
+  int sensitive_cases = 0;     // fit cases it moves by more than 1% over a tenth of its range
 };
+
+// A knob that fewer fit cases depend on cannot be identified and keeps its prior (one case is
+// enough: misaligned GEMMs are few in any grid, and their knobs still matter).
+constexpr int kMinSensitiveCases = 1;
 
 struct FitResult {
   std::vector<FittedParam> params;
