@@ -98,5 +98,28 @@ for f in examples/gpus/*.json; do
   expect "example GPU $f" 0 "Figures" -- "$bin" gpus show "$f"
 done
 
+# calibrate run's orchestration without a GPU: a stand-in suite (copies a committed suite file)
+# and a stand-in python3 whose torch probe succeeds and whose measure_ops.py writes a subset of a
+# committed PyTorch data set; the run must merge both into one file that calibrate fit reads.
+fake=$tmp/fake
+mkdir -p "$fake/bin" "$fake/scripts"
+printf '#!/bin/bash\ncp %q "$2"\n' "$PWD/validate/data/h200-sxm-gpubench-2026-11-29.json" > "$fake/bin/suite"
+printf '#!/bin/bash\n[ "$1" = "-c" ] && exit 0\nexec /usr/bin/env -u PATH %q "$@"\n' "$(command -v python3)" > "$fake/bin/python3"
+chmod +x "$fake/bin/suite" "$fake/bin/python3"
+cat > "$fake/scripts/op_grid.py" <<'PY'
+print('{"id": "stand-in grid"}')
+PY
+cat > "$fake/scripts/measure_ops.py" <<PY
+import json, re, sys
+a = sys.argv
+only = re.compile(a[a.index("--only") + 1])
+d = json.load(open("$PWD/validate/data/h200-sxm-ops-2026-11-29.json"))
+d["records"] = [r for r in d["records"] if only.search(r["id"])]
+json.dump(d, open(a[a.index("--out") + 1], "w"))
+PY
+expect "calibrate run merges the suite and PyTorch's kernels" 0 "measurements in $tmp/run.json" -- env PATH="$fake/bin:$PATH" "$bin" calibrate run --bench "$fake/bin/suite" --scripts "$fake/scripts" --pytorch on --out "$tmp/run.json"
+expect "the merged file holds both" 0 "211 records, 199 benchmarks" -- python3 -c "import json; d = json.load(open('$tmp/run.json')); print(len(d['records']), 'records,', len(d['benchmarks']), 'benchmarks', 'pytorch' in d['meta'])"
+expect "calibrate fit reads the merged file" 0 "from 326 measured kernels" -- "$bin" calibrate fit --gpu h200-sxm --data "$tmp/run.json"
+
 echo "$pass passed, $failures failed"
 [[ $failures -eq 0 ]]
