@@ -4,8 +4,8 @@
 // stores them under "measured"; they apply to that GPU, and those that are properties of the
 // architecture rather than of the card's size (latencies, launch costs, bytes per clock per SM)
 // also to another GPU of the same architecture that has no profile of its own. What the suite
-// measures but the model takes from a fit instead (HBM efficiency, graph launch gap) or from the
-// datasheet (peaks) is reported as a cross-check beside the fitted or stated value.
+// measures but the model takes from a fit instead (HBM efficiency) or from the datasheet (FP32
+// and tensor peaks) is reported as a cross-check beside the fitted or stated value.
 //
 //   SuiteFigures f = suite_figures(doc, gpu, "validate/data/h200-sxm-gpubench-2026-11-29.json");
 //   memory/hbm/latency_ns    336.3   (was 348, published)   memory/latency/hbm
