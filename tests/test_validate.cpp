@@ -116,45 +116,18 @@ TEST_CASE("dataset: ridgeline-gpu-bench files load their kernel points", "[valid
 
 TEST_CASE("dataset: PyTorch's causal chunked attention (top-left mask) is left out",
           "[validate][dataset]") {
+  auto causal_attention = [](const char* id, int q_len, double us) {
+    return nlohmann::json{{"id", id},        {"op", "attention"}, {"batch", 1},
+                          {"heads", 32},     {"kv_heads", 8},     {"head_dim", 128},
+                          {"q_len", q_len},  {"kv_len", 4096},    {"causal", true},
+                          {"dtype", "bf16"}, {"split", "fit"},    {"measured_us", us}};
+  };
+  nlohmann::json bottom_right = causal_attention("chunk-bottom-right", 128, 60.0);
+  bottom_right["mask"] = "bottom_right";
   nlohmann::json doc = {{"meta", nlohmann::json::object()},
                         {"records",
-                         {{{"id", "chunk-causal"},
-                           {"op", "attention"},
-                           {"batch", 1},
-                           {"heads", 32},
-                           {"kv_heads", 8},
-                           {"head_dim", 128},
-                           {"q_len", 128},
-                           {"kv_len", 4096},
-                           {"causal", true},
-                           {"dtype", "bf16"},
-                           {"split", "fit"},
-                           {"measured_us", 10.8}},
-                          {{"id", "chunk-bottom-right"},
-                           {"op", "attention"},
-                           {"batch", 1},
-                           {"heads", 32},
-                           {"kv_heads", 8},
-                           {"head_dim", 128},
-                           {"q_len", 128},
-                           {"kv_len", 4096},
-                           {"causal", true},
-                           {"mask", "bottom_right"},
-                           {"dtype", "bf16"},
-                           {"split", "fit"},
-                           {"measured_us", 60.0}},
-                          {{"id", "prefill-causal"},
-                           {"op", "attention"},
-                           {"batch", 1},
-                           {"heads", 32},
-                           {"kv_heads", 8},
-                           {"head_dim", 128},
-                           {"q_len", 4096},
-                           {"kv_len", 4096},
-                           {"causal", true},
-                           {"dtype", "bf16"},
-                           {"split", "fit"},
-                           {"measured_us", 400.0}}}}};
+                         {causal_attention("chunk-causal", 128, 10.8), bottom_right,
+                          causal_attention("prefill-causal", 4096, 400.0)}}};
   Dataset d = parse_dataset(doc, "t.json");
   REQUIRE(d.records.size() == 2);
   CHECK(d.records[0].op.id == "chunk-bottom-right");

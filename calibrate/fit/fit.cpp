@@ -41,18 +41,20 @@ GpuSpec with(const GpuSpec& base, const std::vector<FitKnob>& knobs, const Eigen
   return g;
 }
 
-// How many fit cases knob i moves by more than 1% when it moves a tenth of its range from x
+// Whether knob i moves any fit case by more than 1% when it moves a tenth of its range from x
 // (inward at a bound). A knob no case depends on (attention's when the data hold no attention)
-// cannot be identified: it keeps its prior.
-int sensitive_cases(const GpuSpec& gpu, const std::vector<FitKnob>& knobs, const Eigen::VectorXd& x,
-                    Eigen::Index i, const std::vector<double>& r, const Dataset& data) {
+// cannot be identified: it keeps its prior. One case is enough: misaligned GEMMs are few in any
+// grid, and their knobs still matter.
+bool identifiable(const GpuSpec& gpu, const std::vector<FitKnob>& knobs, const Eigen::VectorXd& x,
+                  Eigen::Index i, const std::vector<double>& r, const Dataset& data) {
   Eigen::VectorXd xp = x;
   double h = 0.1 * (knobs[i].hi - knobs[i].lo);
   xp[i] = x[i] + h <= knobs[i].hi ? x[i] + h : x[i] - h;
   std::vector<double> rp = residuals(with(gpu, knobs, xp), data);
-  int n = 0;
-  for (size_t k = 0; k < r.size(); ++k) n += std::fabs(rp[k] - r[k]) > 0.01;
-  return n;
+  for (size_t k = 0; k < r.size(); ++k) {
+    if (std::fabs(rp[k] - r[k]) > 0.01) return true;
+  }
+  return false;
 }
 
 }  // namespace
@@ -128,7 +130,8 @@ FitScore score_fit(const GpuSpec& gpu, const Dataset& data) {
 
 namespace {
 
-// Levenberg-Marquardt over `knobs` (all identifiable); fills fitted, after, iterations and x.
+// Levenberg-Marquardt over `knobs` (all identifiable), starting from and updating x; fills
+// fitted and iterations.
 FitResult levenberg_marquardt(const GpuSpec& gpu, const Dataset& data,
                               const std::vector<FitKnob>& knobs, Eigen::VectorXd& x) {
   const Eigen::Index n = (Eigen::Index)knobs.size();
@@ -184,12 +187,11 @@ FitResult fit_parameters(const GpuSpec& gpu, const Dataset& data,
   for (Eigen::Index i = 0; i < n; ++i)
     start[i] = std::clamp(knobs[i].get(gpu), knobs[i].lo, knobs[i].hi);
   std::vector<double> r0 = residuals(with(gpu, knobs, start), data);
-  std::vector<int> cases(n);
   std::vector<FitKnob> active;
   std::vector<Eigen::Index> active_index;
   for (Eigen::Index i = 0; i < n; ++i) {
-    cases[i] = sensitive_cases(gpu, knobs, start, i, r0, data);
-    if (cases[i] >= kMinSensitiveCases) active.push_back(knobs[i]), active_index.push_back(i);
+    if (identifiable(gpu, knobs, start, i, r0, data))
+      active.push_back(knobs[i]), active_index.push_back(i);
   }
   Eigen::VectorXd x((Eigen::Index)active.size());
   for (size_t j = 0; j < active.size(); ++j) x[(Eigen::Index)j] = start[active_index[j]];
@@ -200,12 +202,11 @@ FitResult fit_parameters(const GpuSpec& gpu, const Dataset& data,
     auto it = std::find(active_index.begin(), active_index.end(), i);
     double value = it == active_index.end() ? start[i] : x[it - active_index.begin()];
     double span = knobs[i].hi - knobs[i].lo;
-    bool unconstrained = cases[i] < kMinSensitiveCases;
+    bool unconstrained = it == active_index.end();
     bool at_lo = std::fabs(value - knobs[i].lo) < 1e-6 * span;
     bool at_bound = !unconstrained && ((at_lo && !knobs[i].lower_bound_is_neutral) ||
                                        std::fabs(value - knobs[i].hi) < 1e-6 * span);
-    result.params.push_back(
-        {knobs[i].path, knobs[i].get(gpu), value, at_bound, unconstrained, cases[i]});
+    result.params.push_back({knobs[i].path, knobs[i].get(gpu), value, at_bound, unconstrained});
     if (at_bound)
       result.warnings.push_back(knobs[i].path +
                                 " ended at its bound; the model may miss an effect");

@@ -37,13 +37,8 @@ struct FittedParam {
   std::string path;
   double previous = 0, value = 0;
   bool at_bound = false;
-  bool unconstrained = false;  // too few fitted cases depend on it: it kept its previous value
-  int sensitive_cases = 0;     // fit cases it moves by more than 1% over a tenth of its range
+  bool unconstrained = false;  // no fitted case depends on it: it kept its previous value
 };
-
-// A knob that fewer fit cases depend on cannot be identified and keeps its prior (one case is
-// enough: misaligned GEMMs are few in any grid, and their knobs still matter).
-constexpr int kMinSensitiveCases = 1;
 
 struct FitResult {
   std::vector<FittedParam> params;

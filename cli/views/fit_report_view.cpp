@@ -39,9 +39,7 @@ void print_fit_report(std::ostream& os, const ProfileParts& parts) {
     os << "  " << std::left << std::setw(40) << p.path << std::right << std::setw(10)
        << fixed(p.previous, 3) << std::setw(12) << fixed(p.value, 3)
        << (p.at_bound        ? "   (at bound)"
-           : p.unconstrained ? (p.sensitive_cases == 0
-                                    ? std::string("   (no data: kept)")
-                                    : "   (" + std::to_string(p.sensitive_cases) + " cases: kept)")
+           : p.unconstrained ? "   (no data: kept)"
                              : "")
        << "\n";
   }
