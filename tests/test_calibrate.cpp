@@ -147,7 +147,7 @@ TEST_CASE("calibrate: the suite's raw points become measured hardware figures", 
       0);
   apply_figures(gpu, f.figures);
   CHECK(gpu.memory.hbm.latency_ns.source.kind == SourceKind::Measured);
-  CHECK(f.checks.size() >= 5);
+  CHECK(suite_checks(h200_suite(), gpu).size() >= 5);
 }
 
 TEST_CASE("calibrate: broken suite points are reported", "[calibrate][errors]") {

@@ -13,19 +13,6 @@ namespace {
 
 using Documents = std::vector<std::pair<std::string, nlohmann::json>>;
 
-// --hardware files, else every data file that is a ridgeline-gpu-bench measurements file.
-Documents suite_documents(const CalibrationInputs& in) {
-  Documents out;
-  for (const auto& path : in.hardware.empty() ? in.data : in.hardware) {
-    nlohmann::json doc = read_json_file(path);
-    if (is_suite_document(doc))
-      out.emplace_back(path, std::move(doc));
-    else if (!in.hardware.empty())
-      throw InputError("--hardware " + path + ": not a ridgeline-gpu-bench measurements file");
-  }
-  return out;
-}
-
 std::string join(const std::vector<std::string>& v) {
   std::string list;
   for (const auto& f : v) list += (list.empty() ? "" : ", ") + f;
@@ -91,18 +78,31 @@ Calibration calibrate(const GpuSpec& start, const CalibrationInputs& in) {
   Calibration c;
   ProfileParts& parts = c.parts;
   GpuSpec gpu = start;
-  Documents suites = suite_documents(in);
+  // Each file is read once: its kernels, its reference-GEMM drift and, without --hardware, the
+  // suite points it holds.
+  Documents suites;
+  for (const auto& path : in.hardware) {
+    nlohmann::json doc = read_json_file(path);
+    if (!is_suite_document(doc))
+      throw InputError("--hardware " + path + ": not a ridgeline-gpu-bench measurements file");
+    suites.emplace_back(path, std::move(doc));
+  }
+  std::vector<std::string> drifts;
+  Dataset data = load_merged<Dataset>(in.data, [&](const std::string& path) {
+    nlohmann::json doc = read_json_file(path);
+    std::string drift = reference_drift(doc, path);
+    if (!drift.empty()) drifts.push_back(drift);
+    Dataset d = parse_dataset(doc, path);
+    if (in.hardware.empty() && is_suite_document(doc)) suites.emplace_back(path, std::move(doc));
+    return d;
+  });
   for (const auto& [path, doc] : suites) {
     SuiteFigures f = suite_figures(doc, gpu, path);
     parts.figures.insert(parts.figures.end(), f.figures.begin(), f.figures.end());
     append(c.problems, f.warnings);
   }
   apply_figures(gpu, parts.figures);  // the fit then works from this card's own figures
-  for (const auto& path : in.data) {
-    std::string drift = reference_drift(read_json_file(path), path);
-    if (!drift.empty()) c.problems.push_back(drift);
-  }
-  Dataset data = load_datasets(in.data);
+  append(c.problems, drifts);
   c.kernels = data.records.size();
   append(c.problems, suspicious_measurements(gpu, data));
   // A measured figure is not fitted again (the graph launch gap, when the suite timed it).
@@ -120,8 +120,8 @@ Calibration calibrate(const GpuSpec& start, const CalibrationInputs& in) {
       c.problems.push_back("launch/python_eager_us ended at its bound; the eager runs look wrong");
   }
   for (const auto& [path, doc] : suites) {  // set beside the fitted values
-    SuiteFigures f = suite_figures(doc, parts.fit.fitted, path);
-    parts.checks.insert(parts.checks.end(), f.checks.begin(), f.checks.end());
+    std::vector<CrossCheck> checks = suite_checks(doc, parts.fit.fitted);
+    parts.checks.insert(parts.checks.end(), checks.begin(), checks.end());
   }
   per_family(parts, score(data, gpu, "holdout"), score(data, parts.fit.fitted, "holdout"));
   c.before = score(data, gpu, "all");

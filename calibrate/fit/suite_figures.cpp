@@ -79,11 +79,6 @@ struct Context {
                              " in the description: a broken measurement?");
     }
   }
-  void check(const std::string& what, double measured, double model, const std::string& unit,
-             const std::string& model_is) {
-    if (std::isfinite(measured) && std::isfinite(model))
-      out.checks.push_back({what, measured, model, unit, model_is});
-  }
 };
 
 void latency_figures(Context& c, const std::map<std::string, const json*>& pts) {
@@ -139,22 +134,28 @@ void other_figures(Context& c, const std::map<std::string, const json*>& pts) {
   }
 }
 
-void cross_checks(Context& c, const std::map<std::string, const json*>& pts) {
-  const GpuSpec& g = c.gpu;
+std::vector<CrossCheck> cross_checks(const GpuSpec& g,
+                                     const std::map<std::string, const json*>& pts) {
+  std::vector<CrossCheck> out;
+  auto check = [&](const std::string& what, double measured, double model, const std::string& unit,
+                   const std::string& model_is) {
+    if (std::isfinite(measured) && std::isfinite(model))
+      out.push_back({what, measured, model, unit, model_is});
+  };
   double hbm = g.memory.hbm.bandwidth_GBps.value;
   std::string eff = "model/memory/hbm_efficiency";
   for (const char* kind : {"read", "write", "copy"}) {
     auto it = pts.find(std::string("memory/hbm_") + kind);
     if (it != pts.end())
-      c.check(std::string("HBM ") + kind + " bandwidth / datasheet",
-              number(*it->second, "GBps") / hbm, g.model.memory.hbm_efficiency.value, "fraction",
-              eff);
+      check(std::string("HBM ") + kind + " bandwidth / datasheet",
+            number(*it->second, "GBps") / hbm, g.model.memory.hbm_efficiency.value, "fraction",
+            eff);
   }
   if (auto it = pts.find("compute/fp32_fma"); it != pts.end()) {
     const auto& ops = g.compute.ops_per_clk_per_sm[(int)MathUnit::VectorFp32];
     if (ops)
-      c.check("FP32 FMA throughput", number(*it->second, "flops_per_clk_per_sm_measured_clock"),
-              ops->value, "FLOP/clk/SM", "compute/ops_per_clk_per_sm/fp32");
+      check("FP32 FMA throughput", number(*it->second, "flops_per_clk_per_sm_measured_clock"),
+            ops->value, "FLOP/clk/SM", "compute/ops_per_clk_per_sm/fp32");
   }
   for (MathUnit u :
        {MathUnit::TensorBf16, MathUnit::TensorFp16, MathUnit::TensorTf32, MathUnit::TensorFp8}) {
@@ -164,9 +165,10 @@ void cross_checks(Context& c, const std::map<std::string, const json*>& pts) {
       if (name.rfind(prefix, 0) == 0) best = std::fmax(best, number(*p, "tflops"));
     }
     if (!has_unit(g, u)) continue;
-    c.check(std::string("best ") + math_unit_key(u) + " cuBLASLt GEMM", best, peak_tflops(g, u),
-            "TFLOP/s", "dense tensor peak at the tensor clock");
+    check(std::string("best ") + math_unit_key(u) + " cuBLASLt GEMM", best, peak_tflops(g, u),
+          "TFLOP/s", "dense tensor peak at the tensor clock");
   }
+  return out;
 }
 
 }  // namespace
@@ -191,8 +193,11 @@ SuiteFigures suite_figures(const json& doc, const GpuSpec& gpu, const std::strin
   latency_figures(c, pts);
   l2_bandwidth_figure(c, pts);
   other_figures(c, pts);
-  cross_checks(c, pts);
   return c.out;
+}
+
+std::vector<CrossCheck> suite_checks(const json& doc, const GpuSpec& gpu) {
+  return cross_checks(gpu, ok_points(doc));
 }
 
 void apply_figures(GpuSpec& gpu, const std::vector<MeasuredFigure>& figures) {

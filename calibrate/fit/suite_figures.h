@@ -43,15 +43,18 @@ struct CrossCheck {
 
 struct SuiteFigures {
   std::vector<MeasuredFigure> figures;
-  std::vector<CrossCheck> checks;
   std::vector<std::string> warnings;  // broken-looking points: no profile without --force
 };
 
 bool is_suite_document(const nlohmann::json& doc);
 
-// `doc` is a ridgeline-gpu-bench measurements file, `label` its path (named in provenance).
-// Checks compare against `gpu` as given (fitted values where a profile or fit applied).
+// `doc` is a ridgeline-gpu-bench measurements file, `label` its path (named in provenance);
+// each figure records the value it replaces in `gpu`.
 SuiteFigures suite_figures(const nlohmann::json& doc, const GpuSpec& gpu, const std::string& label);
+
+// The suite's points set beside `gpu`'s values for the same quantities (fitted values, after a
+// fit). `doc` must be a suite file (suite_figures checks that).
+std::vector<CrossCheck> suite_checks(const nlohmann::json& doc, const GpuSpec& gpu);
 
 // Writes each figure's value and provenance into the spec.
 void apply_figures(GpuSpec& gpu, const std::vector<MeasuredFigure>& figures);
