@@ -80,8 +80,7 @@ void apply_profile(nlohmann::json& gpu_doc, const ProfileUse& profile) {
                                gpu_doc.value("architecture", "?") + " GPU");
   }
   std::string source = r.string("source");
-  if (profile.description.find("same architecture") != std::string::npos)
-    source += " (profile of another GPU)";
+  if (!profile.own) source += " (profile of another GPU)";
   r.raw("fit");
   if (r.has("checks")) r.raw("checks");
   JsonReader& params = r.child("parameters");
