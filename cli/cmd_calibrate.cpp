@@ -7,6 +7,7 @@
 // unless --force.
 #include "calibrate/fit/pipeline.h"
 #include "cli/commands.h"
+#include "cli/output_file.h"
 #include "cli/views/fit_report_view.h"
 #include "cli/views/views.h"
 #include "common/errors.h"
@@ -163,8 +164,7 @@ Command add_calibrate_command(CLI::App& app) {
               << " measured kernels\n";
     print_fit_report(std::cout, c.parts);
     if (!o->report.empty()) {
-      std::ofstream report(o->report);
-      if (!report) throw InputError("--report " + o->report + ": cannot write file");
+      std::ofstream report = open_output("--report", o->report);
       print_fit_cases_json(report, c.before, c.after);
     }
     for (const auto& p : c.problems) std::cerr << "ridgeline: warning: " << p << "\n";
@@ -174,8 +174,7 @@ Command add_calibrate_command(CLI::App& app) {
                 << " problems above (--force writes it)\n";
       return 1;
     }
-    std::ofstream out(o->out);
-    if (!out) throw InputError("--out " + o->out + ": cannot write file");
+    std::ofstream out = open_output("--out", o->out);
     out << profile_json(gpu, c.parts).dump(2) << "\n";
     std::cout << "\nwrote " << o->out << "\n";
     return 0;

@@ -6,6 +6,7 @@
 // A step that does not fit in the GPU's memory is an error saying how much it needs and how
 // much there is, unless --ignore-memory.
 #include "cli/commands.h"
+#include "cli/output_file.h"
 #include "cli/predict_options.h"
 #include "cli/views/predict_views.h"
 #include "cli/views/views.h"
@@ -51,8 +52,7 @@ Command add_predict_command(CLI::App& app) {
     Prediction p = predict_workload(graph, model, run, gpu);
     if (!o->ignore_memory) check_fits(p, model);
     if (!o->trace.empty()) {
-      std::ofstream out(o->trace);
-      if (!out) throw InputError("--trace " + o->trace + ": cannot write file");
+      std::ofstream out = open_output("--trace", o->trace);
       write_chrome_trace(out, p);
     }
     if (o->format == "json")

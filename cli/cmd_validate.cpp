@@ -4,6 +4,7 @@
 // datasheet roofline measured the same way. The default split is the held-out one. --plot also
 // writes the same scorecard as an SVG (predicted against measured, error against time).
 #include "cli/commands.h"
+#include "cli/output_file.h"
 #include "cli/predict_options.h"
 #include "cli/views/scorecard_views.h"
 #include "cli/views/trace_compare_view.h"
@@ -88,8 +89,7 @@ int run_trace(const std::string& path, const PredictOptions& w, const std::strin
 
 // --plot: the scorecard as SVG, written before any other output so a bad path fails alone.
 void write_plot(const std::string& path, const Scorecard& sc) {
-  std::ofstream out(path);
-  if (!out) throw InputError("--plot " + path + ": cannot write file");
+  std::ofstream out = open_output("--plot", path);
   print_scorecard_svg(out, sc);
   out.close();
   if (!out) throw InputError("--plot " + path + ": writing the file failed");
