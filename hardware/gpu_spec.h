@@ -136,11 +136,12 @@ struct ModelParams {
     Fact backward_mma_efficiency;  // the backward kernel's MMAs (5 per block instead of 2)
   } attention;
   struct {
-    Fact efficiency;        // elementwise math on CUDA cores, fraction of FP32 peak
-    Fact cta_bytes;         // bytes one CTA of a memory-bound kernel moves (sets how many SMs work)
-    Fact reduce_cta_bytes;  // input bytes one CTA of a full reduction reads
-    Fact reduce_combine_us;       // combining partial sums across CTAs (a last-block pass)
-    Fact row_reduce_us;           // a row op's in-CTA reduction before its first store
+    Fact efficiency;  // elementwise math on CUDA cores, fraction of FP32 peak
+    Fact cta_bytes;   // bytes one CTA of a memory-bound kernel moves (sets how many SMs work)
+    Fact reduce_ctas_per_sm;            // ATen's target CTAs per SM when it splits a full reduction
+    Fact reduce_cta_inflight_elements;  // loads one 512-thread reduction CTA keeps in flight
+    Fact reduce_combine_us;             // combining partial sums across CTAs (a last-block pass)
+    Fact row_reduce_us;                 // a row op's in-CTA reduction before its first store
     Fact strided_latency_us;      // extra cost of the generic (strided, broadcast) elementwise path
     Fact pytorch_row_ns_per_col;  // ATen row kernels: serial time per element of a row
     Fact pytorch_row_bandwidth_fraction;  // ATen row kernels: share of achievable bandwidth
@@ -234,7 +235,9 @@ void visit_model_fields(Params& p, F&& f) {
   f("attention/backward_mma_efficiency", p.attention.backward_mma_efficiency, FieldRule::Fraction);
   f("vector/efficiency", p.vector.efficiency, FieldRule::Fraction);
   f("vector/cta_bytes", p.vector.cta_bytes, FieldRule::PositiveInteger);
-  f("vector/reduce_cta_bytes", p.vector.reduce_cta_bytes, FieldRule::PositiveInteger);
+  f("vector/reduce_ctas_per_sm", p.vector.reduce_ctas_per_sm, FieldRule::PositiveInteger);
+  f("vector/reduce_cta_inflight_elements", p.vector.reduce_cta_inflight_elements,
+    FieldRule::Positive);
   f("vector/reduce_combine_us", p.vector.reduce_combine_us, FieldRule::NonNegative);
   f("vector/row_reduce_us", p.vector.row_reduce_us, FieldRule::NonNegative);
   f("vector/strided_latency_us", p.vector.strided_latency_us, FieldRule::NonNegative);

@@ -1,5 +1,6 @@
 // Internal to model/: one cost function per op family. predict_op() dispatches to them and
-// adds what every op shares (FLOP counts, the plain roofline).
+// adds what every op shares (FLOP counts, the plain roofline). The memory-bound ones also take
+// the whole op, for where its inputs come from (warm_l2, l2_working_set_bytes).
 #pragma once
 
 #include "hardware/gpu_spec.h"
@@ -10,8 +11,8 @@ namespace ridgeline {
 
 OpCost gemm_cost(const GemmOp& g, const GpuSpec& gpu);
 OpCost attention_cost(const AttentionOp& a, const GpuSpec& gpu);
-OpCost elementwise_cost(const ElementwiseOp& e, bool warm_l2, const GpuSpec& gpu);
-OpCost reduce_cost(const ReduceOp& r, bool warm_l2, const GpuSpec& gpu);
-OpCost row_op_cost(const RowOp& r, bool warm_l2, const GpuSpec& gpu);
+OpCost elementwise_cost(const ElementwiseOp& e, const Op& op, const GpuSpec& gpu);
+OpCost reduce_cost(const ReduceOp& r, const Op& op, const GpuSpec& gpu);
+OpCost row_op_cost(const RowOp& r, const Op& op, const GpuSpec& gpu);
 
 }  // namespace ridgeline

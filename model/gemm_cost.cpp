@@ -130,7 +130,7 @@ OpCost gemm_cost(const GemmOp& g, const GpuSpec& gpu) {
 
   OpCost best;
   best.time_us = std::numeric_limits<double>::infinity();
-  double least_overhead = kernel_overhead_us(gpu, true);
+  double least_overhead = kernel_overhead_us(gpu, 1.0);
   double dtype_eff = g.dtype == DType::Fp8 ? gpu.model.gemm.fp8_efficiency.value : 1.0;
   for (const auto& t : tiles) {
     double eff = is_tensor_unit(unit)

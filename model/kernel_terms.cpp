@@ -88,9 +88,10 @@ double vector_seconds(const GpuSpec& gpu, double vector_flops, double sfu_ops, d
   return vector_flops / fp32 + sfu_ops / sfu;
 }
 
-double kernel_overhead_us(const GpuSpec& gpu, bool touches_hbm) {
+double kernel_overhead_us(const GpuSpec& gpu, double hbm_fraction) {
+  double f = std::clamp(hbm_fraction, 0.0, 1.0);
   double latency_ns =
-      touches_hbm ? gpu.memory.hbm.latency_ns.value : gpu.memory.l2.latency_ns.value;
+      f * gpu.memory.hbm.latency_ns.value + (1 - f) * gpu.memory.l2.latency_ns.value;
   return gpu.launch.graph_us.value + gpu.model.kernel.latency_us.value +
          gpu.model.memory.latency_round_trips.value * latency_ns / 1000;
 }
@@ -124,7 +125,8 @@ void finish(const GpuSpec& gpu, OpCost& c) {
   c.hbm_us = c.bytes.hbm / achievable_hbm_bytes_per_s(gpu, sms, c.detail.hbm_efficiency) * 1e6;
   c.l2_us = c.bytes.l2 / achievable_l2_bytes_per_s(gpu, sms) * 1e6;
   c.smem_us = c.bytes.smem / smem_bytes_per_s(gpu, sms) * 1e6;
-  c.overhead_us = c.detail.kernels * kernel_overhead_us(gpu, c.bytes.hbm > 0);
+  c.overhead_us =
+      c.detail.kernels * kernel_overhead_us(gpu, c.bytes.hbm > 0 ? c.detail.hbm_load_fraction : 0);
   struct Term {
     double us;
     Bottleneck b;

@@ -29,8 +29,9 @@ MathUnit matrix_unit(const GpuSpec& gpu, DType d);
 double vector_seconds(const GpuSpec& gpu, double vector_flops, double sfu_ops, double active_sms);
 
 // What a kernel costs beyond its work when replayed from a CUDA graph: the launch gap, a fixed
-// latency, and the memory round trips (load, store drain) at HBM or, if it never misses, L2.
-double kernel_overhead_us(const GpuSpec& gpu, bool touches_hbm);
+// latency, and the memory round trips (load, store drain), each taking the HBM latency for the
+// `hbm_fraction` of loads that miss L2 and the L2 latency for the rest.
+double kernel_overhead_us(const GpuSpec& gpu, double hbm_fraction);
 // How much faster a kernel with `active_sms` busy SMs computes than a full-chip one, because the
 // clock rises when the GPU is below its power limit (model.power): few_sm_speedup at or below
 // boost_below_fraction of the SMs, 1 at or above boost_above_fraction, linear in between.

@@ -4,11 +4,10 @@
 // vector.cta_bytes of output; a row op one CTA per row (or per cta_bytes, when rows are short),
 // so a norm over 8 rows keeps only 8 SMs busy. Elementwise kernels on strided or broadcast
 // operands pay strided_latency_us for the generic indexing path; ATen's own row kernels
-// (RowImpl::PyTorch) are costed by pytorch_row_cost. A full reduction first clears its output with
-// a memset (a graph node of its own) and, over more than one CTA, combines its partials in a
-// last-block pass. With warm_l2 the inputs were left in L2 by the
-// previous kernel: the part of the working set L2 holds (soft knee near capacity) skips HBM,
-// and so do the outputs, which stay dirty in L2.
+// (RowImpl::PyTorch) are costed by pytorch_row_cost. A full reduction runs as ATen splits it
+// (reduce_cost), its few blocks bound by the loads each keeps in flight. With warm_l2 the inputs
+// were left in L2 by the previous kernel: the part of the working set L2 holds (soft knee near
+// capacity) skips HBM, and so do the outputs, which stay dirty in L2.
 #include "hardware/derived.h"
 #include "model/cost_models.h"
 #include "model/kernel_terms.h"
@@ -28,21 +27,32 @@ OpCost stream_cost(const Op& op, double ctas, const GpuSpec& gpu) {
   c.detail.active_sms = std::min(sm_count(gpu), std::max(1.0, ctas));
   c.detail.waves = ceil_div(ctas, sm_count(gpu));
   c.compute_us = vector_seconds(gpu, w.vector_flops, w.sfu_ops, c.detail.active_sms) * 1e6;
-  double hit = op.warm_l2 ? l2_hit_fraction(gpu, w.unique_bytes()) : 0.0;
+  double hit =
+      op.warm_l2 ? l2_hit_fraction(gpu, std::max(w.unique_bytes(), op.l2_working_set_bytes)) : 0.0;
   c.detail.l2_hit_fraction = hit;
+  c.detail.hbm_load_fraction = 1 - hit;
   c.bytes.hbm = (1 - hit) * w.unique_bytes();
   c.bytes.l2 = w.unique_bytes();
   finish(gpu, c);
   return c;
 }
 
+// A CTA of a one-shot kernel (elementwise, single-pass row op) loads, computes, then stores:
+// only other CTAs on its SM overlap its math with their memory traffic. With k CTAs per SM the
+// shorter phase is hidden but for 1/k of it; a lone CTA per SM pays both.
+void add_unhidden_phase(OpCost& c) {
+  double memory_us = std::max({c.hbm_us, c.l2_us, c.smem_us});
+  double per_sm = std::max(1.0, c.detail.ctas / c.detail.active_sms);
+  c.time_us += std::min(memory_us, c.compute_us) / per_sm;
+}
+
 // ATen's row kernels: one block per row walks it serially (pytorch_row_ns_per_col per element;
 // up to kRowBlocksPerSm rows share an SM at a time) while the whole input streams at a reduced
 // share of the bandwidth; the slower of the two.
 constexpr double kRowBlocksPerSm = 8;  // 128-thread blocks with little shared memory
-OpCost pytorch_row_cost(const RowOp& r, bool warm_l2, const GpuSpec& gpu) {
+OpCost pytorch_row_cost(const RowOp& r, const Op& op, const GpuSpec& gpu) {
   const auto& v = gpu.model.vector;
-  OpCost c = stream_cost(Op{"", r, warm_l2}, (double)r.rows, gpu);
+  OpCost c = stream_cost(op, (double)r.rows, gpu);
   double row_waves = ceil_div((double)r.rows, kRowBlocksPerSm * sm_count(gpu));
   double serial_us = row_waves * (double)r.cols * v.pytorch_row_ns_per_col.value / 1000;
   c.hbm_us /= v.pytorch_row_bandwidth_fraction.value;
@@ -59,10 +69,10 @@ OpCost pytorch_row_cost(const RowOp& r, bool warm_l2, const GpuSpec& gpu) {
 
 }  // namespace
 
-OpCost elementwise_cost(const ElementwiseOp& e, bool warm_l2, const GpuSpec& gpu) {
+OpCost elementwise_cost(const ElementwiseOp& e, const Op& op, const GpuSpec& gpu) {
   double out_bytes = (double)e.numel * dtype_bytes(e.dtype);
-  OpCost c =
-      stream_cost(Op{"", e, warm_l2}, ceil_div(out_bytes, gpu.model.vector.cta_bytes.value), gpu);
+  OpCost c = stream_cost(op, ceil_div(out_bytes, gpu.model.vector.cta_bytes.value), gpu);
+  add_unhidden_phase(c);
   if (e.kind == ElementwiseKind::AdamW) {  // many tensors per launch, four streams each
     double slower = c.hbm_us / gpu.model.vector.adamw_bandwidth_fraction.value - c.hbm_us;
     c.hbm_us += slower;
@@ -74,23 +84,44 @@ OpCost elementwise_cost(const ElementwiseOp& e, bool warm_l2, const GpuSpec& gpu
   return c;
 }
 
-OpCost reduce_cost(const ReduceOp& r, bool warm_l2, const GpuSpec& gpu) {
-  double in_bytes = (double)r.numel * dtype_bytes(r.dtype);
-  OpCost c = stream_cost(Op{"", r, warm_l2},
-                         ceil_div(in_bytes, gpu.model.vector.reduce_cta_bytes.value), gpu);
-  // A memset of the output and counters runs first, as its own graph node; with more than one
-  // CTA the last one to finish combines the partials.
-  double extra = gpu.launch.graph_us.value +
-                 (c.detail.ctas > 1 ? gpu.model.vector.reduce_combine_us.value : 0);
-  add_overhead(c, extra);
+OpCost reduce_cost(const ReduceOp& r, const Op& op, const GpuSpec& gpu) {
+  const auto& v = gpu.model.vector;
+  // ATen's setReduceConfig for a full reduction: 512-thread blocks; one block walks the input
+  // while that leaves under 256 values per thread, else the input is split over
+  // max(min(SMs x reduce_ctas_per_sm, vpt / 16), vpt / 256) blocks.
+  constexpr double kThreads = 512, kMinValues = 16, kMaxValues = 256;
+  double numel = (double)r.numel;
+  double vpt = ceil_div(numel, kThreads);
+  double slots = sm_count(gpu) * v.reduce_ctas_per_sm.value;
+  double ctas = vpt < kMaxValues ? 1
+                                 : std::max(std::min(slots, ceil_div(vpt, kMinValues)),
+                                            ceil_div(vpt, kMaxValues));
+  OpCost c = stream_cost(op, ctas, gpu);
+  // A block keeps reduce_cta_inflight_elements of loads in flight and waits a memory latency for
+  // each such batch (Little's law), which bounds a few blocks long before bandwidth does.
+  double hit = c.detail.l2_hit_fraction;
+  double latency_us =
+      (hit * gpu.memory.l2.latency_ns.value + (1 - hit) * gpu.memory.hbm.latency_ns.value) / 1000;
+  double walk_us =
+      ceil_div(ctas, slots) * (numel / ctas) / v.reduce_cta_inflight_elements.value * latency_us;
+  if (walk_us > std::max({c.compute_us, c.hbm_us, c.l2_us})) {
+    c.time_us = c.overhead_us + walk_us;
+    c.bottleneck = Bottleneck::Latency;
+  }
+  // Each block reduces in shared memory before it writes; split over several blocks, the
+  // semaphores are cleared by a memset first (a graph node of its own) and the last block to
+  // finish combines the partials.
+  add_overhead(c, v.row_reduce_us.value);
+  if (ctas > 1) add_overhead(c, gpu.launch.graph_us.value + v.reduce_combine_us.value);
   return c;
 }
 
-OpCost row_op_cost(const RowOp& r, bool warm_l2, const GpuSpec& gpu) {
+OpCost row_op_cost(const RowOp& r, const Op& op, const GpuSpec& gpu) {
   double bytes = (double)r.rows * (double)r.cols * dtype_bytes(r.dtype);
-  if (r.impl == RowImpl::PyTorch) return pytorch_row_cost(r, warm_l2, gpu);
+  if (r.impl == RowImpl::PyTorch) return pytorch_row_cost(r, op, gpu);
   double ctas = std::min((double)r.rows, ceil_div(bytes, gpu.model.vector.cta_bytes.value));
-  OpCost c = stream_cost(Op{"", r, warm_l2}, ctas, gpu);
+  OpCost c = stream_cost(op, ctas, gpu);
+  add_unhidden_phase(c);
   add_overhead(c, gpu.model.vector.row_reduce_us.value);  // the row is reduced before it is written
   return c;
 }

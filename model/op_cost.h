@@ -2,6 +2,8 @@
 // moves. time = overhead + max(compute, HBM, L2, shared memory), where each term already
 // carries the effects a plain roofline misses (wave and tile quantization, alignment, the
 // bandwidth a few SMs can pull, L2 hits, causal imbalance); see ARCHITECTURE.md "The model".
+// One-shot memory-bound kernels with few CTAs per SM also pay part of their shorter phase,
+// which no other CTA overlaps.
 //
 //   OpCost c = predict_op(op, gpu);
 //   c.time_us, c.bottleneck, c.bytes.hbm, c.detail.waves ...
@@ -33,6 +35,9 @@ struct LaunchShape {
   double l2_hit_fraction = 0;   // of re-read or warm bytes
   int kernels = 1;              // launches the op needs (a split-K or split-KV pass adds one)
   double hbm_efficiency = 0;    // achievable HBM fraction, when the op's differs from the chip's
+  // Share of the kernel's first loads that HBM serves (the rest hit L2): weighs the memory
+  // round trips of its fixed overhead between the two latencies when it touches HBM at all.
+  double hbm_load_fraction = 1;
 };
 
 struct OpCost {

@@ -15,12 +15,12 @@ namespace {
 
 struct Dispatch {
   const GpuSpec& gpu;
-  bool warm;
+  const Op& op;  // the memory-bound models read where its inputs come from (warm_l2)
   OpCost operator()(const GemmOp& g) const { return gemm_cost(g, gpu); }
   OpCost operator()(const AttentionOp& a) const { return attention_cost(a, gpu); }
-  OpCost operator()(const ElementwiseOp& e) const { return elementwise_cost(e, warm, gpu); }
-  OpCost operator()(const ReduceOp& r) const { return reduce_cost(r, warm, gpu); }
-  OpCost operator()(const RowOp& r) const { return row_op_cost(r, warm, gpu); }
+  OpCost operator()(const ElementwiseOp& e) const { return elementwise_cost(e, op, gpu); }
+  OpCost operator()(const ReduceOp& r) const { return reduce_cost(r, op, gpu); }
+  OpCost operator()(const RowOp& r) const { return row_op_cost(r, op, gpu); }
 };
 
 // The unit whose datasheet peak bounds the op in a plain roofline.
@@ -40,7 +40,7 @@ double plain_roofline_us(const Op& op, const GpuSpec& gpu) {
 }
 
 OpCost predict_op(const Op& op, const GpuSpec& gpu) {
-  OpCost c = std::visit(Dispatch{gpu, op.warm_l2}, op.shape);
+  OpCost c = std::visit(Dispatch{gpu, op}, op.shape);
   OpWork w = op_work(op);
   c.matrix_flops = w.matrix_flops;
   c.vector_flops = w.vector_flops;

@@ -126,8 +126,8 @@ TEST_CASE("hardware error: L2 slower than HBM", "[hardware][errors]") {
 }
 
 TEST_CASE("hardware error: L2 knees out of order", "[hardware][errors]") {
-  require_input_error([] { load_gpu("h100-sxm", {"model.memory.l2_knee_end_fraction=0.5"}); },
-                      {"--set model.memory.l2_knee_end_fraction=0.5: "
+  require_input_error([] { load_gpu("h100-sxm", {"model.memory.l2_knee_end_fraction=0.3"}); },
+                      {"--set model.memory.l2_knee_end_fraction=0.3: "
                        "/model/memory/l2_knee_end_fraction/value: must be larger"});
 }
 

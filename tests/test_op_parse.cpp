@@ -34,6 +34,10 @@ TEST_CASE("the contract's example ops parse", "[op]") {
   Op f = parse(R"({"op":"softmax","rows":2,"cols":4,"dtype":"fp32","warm_l2":true})");
   CHECK(f.id == "line 1");
   CHECK(f.warm_l2);
+  CHECK(f.l2_working_set_bytes == 0);
+  Op w = parse(R"({"op":"elementwise","kind":"add","numel":8,"dtype":"bf16","warm_l2":true,
+                   "l2_working_set_bytes":4e7})");
+  CHECK(w.l2_working_set_bytes == 4e7);
 }
 
 TEST_CASE("op FLOPs and bytes follow the standard formulas", "[op]") {
@@ -113,6 +117,15 @@ TEST_CASE("op error: unknown key", "[op][errors]") {
 TEST_CASE("op error: warm_l2 on a GEMM", "[op][errors]") {
   expect_error(R"({"op":"gemm","m":1,"n":1,"k":1,"dtype":"bf16","warm_l2":true})",
                {"/warm_l2: only memory-bound ops"});
+}
+TEST_CASE("op error: an L2 working set without warm_l2", "[op][errors]") {
+  expect_error(R"({"op":"reduce","kind":"sum","numel":8,"dtype":"bf16","l2_working_set_bytes":1})",
+               {"/l2_working_set_bytes: only with \"warm_l2\": true"});
+}
+TEST_CASE("op error: a negative L2 working set", "[op][errors]") {
+  expect_error(R"({"op":"reduce","kind":"sum","numel":8,"dtype":"bf16","warm_l2":true,
+                   "l2_working_set_bytes":-1})",
+               {"/l2_working_set_bytes:"});
 }
 TEST_CASE("op error: id of the wrong type", "[op][errors]") {
   expect_error(R"({"id":[1],"op":"gemm","m":1,"n":1,"k":1,"dtype":"bf16"})",

@@ -97,8 +97,9 @@ TEST_CASE("dataset: row ops are compared with their single-pass kernel", "[valid
   CHECK(d.records[0].op.id == "ln-both");
   CHECK(d.records[0].measured_us == 3.0);
   CHECK(d.skipped[0].find("ln-torch: only PyTorch's multi-pass layernorm") != std::string::npos);
-  CHECK(d.records[1].op.warm_l2);   // its rotated inputs fit in L2: measured warm
-  CHECK(!d.records[2].op.warm_l2);  // rotated through 5x L2: cold
+  CHECK(d.records[1].op.warm_l2);  // its rotated inputs fit in L2: measured warm
+  CHECK(d.records[1].op.l2_working_set_bytes == 4194304);  // ... all of them, not one set
+  CHECK(!d.records[2].op.warm_l2);                         // rotated through 5x L2: cold
 }
 
 TEST_CASE("dataset: ridgeline-gpu-bench files load their kernel points", "[validate]") {

@@ -7,7 +7,8 @@
 //    several is compared through its single-kernel alternative when the file has one, else it
 //    is left out and listed, never silently mixed in;
 //  - a memory-bound record whose rotated inputs fit in L2 (tiny ops: the measurement could not
-//    make them cold) is compared as warm_l2, which is what was measured;
+//    make them cold) is compared as warm_l2, which is what was measured, with all the rotated
+//    buffers as what L2 holds (a rotation near L2's size still misses);
 //  - row ops (rmsnorm, layernorm, softmax) are compared with a single-pass kernel (alt_impl
 //    "triton_*": the row read once into registers): PyTorch's own kernels are single launches
 //    too, but re-read or re-compute (F.layer_norm and softmax run at 0.3-0.7 of bandwidth); their
@@ -23,9 +24,25 @@ namespace ridgeline {
 
 namespace {
 
-const char* const kOpKeys[] = {"id",    "op",       "m",        "n",     "k",      "batch",
-                               "heads", "kv_heads", "head_dim", "q_len", "kv_len", "causal",
-                               "dtype", "kind",     "numel",    "rows",  "cols",   "warm_l2"};
+const char* const kOpKeys[] = {"id",
+                               "op",
+                               "m",
+                               "n",
+                               "k",
+                               "batch",
+                               "heads",
+                               "kv_heads",
+                               "head_dim",
+                               "q_len",
+                               "kv_len",
+                               "causal",
+                               "dtype",
+                               "kind",
+                               "numel",
+                               "rows",
+                               "cols",
+                               "warm_l2",
+                               "l2_working_set_bytes"};
 
 nlohmann::json op_fields(const nlohmann::json& record) {
   nlohmann::json j = nlohmann::json::object();
@@ -112,6 +129,7 @@ void parse_records(Dataset& d, const nlohmann::json& records, const std::string&
     if (!library_call && l2 > 0 && r.contains("rotation_bytes") &&
         r["rotation_bytes"].is_number() && r["rotation_bytes"].get<double>() <= l2) {
       m.op.warm_l2 = true;
+      m.op.l2_working_set_bytes = r["rotation_bytes"].get<double>();
     }
     d.records.push_back(std::move(m));
   }

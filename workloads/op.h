@@ -80,6 +80,9 @@ struct Op {
   // The inputs were left in L2 by the previous kernel (memory-bound ops only); by default an
   // op's inputs come from device memory, as in the `ridgeline op` contract.
   bool warm_l2 = false;
+  // With warm_l2: the bytes L2 holds between this kernel's launches, when more than the kernel's
+  // own (a benchmark rotating its buffers, other live tensors); 0 means just the kernel's.
+  double l2_working_set_bytes = 0;
 };
 
 const char* op_family(

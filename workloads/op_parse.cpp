@@ -127,6 +127,12 @@ Op parse_op(const nlohmann::json& object, const std::string& label,
     }
     op.warm_l2 = r.boolean("warm_l2");
   }
+  if (r.has("l2_working_set_bytes")) {
+    if (!op.warm_l2) {
+      r.fail("l2_working_set_bytes", "only with \"warm_l2\": true (what else L2 holds then)");
+    }
+    op.l2_working_set_bytes = r.non_negative("l2_working_set_bytes");
+  }
   r.finish();
   return op;
 }

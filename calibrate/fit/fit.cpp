@@ -93,6 +93,19 @@ std::vector<FitKnob> default_knobs(const GpuSpec& gpu) {
                    [](GpuSpec& g) -> Fact& { return g.model.vector.row_reduce_us; }));
   k.push_back(knob("model/vector/reduce_combine_us", 0.0, 20.0,
                    [](GpuSpec& g) -> Fact& { return g.model.vector.reduce_combine_us; }));
+  k.push_back(knob("model/memory/l2_knee_start_fraction", 0.2, 1.0,
+                   [](GpuSpec& g) -> Fact& { return g.model.memory.l2_knee_start_fraction; }));
+  // The knee's end stays past its start (set after it): the hit fraction falls between the two.
+  k.push_back(FitKnob{"model/memory/l2_knee_end_fraction", 0.5, 3.0,
+                      [](const GpuSpec& g) { return g.model.memory.l2_knee_end_fraction.value; },
+                      [](GpuSpec& g, double v) {
+                        auto& m = g.model.memory;
+                        m.l2_knee_end_fraction.value =
+                            std::max(v, m.l2_knee_start_fraction.value + 0.05);
+                      }});
+  k.push_back(
+      knob("model/vector/reduce_cta_inflight_elements", 256.0, 16384.0,
+           [](GpuSpec& g) -> Fact& { return g.model.vector.reduce_cta_inflight_elements; }));
   // All tile efficiencies move together: one scale over the architecture's table.
   std::vector<GemmTile> base = gpu.model.gemm.tiles;
   double top = 0;
