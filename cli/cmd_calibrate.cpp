@@ -81,7 +81,8 @@ void run_pytorch_ops(const RunOptions& o) {
                              : "^(attn|rmsnorm|layernorm|softmax)-";
   if (shell("python3 " + sh_word(o.scripts + "/op_grid.py") + " > " + sh_word(grid)) != 0 ||
       shell("python3 " + sh_word(o.scripts + "/measure_ops.py") + " --input " + sh_word(grid) +
-            " --only " + sh_word(only) + " --budget-s " + (o.quick ? "60" : "300") + " --out " +
+            " --only " + sh_word(only) + " --budget-s " + (o.quick ? "60" : "300") +
+            " --hard-limit-s " + (o.quick ? "90" : "360") + " --out " +
             sh_word(results)) != 0) {
     throw InputError(
         "calibrate run: the PyTorch measurements failed (see above); --pytorch off "
@@ -96,7 +97,11 @@ void run_pytorch_ops(const RunOptions& o) {
 }
 
 int run_calibration(const RunOptions& o) {
-  if (int code = shell(sh_word(o.bench) + " --out " + sh_word(o.out) + (o.quick ? " --quick" : ""));
+  // Each step has a time budget, so that a run ends within 10 minutes on any GPU (suite 180 s,
+  // PyTorch 300 s, 360 s with a hung op; --quick 60 + 90 s). A suite cut short marks the points
+  // it skipped, and calibrate fit reports the run as unfinished.
+  if (int code = shell(sh_word(o.bench) + " --out " + sh_word(o.out) +
+                       (o.quick ? " --quick --max-seconds 60" : " --max-seconds 180"));
       code != 0) {
     throw InputError("calibrate run: " + o.bench + " failed (exit " + std::to_string(code) +
                      "); it is built where nvcc is present "

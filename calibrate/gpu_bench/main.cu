@@ -217,7 +217,7 @@ int main(int argc, char** argv) {
   auto seconds = [&] {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
   };
-  int failed = 0;
+  int failed = 0, out_of_time = 0;
   {
     Context ctx(dev, opt.quick);
     ClockLogger logger(bus, 2.0);
@@ -234,6 +234,7 @@ int main(int argc, char** argv) {
         entry["status"] = "skipped";
         entry["skipped"] = true;
         entry["error"] = "time budget (--max-seconds) used up";
+        ++out_of_time;
       } else {
         logger.set_current(b.name);
         if (!run_one(ctx, b, entry)) ++failed;
@@ -253,9 +254,10 @@ int main(int argc, char** argv) {
   meta["utc_end"] = utc_now();
   meta["wall_s"] = seconds();
   meta["benchmarks_failed"] = failed;
-  meta["complete"] = true;
+  meta["benchmarks_out_of_time"] = out_of_time;
+  meta["complete"] = out_of_time == 0;  // points left out for time: the run did not finish
   bool ok = write_report(opt.out, meta, benches);
-  std::printf("%zu benchmarks, %d skipped or failed, %.1f s; wrote %s\n", list.size(), failed,
-              seconds(), opt.out.c_str());
+  std::printf("%zu benchmarks, %d failed, %d left out for time, %.1f s; wrote %s\n", list.size(),
+              failed, out_of_time, seconds(), opt.out.c_str());
   return ok ? 0 : 3;
 }
