@@ -133,6 +133,9 @@ struct ModelParams {
     Fact prologue_cycles;           // once per kernel: setup before the first block
     Fact ctas_per_sm;
     Fact max_kv_splits;            // split-KV (flash-decoding) upper bound
+    Fact decode_split_max_waves;   // the decode kernel splits keys only when batch x query heads
+                                   // is at most this many waves of one CTA per SM ...
+    Fact decode_split_min_kv_len;  // ... and there are at least this many keys
     Fact backward_mma_efficiency;  // the backward kernel's MMAs (5 per block instead of 2)
   } attention;
   struct {
@@ -232,6 +235,9 @@ void visit_model_fields(Params& p, F&& f) {
   f("attention/prologue_cycles", p.attention.prologue_cycles, FieldRule::NonNegative);
   f("attention/ctas_per_sm", p.attention.ctas_per_sm, FieldRule::PositiveInteger);
   f("attention/max_kv_splits", p.attention.max_kv_splits, FieldRule::PositiveInteger);
+  f("attention/decode_split_max_waves", p.attention.decode_split_max_waves, FieldRule::Positive);
+  f("attention/decode_split_min_kv_len", p.attention.decode_split_min_kv_len,
+    FieldRule::PositiveInteger);
   f("attention/backward_mma_efficiency", p.attention.backward_mma_efficiency, FieldRule::Fraction);
   f("vector/efficiency", p.vector.efficiency, FieldRule::Fraction);
   f("vector/cta_bytes", p.vector.cta_bytes, FieldRule::PositiveInteger);

@@ -8,9 +8,11 @@
 //    when there are few items.
 // Decode (one query per sequence) packs the query heads that share a KV head into one item, as
 // FlashAttention does for GQA, runs the split-KV kernel's smaller query tile (decode_block_m),
-// and splits the keys when items would leave SMs idle; it is then bound by reading the KV
-// cache with the SMs it keeps busy.
-// Each CTA pays item_overhead_cycles per item; the kernel pays prologue_cycles once.
+// and splits the keys when items would leave SMs idle, the (batch, query head) pairs are few and
+// the cache is long (cuDNN's choice, as observed); it is then bound by reading the KV cache with
+// the SMs it keeps busy.
+// Each CTA pays item_overhead_cycles per item; the kernel pays prologue_cycles once, before its
+// first key block, when there is no memory traffic yet to overlap it with.
 // K/V blocks are re-read from L2 by each query block of a head; those reads go to HBM when
 // the KV of the heads running at once outgrows L2.
 #include "hardware/derived.h"
@@ -52,7 +54,10 @@ Layout lay_out(const AttentionOp& a, const GpuSpec& gpu, double slots) {
   l.kv_blocks = ceil_div((double)a.kv_len, p.block_n.value);
   l.split = 1;
   double items = l.head_items * l.m_blocks;
-  if (decode_kernel && !a.causal && !a.backward && items < slots) {
+  // cuDNN splits the keys only for few (batch, query head) CTAs and long enough caches.
+  bool few = (double)a.batch * a.heads <= p.decode_split_max_waves.value * sm_count(gpu);
+  bool long_kv = (double)a.kv_len >= p.decode_split_min_kv_len.value;
+  if (decode_kernel && !a.causal && !a.backward && items < slots && few && long_kv) {
     double s = std::min({std::floor(slots / items), p.max_kv_splits.value, l.kv_blocks});
     l.split = (int)std::max(1.0, s);
   }
@@ -121,11 +126,12 @@ OpCost attention_cost(const AttentionOp& a, const GpuSpec& gpu) {
   total_cycles *= l.head_items;
   total_blocks *= l.head_items;
   double items = l.head_items * l.m_blocks * l.split;
-  double cycles = schedule(head, l.head_items, slots, a.causal) + p.prologue_cycles.value;
+  double cycles = schedule(head, l.head_items, slots, a.causal);
 
   OpCost c;
   double active_sms = std::min(sm_count(gpu), std::ceil(items / cta_per_sm));
-  c.compute_us = cycles / (clock_MHz(gpu, unit) * clock_boost(gpu, active_sms));
+  double clock = clock_MHz(gpu, unit) * clock_boost(gpu, active_sms);
+  c.compute_us = cycles / clock;
   double e = dtype_bytes(a.dtype);
   OpWork w = op_work(Op{"", a, false});
   double kv_tile_reads = total_blocks * bn * d * e * 2;
@@ -157,6 +163,7 @@ OpCost attention_cost(const AttentionOp& a, const GpuSpec& gpu) {
   bool gqa = a.heads != a.kv_heads;
   c.detail.kernels = a.backward ? (gqa ? 5 : 3) : (l.split > 1 ? 2 : 1);
   finish(gpu, c);
+  add_overhead(c, p.prologue_cycles.value / clock);  // setup before the first key block
   if (a.backward) {  // those small kernels stream their bytes after the main one
     double q = (double)a.batch * a.heads * a.q_len * d;
     double dq = q * (4 + 4 + 2);  // fp32 accumulate written, read back, 16-bit written

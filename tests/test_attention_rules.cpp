@@ -42,6 +42,34 @@ TEST_CASE("attention: decode of one sequence splits the keys", "[attention][rule
   CHECK(full.detail.split == 1);
 }
 
+TEST_CASE("attention: decode splits the keys only for few (batch, head) pairs and long caches",
+          "[attention][rule]") {
+  const GpuSpec& g = test::h100();
+  const auto& p = g.model.attention;
+  // 32 query heads: batch 8 is 256 pairs, within 2 waves of 132 SMs; batch 16 is 512.
+  REQUIRE(p.decode_split_max_waves.value == 2);
+  CHECK(predict_op(attention(8, 32, 8, 1, 4096, false), g).detail.split > 1);
+  CHECK(predict_op(attention(16, 32, 8, 1, 4096, false), g).detail.split == 1);
+  // Both sides of the shortest cache that is split.
+  int64_t min_kv = (int64_t)p.decode_split_min_kv_len.value;
+  CHECK(predict_op(attention(1, 32, 8, 1, min_kv, false), g).detail.split > 1);
+  CHECK(predict_op(attention(1, 32, 8, 1, min_kv - 1, false), g).detail.split == 1);
+  // A split runs a second kernel that merges the partials.
+  CHECK(predict_op(attention(1, 32, 8, 1, min_kv, false), g).detail.kernels == 2);
+  CHECK(predict_op(attention(1, 32, 8, 1, min_kv - 1, false), g).detail.kernels == 1);
+}
+
+TEST_CASE("attention: the kernel's setup comes before its first key block, unoverlapped",
+          "[attention][rule]") {
+  GpuSpec g = test::h100();
+  OpCost base = predict_op(attention(1, 32, 8, 1, 512, false), g);
+  g.model.attention.prologue_cycles.value += 1980;  // about a microsecond more
+  OpCost more = predict_op(attention(1, 32, 8, 1, 512, false), g);
+  double clock_MHz = g.compute.tensor_clock_MHz.value;
+  CHECK(more.time_us - base.time_us == Approx(1980 / clock_MHz).epsilon(0.2));
+  CHECK(more.overhead_us - base.overhead_us == Approx(more.time_us - base.time_us));
+}
+
 TEST_CASE("attention: only the decode kernel splits the keys, not chunked prefill",
           "[attention][rule]") {
   const GpuSpec& g = test::h100();
