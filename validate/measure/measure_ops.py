@@ -571,6 +571,24 @@ def build_gemm(op):
         return build_gemm_fp8(m, n, k)
     tdt = torch_dtype(dt)
     lead = (batch,) if batch else ()
+    layout = op.get("layout", "nt")
+    if layout != "nt":
+        # C = op(A) op(B) with A stored [m,k] (n) or [k,m] (t) and B stored [k,n] (n) or
+        # [n,k] (t): "nt" is a forward pass X W^T, "nn" its dgrad dY W, "tn" its wgrad dY^T X.
+        if batch or layout not in ("nn", "tn"):
+            raise ValueError(f"layout {layout!r} is not supported here")
+        a_shape = (m, k) if layout[0] == "n" else (k, m)
+
+        def make_set_layout():
+            return (randn(a_shape, tdt), randn((k, n), tdt), empty((m, n), tdt))
+
+        def call(s):
+            a = s[0] if layout[0] == "n" else s[0].t()
+            return torch.mm(a, s[1], out=s[2])
+
+        nbytes = (m * k + n * k + m * n) * elem_bytes(tdt)
+        flags = (lambda: tf32_matmul(dt == "tf32")) if dt in ("fp32", "tf32") else None
+        return Bench(make_set_layout, [("torch.mm(out=) " + layout, call)], nbytes, flags=flags)
 
     def make_set():
         return (randn(lead + (m, k), tdt), randn(lead + (n, k), tdt),

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# How validate/data/<gpu>-<name>-<date>.json test sets were taken on a GPU machine: a grid
+# script's ops (memory_grid.py -> memory-rules, gemm_layout_grid.py -> gemm-layouts) through
+# measure_ops.py (CUDA-graph replay over rotated inputs, as for every op data set), with
+# nvidia-smi before and after. Everything goes to $OUT.
+#   OUT=out validate/measure/run_grid.sh memory_grid.py memory-rules h200-sxm
+set -uo pipefail
+grid=${1:?usage: validate/measure/run_grid.sh <grid.py> <name> <gpu preset>}
+name=${2:?usage: validate/measure/run_grid.sh <grid.py> <name> <gpu preset>}
+gpu=${3:?usage: validate/measure/run_grid.sh <grid.py> <name> <gpu preset>}
+out=${OUT:?set OUT}
+day=$(date -u +%F)
+here=$(cd "$(dirname "$0")" && pwd)
+log=$out/$gpu-$name-$day.log
+{
+  nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu,power.draw \
+    --format=csv
+  python3 "$here/$grid" >"$out/ops.jsonl"
+  start=$SECONDS
+  python3 "$here/measure_ops.py" --input "$out/ops.jsonl" \
+    --out "$out/$gpu-$name-$day.json" --budget-s 400
+  echo "measure_ops: exit $?, $((SECONDS - start)) s"
+  nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu,power.draw \
+    --format=csv
+} >"$log" 2>&1
+rm -f "$out/ops.jsonl"
+tail -5 "$log"
