@@ -4,7 +4,8 @@
 // vector.cta_bytes of output; a row op one CTA per row (or per cta_bytes, when rows are short),
 // so a norm over 8 rows keeps only 8 SMs busy. Elementwise kernels on strided or broadcast
 // operands pay strided_latency_us for the generic indexing path; ATen's own row kernels
-// (RowImpl::PyTorch) are costed by pytorch_row_cost. A full reduction runs as ATen splits it
+// (RowImpl::PyTorch) are costed by pytorch_row_cost, its softmax over rows longer than shared
+// memory as three reads and a write. A full reduction runs as ATen splits it
 // (reduce_cost), its few blocks bound by the loads each keeps in flight. With warm_l2 the inputs
 // were left in L2 by the previous kernel: the part of the working set L2 holds (soft knee near
 // capacity) skips HBM, and so do the outputs, which stay dirty in L2.
@@ -52,6 +53,20 @@ void add_unhidden_phase(OpCost& c) {
 constexpr double kRowBlocksPerSm = 8;  // 128-thread blocks with little shared memory
 OpCost pytorch_row_cost(const RowOp& r, const Op& op, const GpuSpec& gpu) {
   const auto& v = gpu.model.vector;
+  bool softmax = r.kind == RowOpKind::Softmax || r.kind == RowOpKind::SoftmaxBackward;
+  double row_bytes = (double)r.cols * dtype_bytes(r.dtype);
+  if (softmax && row_bytes > gpu.compute.max_smem_per_sm_bytes.value) {
+    // ATen's softmax over rows that shared memory cannot hold (cunn_SoftMaxForward/Backward, a
+    // block per row, as for a loss over the vocabulary) streams each row three times (max, sum,
+    // output; backward: sum of dy, then dy and y) and writes it once, at full bandwidth.
+    OpCost c = stream_cost(op, (double)r.rows, gpu);
+    double n = (double)r.rows * row_bytes;
+    double scale = 4 * n / op_work(op).unique_bytes();
+    c.bytes.hbm *= scale;
+    c.bytes.l2 *= scale;
+    finish(gpu, c);
+    return c;
+  }
   OpCost c = stream_cost(op, (double)r.rows, gpu);
   double row_waves = ceil_div((double)r.rows, kRowBlocksPerSm * sm_count(gpu));
   double serial_us = row_waves * (double)r.cols * v.pytorch_row_ns_per_col.value / 1000;

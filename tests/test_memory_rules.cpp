@@ -151,6 +151,30 @@ TEST_CASE("memory: ATen's row kernels walk rows serially and stream slower", "[m
   CHECK(many.hbm_us == Approx(single.hbm_us / g.model.vector.pytorch_row_bandwidth_fraction.value));
 }
 
+TEST_CASE("memory: ATen's softmax over rows longer than shared memory reads them three times",
+          "[memory][rule]") {
+  const GpuSpec& g = test::h100();
+  auto aten_softmax = [](RowOpKind kind, int64_t rows, int64_t cols) {
+    Op op{"sm", RowOp{kind, rows, cols, DType::Fp32}, false};
+    std::get<RowOp>(op.shape).impl = RowImpl::PyTorch;
+    return op;
+  };
+  // 128256 fp32 columns (a loss over Llama-3's vocabulary): 501 KB a row, past 228 KB of smem.
+  for (RowOpKind k : {RowOpKind::Softmax, RowOpKind::SoftmaxBackward}) {
+    OpCost vocab = predict_op(aten_softmax(k, 2048, 128256), g);
+    double n = 2048.0 * 128256 * 4;
+    CHECK(vocab.bytes.hbm == Approx(4 * n));
+    CHECK(vocab.bottleneck == Bottleneck::Hbm);
+    CHECK(vocab.time_us == Approx(vocab.overhead_us + vocab.hbm_us));
+  }
+  // Rows that fit shared memory keep ATen's one-read kernel model.
+  double fits_cols = g.compute.max_smem_per_sm_bytes.value / 4;
+  OpCost small = predict_op(aten_softmax(RowOpKind::Softmax, 2048, (int64_t)fits_cols), g);
+  CHECK(small.bytes.hbm == Approx(2 * 2048.0 * (int64_t)fits_cols * 4));
+  OpCost past = predict_op(aten_softmax(RowOpKind::Softmax, 2048, (int64_t)fits_cols + 64), g);
+  CHECK(past.bytes.hbm == Approx(4 * 2048.0 * ((int64_t)fits_cols + 64) * 4));
+}
+
 TEST_CASE("memory: the fused AdamW step streams at its own share of bandwidth", "[memory][rule]") {
   const GpuSpec& g = test::h100();
   OpCost adam = predict_op(elementwise(ElementwiseKind::AdamW, 1LL << 30), g);

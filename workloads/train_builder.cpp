@@ -114,8 +114,13 @@ GraphSection loss_section(const ModelConfig& m, const RunConfig& run) {
   // Logits upcast to fp32 (2 bytes in, 4 out), log-softmax and its backward in fp32, gradient
   // back to bf16 (4 in, 2 out): copies of 6 bytes per logit, written as fp32 copies of 3/4 of them.
   e.emit("logits_to_fp32", ew_op(ElementwiseKind::Copy, n * 3 / 4, DType::Fp32));
-  e.emit("log_softmax", row_op(RowOpKind::Softmax, T, m.vocab, DType::Fp32));
-  e.emit("log_softmax.backward", row_op(RowOpKind::SoftmaxBackward, T, m.vocab, DType::Fp32));
+  // F.cross_entropy runs ATen's log_softmax whatever the runtime of the model itself.
+  Op ls = row_op(RowOpKind::Softmax, T, m.vocab, DType::Fp32);
+  std::get<RowOp>(ls.shape).impl = RowImpl::PyTorch;
+  Op lsb = row_op(RowOpKind::SoftmaxBackward, T, m.vocab, DType::Fp32);
+  std::get<RowOp>(lsb.shape).impl = RowImpl::PyTorch;
+  e.emit("log_softmax", ls);
+  e.emit("log_softmax.backward", lsb);
   e.emit("logits_grad_to_bf16", ew_op(ElementwiseKind::Copy, n * 3 / 4, DType::Fp32));
   return s;
 }
