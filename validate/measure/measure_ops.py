@@ -682,6 +682,8 @@ def build_elementwise(op):
     if kind not in ELEMENTWISE_INPUTS:
         raise ValueError(f"unknown elementwise kind {kind!r}")
     n_in = ELEMENTWISE_INPUTS[kind]
+    if op.get("strided"):
+        return build_strided_elementwise(op, kind, n, tdt)
 
     def make_set():
         return tuple(randn((n,), tdt) for _ in range(n_in)) + (empty((n,), tdt),)
@@ -693,6 +695,37 @@ def build_elementwise(op):
     nbytes = (n_in + 1) * n * elem_bytes(tdt)
     return Bench(make_set, elementwise_candidates(kind), nbytes,
                  alt_candidates=alt)
+
+
+def build_strided_elementwise(op, kind, n, tdt):
+    """RoPE's kernels in a Hugging Face model: q = proj(x).view(T, h, 128).transpose(0, 1) is a
+    strided view; mul: q * cos with cos [T, 128] broadcast over the heads; mul_scalar: -q[..., 64:]
+    (numel counts the half); copy: q.contiguous() (the gradient copies before the q/k/v GEMMs).
+    view_heads (measurement only) is h; outputs are contiguous."""
+    h, d = int(op.get("view_heads", 32)), 128
+    rows = 2 * n if kind == "mul_scalar" else n
+    if rows % (h * d):
+        raise ValueError(f"numel {n} is not a whole number of [T, {h}, {d}] rows")
+    t = rows // (h * d)
+    es = elem_bytes(tdt)
+    if kind == "mul":
+        def make_set():
+            return (randn((t, h, d), tdt), randn((t, d), tdt), empty((h, t, d), tdt))
+        call = lambda s: torch.mul(s[0].transpose(0, 1), s[1], out=s[2])   # noqa: E731
+        nbytes = (2 * n + t * d) * es
+    elif kind == "mul_scalar":
+        def make_set():
+            return (randn((t, h, d), tdt), empty((h, t, d // 2), tdt))
+        call = lambda s: torch.neg(s[0].transpose(0, 1)[..., d // 2:], out=s[1])  # noqa: E731
+        nbytes = 2 * n * es
+    elif kind == "copy":
+        def make_set():
+            return (randn((t, h, d), tdt), empty((h, t, d), tdt))
+        call = lambda s: s[1].copy_(s[0].transpose(0, 1))   # noqa: E731
+        nbytes = 2 * n * es
+    else:
+        raise ValueError(f"no strided {kind!r} here")
+    return Bench(make_set, [(f"strided {kind} (RoPE view)", call)], nbytes)
 
 
 def build_reduce(op):
