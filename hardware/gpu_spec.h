@@ -145,8 +145,9 @@ struct ModelParams {
     Fact reduce_cta_inflight_elements;  // loads one 512-thread reduction CTA keeps in flight
     Fact reduce_combine_us;             // combining partial sums across CTAs (a last-block pass)
     Fact row_reduce_us;                 // a row op's in-CTA reduction before its first store
-    Fact strided_latency_us;      // extra cost of the generic (strided, broadcast) elementwise path
-    Fact pytorch_row_ns_per_col;  // ATen row kernels: serial time per element of a row
+    Fact strided_latency_us;  // extra cost of the generic (strided, broadcast) elementwise path
+    Fact strided_elements_per_clk;        // elements per clock per SM of that generic path
+    Fact pytorch_row_ns_per_col;          // ATen row kernels: serial time per element of a row
     Fact pytorch_row_bandwidth_fraction;  // ATen row kernels: share of achievable bandwidth
     Fact adamw_bandwidth_fraction;        // PyTorch's fused multi-tensor AdamW: share of achievable
                                           // bandwidth
@@ -247,6 +248,7 @@ void visit_model_fields(Params& p, F&& f) {
   f("vector/reduce_combine_us", p.vector.reduce_combine_us, FieldRule::NonNegative);
   f("vector/row_reduce_us", p.vector.row_reduce_us, FieldRule::NonNegative);
   f("vector/strided_latency_us", p.vector.strided_latency_us, FieldRule::NonNegative);
+  f("vector/strided_elements_per_clk", p.vector.strided_elements_per_clk, FieldRule::Positive);
   f("vector/pytorch_row_ns_per_col", p.vector.pytorch_row_ns_per_col, FieldRule::NonNegative);
   f("vector/pytorch_row_bandwidth_fraction", p.vector.pytorch_row_bandwidth_fraction,
     FieldRule::Fraction);

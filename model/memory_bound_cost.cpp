@@ -3,10 +3,11 @@
 // bandwidth depends on how many SMs have work: an elementwise kernel launches one CTA per
 // vector.cta_bytes of output; a row op one CTA per row (or per cta_bytes, when rows are short),
 // so a norm over 8 rows keeps only 8 SMs busy. Elementwise kernels on strided or broadcast
-// operands pay strided_latency_us for the generic indexing path; ATen's own row kernels
-// (RowImpl::PyTorch) are costed by pytorch_row_cost, its softmax over rows longer than shared
-// memory as three reads and a write. A full reduction runs as ATen splits it
-// (reduce_cost), its few blocks bound by the loads each keeps in flight. With warm_l2 the inputs
+// operands run ATen's generic indexing path: strided_elements_per_clk per SM at most, and
+// strided_latency_us more. ATen's own row kernels (RowImpl::PyTorch) are costed by
+// pytorch_row_cost, its softmax over rows longer than shared memory as three reads and a write.
+// A full reduction runs as ATen splits it (reduce_cost), its few blocks bound by the loads each
+// keeps in flight. With warm_l2 the inputs
 // were left in L2 by the previous kernel: the part of the working set L2 holds (soft knee near
 // capacity) skips HBM, and so do the outputs, which stay dirty in L2.
 #include "hardware/derived.h"
@@ -87,15 +88,22 @@ OpCost pytorch_row_cost(const RowOp& r, const Op& op, const GpuSpec& gpu) {
 OpCost elementwise_cost(const ElementwiseOp& e, const Op& op, const GpuSpec& gpu) {
   double out_bytes = (double)e.numel * dtype_bytes(e.dtype);
   OpCost c = stream_cost(op, ceil_div(out_bytes, gpu.model.vector.cta_bytes.value), gpu);
+  if (e.strided) {  // index arithmetic per element, no vector loads: an issue-rate limit
+    double idx_us =
+        (double)e.numel / (c.detail.active_sms * gpu.model.vector.strided_elements_per_clk.value *
+                           gpu.compute.max_clock_MHz.value);
+    if (idx_us > c.compute_us) {
+      c.compute_us = idx_us;
+      finish(gpu, c);
+    }
+  }
   add_unhidden_phase(c);
   if (e.kind == ElementwiseKind::AdamW) {  // many tensors per launch, four streams each
     double slower = c.hbm_us / gpu.model.vector.adamw_bandwidth_fraction.value - c.hbm_us;
     c.hbm_us += slower;
     c.time_us += slower;
   }
-  if (e.strided) {  // index arithmetic per element, no vector loads
-    add_overhead(c, gpu.model.vector.strided_latency_us.value);
-  }
+  if (e.strided) add_overhead(c, gpu.model.vector.strided_latency_us.value);
   return c;
 }
 

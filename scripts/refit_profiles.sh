@@ -10,7 +10,8 @@ d=validate/data
   --data $d/h100-sxm-norms-2026-11-29.json --hardware $d/h100-sxm-gpubench-2026-11-29.json \
   --workloads $d/h100-sxm-models-2026-11-29.json --out hardware/profiles/h100-sxm.json | tail -1
 "$bin" calibrate fit --gpu h200-sxm --data $d/h200-sxm-ops-2026-11-29.json \
-  --data $d/h200-sxm-attention-splits-2026-12-01.json --hardware $d/h200-sxm-gpubench-2026-11-29.json \
+  --data $d/h200-sxm-attention-splits-2026-12-01.json --data $d/h200-sxm-strided-2026-12-01.json \
+  --hardware $d/h200-sxm-gpubench-2026-11-29.json \
   --workloads $d/h200-sxm-models-2026-11-29.json --out hardware/profiles/h200-sxm.json | tail -1
 "$bin" calibrate fit --gpu h200-sxm --data $d/h200-sxm-calibration-2026-12-01.json \
   --out validate/profiles/h200-sxm-from-calibrate-run-2026-12-01.json | tail -1

@@ -26,7 +26,10 @@ CalibrationInputs committed_inputs(const std::string& gpu) {
   CalibrationInputs in;
   in.data = {src(d + "-ops-2026-11-29.json")};
   if (gpu == "h100-sxm") in.data.push_back(src(d + "-norms-2026-11-29.json"));
-  if (gpu == "h200-sxm") in.data.push_back(src(d + "-attention-splits-2026-12-01.json"));
+  if (gpu == "h200-sxm") {
+    in.data.push_back(src(d + "-attention-splits-2026-12-01.json"));
+    in.data.push_back(src(d + "-strided-2026-12-01.json"));
+  }
   in.hardware = {src(d + "-gpubench-2026-11-29.json")};
   in.workloads = {src(d + "-models-2026-11-29.json")};
   return in;

@@ -126,11 +126,30 @@ TEST_CASE("memory: reductions and norms read once and write once", "[memory][rul
 
 TEST_CASE("memory: strided operands pay the generic indexing path", "[memory][rule]") {
   const GpuSpec& g = test::h100();
-  Op plain = elementwise(ElementwiseKind::Mul, 1 << 16);
-  Op strided = plain;
-  std::get<ElementwiseOp>(strided.shape).strided = true;
-  CHECK(predict_op(strided, g).time_us - predict_op(plain, g).time_us ==
-        Approx(g.model.vector.strided_latency_us.value));
+  auto strided = [](Op op) {
+    std::get<ElementwiseOp>(op.shape).strided = true;
+    return op;
+  };
+  double rate = g.model.vector.strided_elements_per_clk.value;
+  double clock_MHz = g.compute.max_clock_MHz.value;
+  // Small: the generic path's extra latency, and one CTA's 1024 elements at the issue rate.
+  Op plain = elementwise(ElementwiseKind::Mul, 1 << 12);
+  double extra = predict_op(strided(plain), g).time_us - predict_op(plain, g).time_us;
+  CHECK(extra > g.model.vector.strided_latency_us.value);
+  CHECK(extra < g.model.vector.strided_latency_us.value + 1024 / (rate * clock_MHz) + 0.05);
+  // Large: bound by strided_elements_per_clk per SM, not by bandwidth.
+  Op big = elementwise(ElementwiseKind::Mul, 1 << 26);
+  OpCost s = predict_op(strided(big), g), v = predict_op(big, g);
+  CHECK(s.bottleneck == Bottleneck::Compute);
+  CHECK(s.compute_us == Approx((1 << 26) / (132 * rate * clock_MHz)));
+  CHECK(v.bottleneck == Bottleneck::Hbm);
+  CHECK(s.time_us > 1.2 * v.time_us);
+  // A faster issue rate than bandwidth allows: bandwidth-bound again, latency aside.
+  GpuSpec fast = g;
+  fast.model.vector.strided_elements_per_clk.value = 100;
+  OpCost f = predict_op(strided(big), fast);
+  CHECK(f.bottleneck == Bottleneck::Hbm);
+  CHECK(f.time_us - v.time_us == Approx(g.model.vector.strided_latency_us.value).epsilon(0.05));
 }
 
 TEST_CASE("memory: ATen's row kernels walk rows serially and stream slower", "[memory][rule]") {

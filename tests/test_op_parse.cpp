@@ -38,6 +38,8 @@ TEST_CASE("the contract's example ops parse", "[op]") {
   Op w = parse(R"({"op":"elementwise","kind":"add","numel":8,"dtype":"bf16","warm_l2":true,
                    "l2_working_set_bytes":4e7})");
   CHECK(w.l2_working_set_bytes == 4e7);
+  Op st = parse(R"({"op":"elementwise","kind":"mul","numel":8,"dtype":"bf16","strided":true})");
+  CHECK(std::get<ElementwiseOp>(st.shape).strided);
 }
 
 TEST_CASE("op FLOPs and bytes follow the standard formulas", "[op]") {
@@ -117,6 +119,10 @@ TEST_CASE("op error: unknown key", "[op][errors]") {
 TEST_CASE("op error: warm_l2 on a GEMM", "[op][errors]") {
   expect_error(R"({"op":"gemm","m":1,"n":1,"k":1,"dtype":"bf16","warm_l2":true})",
                {"/warm_l2: only memory-bound ops"});
+}
+TEST_CASE("op error: strided on an op that is not elementwise", "[op][errors]") {
+  expect_error(R"({"op":"rmsnorm","rows":2,"cols":8,"dtype":"bf16","strided":true})",
+               {"/strided: only elementwise ops take strided"});
 }
 TEST_CASE("op error: an L2 working set without warm_l2", "[op][errors]") {
   expect_error(R"({"op":"reduce","kind":"sum","numel":8,"dtype":"bf16","l2_working_set_bytes":1})",

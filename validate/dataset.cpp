@@ -42,7 +42,8 @@ const char* const kOpKeys[] = {"id",
                                "rows",
                                "cols",
                                "warm_l2",
-                               "l2_working_set_bytes"};
+                               "l2_working_set_bytes",
+                               "strided"};
 
 nlohmann::json op_fields(const nlohmann::json& record) {
   nlohmann::json j = nlohmann::json::object();

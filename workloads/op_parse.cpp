@@ -127,6 +127,11 @@ Op parse_op(const nlohmann::json& object, const std::string& label,
     }
     op.warm_l2 = r.boolean("warm_l2");
   }
+  if (r.has("strided")) {
+    if (kind != "elementwise")
+      r.fail("strided", "only elementwise ops take strided (operands that are strided views)");
+    std::get<ElementwiseOp>(op.shape).strided = r.boolean("strided");
+  }
   if (r.has("l2_working_set_bytes")) {
     if (!op.warm_l2) {
       r.fail("l2_working_set_bytes", "only with \"warm_l2\": true (what else L2 holds then)");

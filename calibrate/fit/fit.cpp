@@ -93,6 +93,8 @@ std::vector<FitKnob> default_knobs(const GpuSpec& gpu) {
                    [](GpuSpec& g) -> Fact& { return g.model.vector.row_reduce_us; }));
   k.push_back(knob("model/vector/reduce_combine_us", 0.0, 20.0,
                    [](GpuSpec& g) -> Fact& { return g.model.vector.reduce_combine_us; }));
+  k.push_back(knob("model/vector/strided_elements_per_clk", 0.2, 16.0,
+                   [](GpuSpec& g) -> Fact& { return g.model.vector.strided_elements_per_clk; }));
   k.push_back(knob("model/memory/sm_bytes_per_clk", 8.0, 128.0,
                    [](GpuSpec& g) -> Fact& { return g.model.memory.sm_bytes_per_clk; }));
   k.push_back(knob("model/memory/l2_knee_start_fraction", 0.2, 1.0,
