@@ -47,8 +47,11 @@ RowOpKind backward_of(RowOpKind k) {
 }
 
 void emit_elementwise_backward(Emitter& e, const std::string& name, const ElementwiseOp& x) {
+  // A gradient meets the same broadcast or strided operands (RoPE's cos/sin tables, the halves
+  // of a cat), so ATen runs it on the same generic, non-vectorized path as the forward kernel.
   auto ew = [&](const std::string& suffix, ElementwiseKind k, int64_t n) {
-    e.emit(name + suffix, ew_op(k, n, x.dtype));
+    Op op = ew_op(k, n, x.dtype);
+    e.emit(name + suffix, x.strided ? strided(op) : op);
   };
   switch (x.kind) {
     case ElementwiseKind::Silu:
