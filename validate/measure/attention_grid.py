@@ -7,10 +7,8 @@ op_grid.py (split_of: a hash of the id).
     python3 attention_grid.py > attention.jsonl
     python3 measure_ops.py --input attention.jsonl --out results.json
 """
-import json
-import sys
 
-from op_grid import attention, split_of
+from op_grid import attention, with_splits, write_jsonl
 
 
 def grid():
@@ -23,15 +21,8 @@ def grid():
     for batch in (1, 2, 4, 8, 16, 32, 64):
         for kv_len in (512, 4096, 32768):
             ops.append(attention(batch, 32, 8, 128, 1, kv_len, False))
-    seen, out = set(), []
-    for op in ops:
-        if op["id"] not in seen:
-            seen.add(op["id"])
-            op["split"] = split_of(op["id"])
-            out.append(op)
-    return out
+    return with_splits(ops)
 
 
 if __name__ == "__main__":
-    for op in grid():
-        sys.stdout.write(json.dumps(op, separators=(",", ":")) + "\n")
+    write_jsonl(grid())

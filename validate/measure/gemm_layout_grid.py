@@ -7,10 +7,8 @@ tokens. Ids and the fit/holdout split follow op_grid.py (split_of: a hash of the
     python3 gemm_layout_grid.py > gemm_layouts.jsonl
     python3 measure_ops.py --input gemm_layouts.jsonl --out results.json
 """
-import json
-import sys
 
-from op_grid import split_of
+from op_grid import with_splits, write_jsonl
 
 TOKENS = (512, 2048, 8192)
 # (out, in) of q/o, k/v, gate/up and down projections.
@@ -35,15 +33,8 @@ def grid():
     for size in (1024, 2048, 4096, 8192):
         for layout in ("nt", "nn", "tn"):
             ops.append(gemm(size, size, size, layout))
-    seen, out = set(), []
-    for op in ops:
-        if op["id"] not in seen:
-            seen.add(op["id"])
-            op["split"] = split_of(op["id"])
-            out.append(op)
-    return out
+    return with_splits(ops)
 
 
 if __name__ == "__main__":
-    for op in grid():
-        sys.stdout.write(json.dumps(op, separators=(",", ":")) + "\n")
+    write_jsonl(grid())

@@ -571,6 +571,10 @@ def build_gemm(op):
         return build_gemm_fp8(m, n, k)
     tdt = torch_dtype(dt)
     lead = (batch,) if batch else ()
+    nbytes = (batch or 1) * (m * k + n * k + m * n) * elem_bytes(tdt)
+    flags = None
+    if dt in ("fp32", "tf32"):
+        flags = lambda: tf32_matmul(dt == "tf32")   # noqa: E731
     layout = op.get("layout", "nt")
     if layout != "nt":
         # C = op(A) op(B) with A stored [m,k] (n) or [k,m] (t) and B stored [k,n] (n) or
@@ -586,8 +590,6 @@ def build_gemm(op):
             a = s[0] if layout[0] == "n" else s[0].t()
             return torch.mm(a, s[1], out=s[2])
 
-        nbytes = (m * k + n * k + m * n) * elem_bytes(tdt)
-        flags = (lambda: tf32_matmul(dt == "tf32")) if dt in ("fp32", "tf32") else None
         return Bench(make_set_layout, [("torch.mm(out=) " + layout, call)], nbytes, flags=flags)
 
     def make_set():
@@ -604,10 +606,6 @@ def build_gemm(op):
             ("torch.mm(out=)", lambda s: torch.mm(s[0], s[1].t(), out=s[2])),
             ("torch.matmul", lambda s: torch.matmul(s[0], s[1].t())),
         ]
-    nbytes = (batch or 1) * (m * k + n * k + m * n) * elem_bytes(tdt)
-    flags = None
-    if dt in ("fp32", "tf32"):
-        flags = lambda: tf32_matmul(dt == "tf32")   # noqa: E731
     return Bench(make_set, candidates, nbytes, flags=flags)
 
 

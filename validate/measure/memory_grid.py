@@ -9,10 +9,8 @@ follow op_grid.py (split_of: a hash of the id).
     python3 memory_grid.py > memory.jsonl
     python3 measure_ops.py --input memory.jsonl --out results.json
 """
-import json
-import sys
 
-from op_grid import elementwise, norm, reduce_op, split_of
+from op_grid import elementwise, norm, reduce_op, with_splits, write_jsonl
 
 REDUCE_NUMEL = (1024, 4096, 16384, 32768, 65536, 98304, 130560, 131072, 196608, 262144,
                 524288, 1048576, 2097152, 4194304, 8388608)
@@ -35,15 +33,8 @@ def grid():
             ops.append(elementwise(kind, n))
     for n in EW_NUMEL:
         ops.append(elementwise("silu", n, "fp32"))
-    seen, out = set(), []
-    for op in ops:
-        if op["id"] not in seen:
-            seen.add(op["id"])
-            op["split"] = split_of(op["id"])
-            out.append(op)
-    return out
+    return with_splits(ops)
 
 
 if __name__ == "__main__":
-    for op in grid():
-        sys.stdout.write(json.dumps(op, separators=(",", ":")) + "\n")
+    write_jsonl(grid())

@@ -259,20 +259,30 @@ def family_of(op):
     return op["op"] + ("-warm" if op.get("warm_l2") else "")
 
 
+def with_splits(ops):
+    """The ops with ids unique (the first of each kept, in order), each given its split."""
+    by_id = collections.OrderedDict()
+    for op in ops:
+        by_id.setdefault(op["id"], op)
+    out = list(by_id.values())
+    for op in out:
+        op["split"] = split_of(op["id"])
+    return out
+
+
+def write_jsonl(ops, stream=None):
+    """One compact JSON object a line (to stdout by default): the input measure_ops.py reads."""
+    stream = stream or sys.stdout
+    for op in ops:
+        stream.write(json.dumps(op, separators=(",", ":")) + "\n")
+
+
 def build_grid():
     """Returns the list of op dicts, ids unique, each with its split."""
     sections = (gemm_bf16_section(), gemm_other_dtypes_section(),
                 attention_section(), elementwise_section(), reduce_section(),
                 norm_section())
-    by_id = collections.OrderedDict()
-    for section in sections:
-        for op in section:
-            if op["id"] not in by_id:
-                by_id[op["id"]] = op
-    ops = list(by_id.values())
-    for op in ops:
-        op["split"] = split_of(op["id"])
-    return ops
+    return with_splits(op for section in sections for op in section)
 
 
 def validate(ops):
@@ -335,8 +345,7 @@ def main(argv=None):
         print_stats(ops, sys.stderr)
         return 1 if problems else 0
     try:
-        for op in ops:
-            sys.stdout.write(json.dumps(op, separators=(",", ":")) + "\n")
+        write_jsonl(ops)
         sys.stdout.flush()
     except BrokenPipeError:          # e.g. `op_grid.py | head`
         return 0

@@ -7,10 +7,8 @@ a broadcast cos/sin table, the negated half, and the contiguous copy of such a v
     python3 strided_grid.py > strided.jsonl
     python3 measure_ops.py --input strided.jsonl --out results.json
 """
-import json
-import sys
 
-from op_grid import split_of
+from op_grid import with_splits, write_jsonl
 
 TOKENS = (128, 512, 2048, 8192, 16384)
 
@@ -27,11 +25,8 @@ def grid():
         for heads in (32, 8):
             for t in TOKENS:
                 ops.append(strided(kind, t, heads))
-    for op in ops:
-        op["split"] = split_of(op["id"])
-    return ops
+    return with_splits(ops)
 
 
 if __name__ == "__main__":
-    for op in grid():
-        sys.stdout.write(json.dumps(op, separators=(",", ":")) + "\n")
+    write_jsonl(grid())
