@@ -88,12 +88,14 @@ double vector_seconds(const GpuSpec& gpu, double vector_flops, double sfu_ops, d
   return vector_flops / fp32 + sfu_ops / sfu;
 }
 
-double kernel_overhead_us(const GpuSpec& gpu, double hbm_fraction) {
+double memory_latency_us(const GpuSpec& gpu, double hbm_fraction) {
   double f = std::clamp(hbm_fraction, 0.0, 1.0);
-  double latency_ns =
-      f * gpu.memory.hbm.latency_ns.value + (1 - f) * gpu.memory.l2.latency_ns.value;
+  return (f * gpu.memory.hbm.latency_ns.value + (1 - f) * gpu.memory.l2.latency_ns.value) / 1000;
+}
+
+double kernel_overhead_us(const GpuSpec& gpu, double hbm_fraction) {
   return gpu.launch.graph_us.value + gpu.model.kernel.latency_us.value +
-         gpu.model.memory.latency_round_trips.value * latency_ns / 1000;
+         gpu.model.memory.latency_round_trips.value * memory_latency_us(gpu, hbm_fraction);
 }
 
 double list_schedule_cycles(const std::vector<double>& items, double slots) {

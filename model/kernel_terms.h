@@ -28,9 +28,11 @@ MathUnit matrix_unit(const GpuSpec& gpu, DType d);
 // Seconds of CUDA-core and special-function work, spread over `active_sms`.
 double vector_seconds(const GpuSpec& gpu, double vector_flops, double sfu_ops, double active_sms);
 
+// One memory round trip when `hbm_fraction` of the loads miss L2: the HBM latency for those, the
+// L2 latency for the rest.
+double memory_latency_us(const GpuSpec& gpu, double hbm_fraction);
 // What a kernel costs beyond its work when replayed from a CUDA graph: the launch gap, a fixed
-// latency, and the memory round trips (load, store drain), each taking the HBM latency for the
-// `hbm_fraction` of loads that miss L2 and the L2 latency for the rest.
+// latency, and the memory round trips (load, store drain) at memory_latency_us each.
 double kernel_overhead_us(const GpuSpec& gpu, double hbm_fraction);
 // How much faster a kernel with `active_sms` busy SMs computes than a full-chip one, because the
 // clock rises when the GPU is below its power limit (model.power): few_sm_speedup at or below

@@ -7,9 +7,9 @@
 // strided_latency_us more. ATen's own row kernels (RowImpl::PyTorch) are costed by
 // pytorch_row_cost, its softmax over rows longer than shared memory as three reads and a write.
 // A full reduction runs as ATen splits it (reduce_cost), its few blocks bound by the loads each
-// keeps in flight. With warm_l2 the inputs
-// were left in L2 by the previous kernel: the part of the working set L2 holds (soft knee near
-// capacity) skips HBM, and so do the outputs, which stay dirty in L2.
+// keeps in flight. With warm_l2 the inputs were left in L2 by the previous kernel: the part of
+// the working set L2 holds (soft knee near capacity) skips HBM, and so do the outputs, which stay
+// dirty in L2.
 #include "hardware/derived.h"
 #include "model/cost_models.h"
 #include "model/kernel_terms.h"
@@ -54,13 +54,13 @@ void add_unhidden_phase(OpCost& c) {
 constexpr double kRowBlocksPerSm = 8;  // 128-thread blocks with little shared memory
 OpCost pytorch_row_cost(const RowOp& r, const Op& op, const GpuSpec& gpu) {
   const auto& v = gpu.model.vector;
+  OpCost c = stream_cost(op, (double)r.rows, gpu);
   bool softmax = r.kind == RowOpKind::Softmax || r.kind == RowOpKind::SoftmaxBackward;
   double row_bytes = (double)r.cols * dtype_bytes(r.dtype);
   if (softmax && row_bytes > gpu.compute.max_smem_per_sm_bytes.value) {
     // ATen's softmax over rows that shared memory cannot hold (cunn_SoftMaxForward/Backward, a
     // block per row, as for a loss over the vocabulary) streams each row three times (max, sum,
     // output; backward: sum of dy, then dy and y) and writes it once, at full bandwidth.
-    OpCost c = stream_cost(op, (double)r.rows, gpu);
     double n = (double)r.rows * row_bytes;
     double scale = 4 * n / op_work(op).unique_bytes();
     c.bytes.hbm *= scale;
@@ -68,7 +68,6 @@ OpCost pytorch_row_cost(const RowOp& r, const Op& op, const GpuSpec& gpu) {
     finish(gpu, c);
     return c;
   }
-  OpCost c = stream_cost(op, (double)r.rows, gpu);
   double row_waves = ceil_div((double)r.rows, kRowBlocksPerSm * sm_count(gpu));
   double serial_us = row_waves * (double)r.cols * v.pytorch_row_ns_per_col.value / 1000;
   c.hbm_us /= v.pytorch_row_bandwidth_fraction.value;
@@ -122,11 +121,8 @@ OpCost reduce_cost(const ReduceOp& r, const Op& op, const GpuSpec& gpu) {
   OpCost c = stream_cost(op, ctas, gpu);
   // A block keeps reduce_cta_inflight_elements of loads in flight and waits a memory latency for
   // each such batch (Little's law), which bounds a few blocks long before bandwidth does.
-  double hit = c.detail.l2_hit_fraction;
-  double latency_us =
-      (hit * gpu.memory.l2.latency_ns.value + (1 - hit) * gpu.memory.hbm.latency_ns.value) / 1000;
-  double walk_us =
-      ceil_div(ctas, slots) * (numel / ctas) / v.reduce_cta_inflight_elements.value * latency_us;
+  double walk_us = ceil_div(ctas, slots) * (numel / ctas) / v.reduce_cta_inflight_elements.value *
+                   memory_latency_us(gpu, c.detail.hbm_load_fraction);
   if (walk_us > std::max({c.compute_us, c.hbm_us, c.l2_us})) {
     c.time_us = c.overhead_us + walk_us;
     c.bottleneck = Bottleneck::Latency;
