@@ -5,9 +5,11 @@
 # nvidia-smi before and after. Everything goes to $OUT.
 #   OUT=out validate/measure/run_grid.sh memory_grid.py memory-rules h200-sxm
 set -uo pipefail
-grid=${1:?usage: validate/measure/run_grid.sh <grid.py> <name> <gpu preset>}
-name=${2:?usage: validate/measure/run_grid.sh <grid.py> <name> <gpu preset>}
-gpu=${3:?usage: validate/measure/run_grid.sh <grid.py> <name> <gpu preset>}
+if [[ $# -ne 3 ]]; then
+  echo "usage: validate/measure/run_grid.sh <grid.py> <name> <gpu preset>" >&2
+  exit 2
+fi
+grid=$1 name=$2 gpu=$3
 out=${OUT:?set OUT}
 day=$(date -u +%F)
 here=$(cd "$(dirname "$0")" && pwd)
