@@ -1,6 +1,6 @@
 // Memory a step needs on the GPU:
-//  - weights: every GEMM's weight matrix and the norms' scales in the graph, plus the embedding
-//    table (the LM head's when untied is a GEMM weight already);
+//  - weights: every parameter of the model (or of --blocks N decoder blocks), every expert of an
+//    MoE layer whatever the routing sends it (model_config.h);
 //  - KV cache: 2 x layers x batch x positions x kv_heads x head_dim, in the KV-cache dtype
 //    (prefill counts the cache its prompt fills, decode the cache it reads plus the new token);
 //  - activations: inference keeps the largest kernel's inputs and outputs alive twice over
@@ -75,7 +75,7 @@ double kv_cache_bytes(const ModelConfig& m, const RunConfig& run) {
 MemoryFootprint memory_footprint(const OpGraph& graph, const ModelConfig& model,
                                  const RunConfig& run, const GpuSpec& gpu) {
   MemoryFootprint f;
-  double params = (double)graph_weight_elements(graph, model, run.blocks == 0);
+  double params = (double)weight_parameter_count(model, run.blocks);
   double wbytes = run.weight_bits > 0 ? run.weight_bits / 8.0 : dtype_bytes(run.weights);
   f.weights_bytes = params * wbytes;
   f.kv_cache_bytes = kv_cache_bytes(model, run);

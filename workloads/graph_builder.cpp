@@ -56,25 +56,6 @@ GraphSection head_section(const ModelConfig& m, const RunConfig& run) {
 
 }  // namespace
 
-int64_t graph_weight_elements(const OpGraph& g, const ModelConfig& m, bool whole) {
-  int64_t n = 0;
-  for (const auto& s : g.sections) {
-    if (s.name.find("backward") != std::string::npos || s.name == "loss" || s.name == "optimizer")
-      continue;
-    for (OpVertex v : launch_order(s)) {
-      const GraphNode& node = s.dag()[v];
-      if (node.name.rfind("recompute.", 0) == 0) continue;
-      if (auto* gm = std::get_if<GemmOp>(&node.op.shape)) n += s.repeat * gm->n * gm->k;
-      if (std::holds_alternative<RowOp>(node.op.shape) &&
-          node.name.find("norm") != std::string::npos) {
-        n += s.repeat * m.hidden;
-      }
-    }
-  }
-  if (whole && !m.tied_embeddings) n += m.vocab * m.hidden;
-  return n;
-}
-
 OpGraph build_graph(const ModelConfig& model, const RunConfig& run) {
   check_run_config(run, model);
   OpGraph g;

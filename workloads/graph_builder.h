@@ -10,9 +10,4 @@ namespace ridgeline {
 
 OpGraph build_graph(const ModelConfig& model, const RunConfig& run);
 
-// Weights the graph's forward sections hold: every GEMM's weight matrix, the norms' scales,
-// and (`whole`) the embedding table when it is not tied to the LM head. The optimizer updates
-// these and memory stores them.
-int64_t graph_weight_elements(const OpGraph& g, const ModelConfig& m, bool whole);
-
 }  // namespace ridgeline

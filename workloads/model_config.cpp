@@ -44,6 +44,10 @@ std::string name_from_label(const std::string& label) {
   return parent.empty() || parent == "." || parent == ".." ? stem : parent;
 }
 
+long double norm_parameters(const ModelConfig& m) {
+  return m.norm == NormKind::LayerNorm ? 2.0L * m.hidden : m.hidden;  // scale, LayerNorm's shift
+}
+
 long double mlp_parameters(const ModelConfig& m, int64_t width) {
   long double h = m.hidden, w = width;
   if (m.mlp == MlpKind::GatedSilu)
@@ -51,22 +55,31 @@ long double mlp_parameters(const ModelConfig& m, int64_t width) {
   return 2 * h * w + (m.mlp_bias ? w + h : 0);        // fc, proj
 }
 
-// Exact below 2^64 (long double has a 64-bit mantissa on x86); only ever compared above that.
-long double count_parameters(const ModelConfig& m) {
+long double block_parameters(const ModelConfig& m, bool active) {
   long double h = m.hidden;
   long double q = (long double)m.heads * m.head_dim, kv = (long double)m.kv_heads * m.head_dim;
   long double attention = h * (q + 2 * kv) + q * h;  // q, k, v, o
   if (m.qkv_bias) attention += q + 2 * kv;
   if (m.attn_out_bias) attention += h;
+  long double experts = active ? m.moe.top_k : m.moe.experts;
   long double mlp = m.moe.experts > 0
-                        ? m.moe.experts * mlp_parameters(m, m.moe.expert_intermediate) +
+                        ? experts * mlp_parameters(m, m.moe.expert_intermediate) +
                               h * m.moe.experts  // the router, no bias
                         : mlp_parameters(m, m.intermediate);
-  long double norm = m.norm == NormKind::LayerNorm ? 2 * h : h;  // scale, and LayerNorm's shift
-  long double layer = attention + mlp + 2 * norm;                // pre-attention, pre-MLP
+  return attention + mlp + 2 * norm_parameters(m);  // pre-attention, pre-MLP
+}
+
+// Exact below 2^64 (long double has a 64-bit mantissa on x86); only ever compared above that.
+long double count_parameters(const ModelConfig& m, bool active = false) {
+  long double h = m.hidden;
   long double embeddings = (long double)m.vocab * h * (m.tied_embeddings ? 1 : 2);
   if (m.position == PositionKind::Learned) embeddings += (long double)m.max_positions * h;
-  return embeddings + m.layers * layer + norm;  // and the final norm
+  return embeddings + m.layers * block_parameters(m, active) + norm_parameters(m);  // final norm
+}
+
+int64_t checked(long double n) {
+  require_invariant(n < 9e18L, "parameter count fits in 64 bits");
+  return (int64_t)n;
 }
 
 ModelConfig from_document(const nlohmann::json& doc, const std::string& label) {
@@ -116,9 +129,23 @@ ModelConfig load_model(const std::string& name_or_path) {
 }
 
 int64_t parameter_count(const ModelConfig& m) {
-  long double n = count_parameters(m);
-  require_invariant(n < 9e18L, "parameter count fits in 64 bits");
-  return (int64_t)n;
+  return checked(count_parameters(m));
+}
+
+int64_t active_parameter_count(const ModelConfig& m) {
+  return checked(count_parameters(m, true));
+}
+
+int64_t block_parameter_count(const ModelConfig& m) {
+  return checked(block_parameters(m, false));
+}
+
+int64_t weight_parameter_count(const ModelConfig& m, int64_t blocks) {
+  return blocks > 0 ? checked(blocks * block_parameters(m, false)) : parameter_count(m);
+}
+
+double kv_cache_bytes_per_token(const ModelConfig& m, double bytes_per_element) {
+  return 2.0 * (double)m.layers * (double)m.kv_heads * (double)m.head_dim * bytes_per_element;
 }
 
 }  // namespace ridgeline

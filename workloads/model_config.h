@@ -52,5 +52,14 @@ std::vector<std::string> model_preset_names();
 
 // Parameters (weights) of the whole model, embeddings and LM head included (once when tied).
 int64_t parameter_count(const ModelConfig& m);
+// Parameters one token's forward pass uses: top_k experts of each MoE layer instead of all.
+int64_t active_parameter_count(const ModelConfig& m);
+// Parameters of one decoder block (attention, the MLP or every expert and the router, norms).
+int64_t block_parameter_count(const ModelConfig& m);
+// Weights a step holds in memory, whatever the routing: the whole model, or `blocks` decoder
+// blocks alone when blocks > 0 (`--blocks N`).
+int64_t weight_parameter_count(const ModelConfig& m, int64_t blocks);
+// KV-cache bytes one token adds over all layers (K and V), at `bytes_per_element`.
+double kv_cache_bytes_per_token(const ModelConfig& m, double bytes_per_element);
 
 }  // namespace ridgeline

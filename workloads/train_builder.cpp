@@ -159,7 +159,7 @@ void add_training_sections(OpGraph& g, const ModelConfig& model, const RunConfig
     GraphSection s{"optimizer", 1, -1};
     Emitter e{s, run.activations};
     e.emit("adamw",
-           ew_op(ElementwiseKind::AdamW, graph_weight_elements(g, model, whole), run.weights));
+           ew_op(ElementwiseKind::AdamW, weight_parameter_count(model, run.blocks), run.weights));
     g.sections.push_back(std::move(s));
   }
 }
