@@ -20,10 +20,10 @@ const GpuSpec& gpu() {
 }
 
 Op gemm(int64_t m, int64_t n, int64_t k) {
-  return Op{"g", GemmOp{m, n, k, 1, DType::Bf16}, false};
+  return Op{"g", GemmOp{m, n, k, 1, DType::Bf16, 0, 0}, false};
 }
 Op attn(int64_t b, int64_t q, int64_t kv, bool causal) {
-  return Op{"a", AttentionOp{b, 32, 8, 128, q, kv, causal, DType::Bf16}, false};
+  return Op{"a", AttentionOp{b, 32, 8, 128, q, kv, causal, DType::Bf16, {}, false}, false};
 }
 
 std::vector<Op> layer_mix() {
@@ -36,8 +36,8 @@ std::vector<Op> layer_mix() {
           attn(1, 4096, 4096, true),
           attn(32, 1, 2048, false),
           Op{"n", RowOp{RowOpKind::RmsNorm, 4096, 4096, DType::Bf16}, false},
-          Op{"e", ElementwiseOp{ElementwiseKind::SiluMul, 4096 * 14336, DType::Bf16}, false},
-          Op{"e", ElementwiseOp{ElementwiseKind::Add, 4096 * 4096, DType::Bf16}, false}};
+          Op{"e", ElementwiseOp{ElementwiseKind::SiluMul, 4096 * 14336, DType::Bf16, false, {}}, false},
+          Op{"e", ElementwiseOp{ElementwiseKind::Add, 4096 * 4096, DType::Bf16, false, {}}, false}};
 }
 
 void run(benchmark::State& state, const std::vector<Op>& ops) {
@@ -64,7 +64,7 @@ void BM_AttentionDecode(benchmark::State& s) {
   run(s, {attn(64, 1, 4096, false)});
 }
 void BM_Elementwise(benchmark::State& s) {
-  run(s, {Op{"e", ElementwiseOp{ElementwiseKind::Add, 1 << 24, DType::Bf16}, false}});
+  run(s, {Op{"e", ElementwiseOp{ElementwiseKind::Add, 1 << 24, DType::Bf16, false, {}}, false}});
 }
 void BM_RmsNorm(benchmark::State& s) {
   run(s, {Op{"n", RowOp{RowOpKind::RmsNorm, 4096, 4096, DType::Bf16}, false}});

@@ -17,7 +17,8 @@ void add_predict_flags(CLI::App& cmd, PredictOptions& o) {
   cmd.add_option("--format", o.format, "table (default), json or csv")
       ->check(CLI::IsMember({"table", "json", "csv"}));
   cmd.add_option("--trace", o.trace, "Write a Chrome/Perfetto trace of the step to this file");
-  cmd.add_option("--top", o.top, "Kernels listed in the table (default 10)");
+  cmd.add_option("--top", o.top, "Kernels listed in the table (default 10)")
+      ->check(CLI::PositiveNumber);
 }
 
 void add_workload_flags(CLI::App& cmd, PredictOptions& o, bool required) {
@@ -28,23 +29,29 @@ void add_workload_flags(CLI::App& cmd, PredictOptions& o, bool required) {
       ->check(CLI::IsMember({"prefill", "decode", "train"}));
   cmd.add_option("--batch", o.batch, "Sequences per step (default 1)");
   cmd.add_option("--seq", o.seq, "Prompt tokens (prefill) or sequence length (train)");
-  cmd.add_option("--kv-len", o.kv_len, "Cached tokens before the new one (decode)");
+  cmd.add_option("--kv-len", o.kv_len,
+                 "Cached tokens: before the new one (decode), or before the prompt chunk "
+                 "(prefill of a chunk over a cached prefix)");
   cmd.add_option("--blocks", o.blocks,
-                 "Only N decoder blocks (no embedding, final norm or LM head)");
+                 "Only N >= 1 decoder blocks (no embedding, final norm or LM head)")
+      ->check(CLI::PositiveNumber);
   cmd.add_option("--logits", o.logits, "last (default) or all positions")
       ->check(CLI::IsMember({"last", "all"}));
   cmd.add_option("--launch", o.launch, "graph (default) or eager")
       ->check(CLI::IsMember({"graph", "eager"}));
   cmd.add_option("--runtime", o.runtime, "pytorch-eager (default) or fused")
       ->check(CLI::IsMember({"pytorch-eager", "fused"}));
-  for (auto [flag, target] : std::initializer_list<std::pair<const char*, std::string*>>{
-           {"--weights", &o.weights},
-           {"--activations", &o.activations},
-           {"--kv-cache", &o.kv_cache}}) {
-    cmd.add_option(flag, *target,
-                   "bf16 (default), fp16, fp8; --weights also int8, int4 (weight-only)")
-        ->check(CLI::IsMember({"bf16", "fp16", "fp8", "fp32", "int8", "int4"}));
-  }
+  cmd.add_option("--weights", o.weights,
+                 "Weight precision: bf16 (default), fp16, fp32, fp8 (e4m3, inference), int8 or "
+                 "int4 (weight-only, dequantized in the GEMM; inference)")
+      ->check(CLI::IsMember({"bf16", "fp16", "fp32", "fp8", "int8", "int4"}));
+  cmd.add_option("--activations", o.activations,
+                 "Activation precision: bf16 (default), fp16, fp32 or fp8 (norms, elementwise "
+                 "kernels, attention's queries)")
+      ->check(CLI::IsMember({"bf16", "fp16", "fp32", "fp8"}));
+  cmd.add_option("--kv-cache", o.kv_cache,
+                 "KV-cache precision: bf16 (default), fp16, fp32 or fp8 (what attention reads)")
+      ->check(CLI::IsMember({"bf16", "fp16", "fp32", "fp8"}));
   cmd.add_option("--optimizer", o.optimizer, "none (default) or adamw (train)")
       ->check(CLI::IsMember({"none", "adamw"}));
   cmd.add_flag("--recompute", o.recompute, "Recompute activations in the backward pass (train)");
@@ -68,11 +75,6 @@ RunConfig run_config_from(const PredictOptions& o) {
     r.weight_bits = o.weights == "int8" ? 8 : 4;
   } else {
     r.weights = *parse_dtype(o.weights);
-  }
-  for (auto [flag, value] :
-       {std::pair{"--activations", &o.activations}, std::pair{"--kv-cache", &o.kv_cache}}) {
-    if (*value == "int8" || *value == "int4")
-      throw InputError(std::string(flag) + ": int8/int4 are weight-only formats");
   }
   r.activations = *parse_dtype(o.activations);
   r.kv_cache = *parse_dtype(o.kv_cache);

@@ -132,7 +132,7 @@ OpCost attention_cost(const AttentionOp& a, const GpuSpec& gpu) {
   double active_sms = std::min(sm_count(gpu), std::ceil(items / cta_per_sm));
   double clock = clock_MHz(gpu, unit) * clock_boost(gpu, active_sms);
   c.compute_us = cycles / clock;
-  double e = dtype_bytes(a.dtype);
+  double e = dtype_bytes(a.kv_storage());  // K/V tiles as stored
   OpWork w = op_work(Op{"", a, false});
   double kv_tile_reads = total_blocks * bn * d * e * 2;
   double unique_kv = 2 * (double)a.batch * a.kv_heads * a.kv_len * d * e;

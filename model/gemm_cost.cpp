@@ -66,7 +66,7 @@ std::optional<OpCost> cost_with_tile(const GemmOp& g, const GpuSpec& gpu, MathUn
   const auto& p = gpu.model.gemm;
   double e_in = dtype_bytes(g.dtype), e_out = gemm_output_bytes(g.dtype);
   double tm = choice.tm, tn = choice.tn;
-  double batch = (double)g.batch, m = (double)g.m, n = (double)g.n, k = (double)g.k;
+  double batch = g.problems(), m = (double)g.m, n = (double)g.n, k = (double)g.k;
   double tiles_m = ceil_div(m, tm), tiles_n = ceil_div(n, tn);
   double mn_tiles = tiles_m * tiles_n * batch;
   double cta_per_sm = p.ctas_per_sm.value;

@@ -40,7 +40,7 @@ double largest_kernel_activations(const OpGraph& g) {
       OpWork w = op_work(op);
       double act = w.unique_bytes();
       if (auto* gm = std::get_if<GemmOp>(&op.shape))
-        act -= (double)gm->batch * gm->n * gm->k * dtype_bytes(gm->dtype);
+        act -= gm->problems() * gm->n * gm->k * dtype_bytes(gm->dtype);
       most = std::max(most, act);
     }
   }
@@ -65,7 +65,7 @@ double activation_bytes(const OpGraph& g, const ModelConfig& m, const RunConfig&
 double kv_cache_bytes(const ModelConfig& m, const RunConfig& run) {
   if (run.phase == Phase::Train) return 0;
   double layers = run.blocks > 0 ? run.blocks : m.layers;
-  double positions = run.phase == Phase::Decode ? run.kv_len + 1 : run.seq;
+  double positions = (double)step_positions(run);
   if (m.sliding_window > 0) positions = std::min(positions, (double)m.sliding_window);
   return 2 * layers * run.batch * positions * m.kv_heads * m.head_dim * dtype_bytes(run.kv_cache);
 }

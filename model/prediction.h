@@ -53,6 +53,8 @@ const char* time_class_name(int i);  // "compute", "hbm", "l2", "smem", "latency
 
 struct Prediction {
   std::string gpu, gpu_file, gpu_profile, model, description;
+  std::string model_source;             // the preset or config file the model came from
+  std::vector<std::string> what_ifs;    // the GPU what-ifs applied (GpuSpec::what_ifs)
   RunConfig run;
   std::vector<SectionPrediction> sections;
   double total_us = 0;

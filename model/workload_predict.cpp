@@ -85,6 +85,8 @@ Prediction predict_workload(const OpGraph& graph, const ModelConfig& model, cons
   pr.gpu_file = gpu.file;
   pr.gpu_profile = gpu.profile;
   pr.model = model.name;
+  pr.model_source = model.source;
+  pr.what_ifs = gpu.what_ifs;
   pr.description = graph.description;
   pr.run = run;
   GemmMemo memo;

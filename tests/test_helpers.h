@@ -42,7 +42,7 @@ inline Op attention(int64_t batch, int64_t heads, int64_t kv_heads, int64_t q, i
 }
 
 inline Op elementwise(ElementwiseKind k, int64_t numel, bool warm = false, DType d = DType::Bf16) {
-  return Op{"ew", ElementwiseOp{k, numel, d}, warm};
+  return Op{"ew", ElementwiseOp{k, numel, d, false, {}}, warm};
 }
 
 inline Op row_op(RowOpKind k, int64_t rows, int64_t cols) {

@@ -8,8 +8,7 @@
 // fused (a serving engine): fused add+norm, one qkv_proj, one RoPE kernel that also writes the
 //   KV cache, attention, o_proj, fused add+norm, one gate_up_proj, silu_mul, down_proj.
 // GPT-2 (LayerNorm, fused c_attn, GELU MLP, biases in the GEMM epilogues) and Mixtral-style
-// MoE MLPs (router, softmax, top-k, then each expert's GEMMs on its share of the tokens; the
-// busiest expert gets moe_imbalance times the mean) share the same structure.
+// MoE MLPs (moe_forward.cpp) share the same structure.
 #include "workloads/builder_ops.h"
 
 #include <algorithm>
@@ -18,7 +17,7 @@
 namespace ridgeline {
 
 Op gemm_op(int64_t m, int64_t n, int64_t k, DType d, int64_t batch) {
-  return Op{"", GemmOp{m, n, k, batch, d, 0}, false};
+  return Op{"", GemmOp{m, n, k, batch, d, 0, 0}, false};
 }
 
 Op weight_gemm(int64_t m, int64_t n, int64_t k, const RunConfig& run) {
@@ -27,7 +26,7 @@ Op weight_gemm(int64_t m, int64_t n, int64_t k, const RunConfig& run) {
   return op;
 }
 Op ew_op(ElementwiseKind kind, int64_t numel, DType d) {
-  return Op{"", ElementwiseOp{kind, numel, d}, false};
+  return Op{"", ElementwiseOp{kind, numel, d, false, {}}, false};
 }
 Op row_op(RowOpKind kind, int64_t rows, int64_t cols, DType d) {
   return Op{"", RowOp{kind, rows, cols, d}, false};
@@ -69,7 +68,15 @@ OpVertex emit_rope(Emitter& e, const std::string& t, int64_t numel, OpVertex x) 
   return e.emit(t + "_rope_add", ew_op(ElementwiseKind::Add, numel, e.act), {c, s});
 }
 
-AttentionOp attention_shape(const ModelConfig& m, const BlockShape& s, DType d) {
+// The attention kernel's math (and Q/O) dtype: 16-bit unless both the activations and the KV
+// cache are fp8 (an fp8 activation with a 16-bit cache meets K/V in 16 bits).
+DType attention_dtype(const RunConfig& run) {
+  if (run.activations != DType::Fp8) return run.activations;
+  return run.kv_cache == DType::Fp8 ? DType::Fp8 : run.kv_cache;
+}
+
+AttentionOp attention_shape(const ModelConfig& m, const RunConfig& run, const BlockShape& s,
+                            bool kv_from_cache) {
   AttentionOp a;
   a.batch = s.batch;
   a.heads = m.heads;
@@ -78,8 +85,16 @@ AttentionOp attention_shape(const ModelConfig& m, const BlockShape& s, DType d) 
   a.q_len = s.q_len;
   a.kv_len = m.sliding_window > 0 ? std::min(s.kv_len, m.sliding_window) : s.kv_len;
   a.causal = s.causal;
-  a.dtype = d;
+  a.dtype = attention_dtype(run);
+  if (kv_from_cache && run.kv_cache != a.dtype) a.kv_dtype = run.kv_cache;
   return a;
+}
+
+// A copy from one dtype to another (a cast), or a plain copy when they agree.
+Op cast_op(int64_t numel, DType from, DType to) {
+  Op op = ew_op(ElementwiseKind::Copy, numel, from);
+  if (to != from) std::get<ElementwiseOp>(op.shape).out_dtype = to;
+  return op;
 }
 
 OpVertex emit_attention_eager(Emitter& e, const ModelConfig& m, const RunConfig& run,
@@ -88,22 +103,27 @@ OpVertex emit_attention_eager(Emitter& e, const ModelConfig& m, const RunConfig&
   bool gpt2 = m.position == PositionKind::Learned;
   if (gpt2) {
     OpVertex qkv = e.emit("c_attn", weight_gemm(T, 3 * m.heads * d, H, run), {norm});
-    return e.emit("attention", Op{"", attention_shape(m, s, e.act), false}, {qkv});
+    return e.emit("attention", Op{"", attention_shape(m, run, s, false), false}, {qkv});
   }
   OpVertex q = e.emit("q_proj", weight_gemm(T, m.heads * d, H, run), {norm});
   OpVertex k = e.emit("k_proj", weight_gemm(T, m.kv_heads * d, H, run), {norm});
   OpVertex v = e.emit("v_proj", weight_gemm(T, m.kv_heads * d, H, run), {norm});
   OpVertex qr = emit_rope(e, "q", T * m.heads * d, q);
   OpVertex kr = emit_rope(e, "k", T * m.kv_heads * d, k);
-  if (s.cache_write) {
-    Op write = strided(
-        ew_op(ElementwiseKind::Copy, T * m.kv_heads * d, run.kv_cache));  // into a cache slice
+  DType attn = attention_dtype(run);
+  if (s.cache_write) {  // into a slice of the cache, cast to its dtype
+    Op write = strided(cast_op(T * m.kv_heads * d, e.act, run.kv_cache));
     kr = e.emit("k_cache_write", write, {kr});
     v = e.emit("v_cache_write", write, {v});
+    if (run.kv_cache != attn) {  // SDPA takes K/V in its own dtype: the cache is cast back whole
+      Op dequant = cast_op(s.batch * m.kv_heads * s.kv_len * d, run.kv_cache, attn);
+      kr = e.emit("k_cache_dequant", dequant, {kr});
+      v = e.emit("v_cache_dequant", dequant, {v});
+    }
   }
   // cuDNN's attention writes its output as [b, s, h, d] already, so HF's
   // transpose(1, 2).contiguous() launches no copy (seen in the H100 profiles, 2026-11-29).
-  return e.emit("attention", Op{"", attention_shape(m, s, e.act), false}, {qr, kr, v});
+  return e.emit("attention", Op{"", attention_shape(m, run, s, false), false}, {qr, kr, v});
 }
 
 OpVertex emit_attention_fused(Emitter& e, const ModelConfig& m, const RunConfig& run,
@@ -113,8 +133,8 @@ OpVertex emit_attention_fused(Emitter& e, const ModelConfig& m, const RunConfig&
   OpVertex qkv = e.emit("qkv_proj", weight_gemm(T, qkv_width, m.hidden, run), {norm});
   OpVertex rope =
       e.emit("rope_and_cache_write", ew_op(ElementwiseKind::Copy, T * qkv_width, e.act), {qkv});
-  DType attn = run.kv_cache == DType::Fp8 ? DType::Fp8 : e.act;
-  return e.emit("attention", Op{"", attention_shape(m, s, attn), false}, {rope});
+  // Paged attention reads the cached keys in the cache's dtype, dequantizing as it loads them.
+  return e.emit("attention", Op{"", attention_shape(m, run, s, s.cache_write), false}, {rope});
 }
 
 OpVertex emit_dense_mlp(Emitter& e, const ModelConfig& m, const RunConfig& run, int64_t T,
@@ -136,38 +156,6 @@ OpVertex emit_dense_mlp(Emitter& e, const ModelConfig& m, const RunConfig& run, 
   OpVertex up = e.emit(prefix + "up_proj", weight_gemm(T, width, m.hidden, run), {in});
   OpVertex mul = e.emit(prefix + "mul", ew_op(ElementwiseKind::Mul, T * width, e.act), {act, up});
   return e.emit(prefix + "down_proj", weight_gemm(T, m.hidden, width, run), {mul});
-}
-
-// Token counts per expert: the busiest gets imbalance x the mean, the rest share what is left.
-std::vector<int64_t> expert_tokens(const ModelConfig& m, const RunConfig& run, int64_t T) {
-  double routed = (double)T * m.moe.top_k, mean = routed / m.moe.experts;
-  double busiest = std::min(routed, std::ceil(mean * run.moe_imbalance));
-  double rest = m.moe.experts > 1 ? (routed - busiest) / (m.moe.experts - 1) : 0;
-  std::vector<int64_t> out;
-  for (int64_t x = 0; x < m.moe.experts; ++x)
-    out.push_back((int64_t)std::ceil(x == 0 ? busiest : rest));
-  return out;
-}
-
-OpVertex emit_moe_mlp(Emitter& e, const ModelConfig& m, const RunConfig& run, int64_t T,
-                      OpVertex in) {
-  int64_t E = m.moe.experts, H = m.hidden;
-  OpVertex router = e.emit("router", weight_gemm(T, E, H, run), {in});
-  OpVertex probs =
-      e.emit("router_softmax", row_op(RowOpKind::Softmax, T, E, DType::Fp32), {router});
-  OpVertex topk = e.emit("router_topk", row_op(RowOpKind::Softmax, T, E, DType::Fp32), {probs});
-  std::vector<OpVertex> outs;
-  std::vector<int64_t> tokens = expert_tokens(m, run, T);
-  for (int64_t x = 0; x < E; ++x) {
-    int64_t t = tokens[x];
-    if (t == 0) continue;
-    std::string p = "expert" + std::to_string(x) + ".";
-    OpVertex gather = e.emit(p + "gather", ew_op(ElementwiseKind::Copy, t * H, e.act), {topk});
-    OpVertex down = emit_dense_mlp(e, m, run, t, m.moe.expert_intermediate, p, gather);
-    OpVertex scaled = e.emit(p + "scale", ew_op(ElementwiseKind::Mul, t * H, e.act), {down});
-    outs.push_back(e.emit(p + "index_add", ew_op(ElementwiseKind::Add, t * H, e.act), {scaled}));
-  }
-  return outs.empty() ? topk : outs.back();
 }
 
 }  // namespace

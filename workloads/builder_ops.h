@@ -34,6 +34,10 @@ struct BlockShape {
 void emit_block_forward(Emitter& e, const ModelConfig& m, const RunConfig& run,
                         const BlockShape& s);
 
+// The MoE MLP over T tokens (moe_forward.cpp); returns its last kernel.
+OpVertex emit_moe_mlp(Emitter& e, const ModelConfig& m, const RunConfig& run, int64_t T,
+                      OpVertex in);
+
 // Norm kind of the model as a row op.
 RowOpKind norm_kind(const ModelConfig& m);
 // The model's norm as the runtime runs it (ATen's kernel in pytorch-eager, single pass in fused).

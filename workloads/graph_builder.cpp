@@ -34,8 +34,10 @@ GraphSection block_section(const ModelConfig& m, const RunConfig& run) {
     shape.kv_len = run.kv_len + 1;
     shape.causal = false;  // one new token sees the whole cache
     shape.cache_write = true;
-  } else {
-    shape.q_len = shape.kv_len = run.seq;
+  } else {  // a prompt, or a prompt chunk over kv_len cached tokens it attends to and extends
+    shape.q_len = run.seq;
+    shape.kv_len = run.kv_len + run.seq;
+    shape.cache_write = run.kv_len > 0;
   }
   emit_block_forward(e, m, run, shape);
   return s;
@@ -63,6 +65,9 @@ OpGraph build_graph(const ModelConfig& model, const RunConfig& run) {
                   std::to_string(run.batch) +
                   (run.phase == Phase::Decode ? ", kv " + std::to_string(run.kv_len)
                                               : ", seq " + std::to_string(run.seq)) +
+                  (run.phase == Phase::Prefill && run.kv_len > 0
+                       ? " over " + std::to_string(run.kv_len) + " cached"
+                       : "") +
                   ", " + runtime_name(run.runtime);
   bool whole = run.blocks == 0;
   if (whole) g.sections.push_back(embedding_section(model, run));

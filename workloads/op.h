@@ -23,14 +23,25 @@ struct GemmOp {  // C[batch, m, n] = A[batch, m, k] * B[batch, n, k]^T
   // Weight-only quantization: B is stored in this many bits and dequantized in the kernel
   // (0: B is stored in dtype, like A).
   int weight_bits = 0;
+  // A grouped GEMM (an MoE layer's experts in one kernel: torch._grouped_mm, a fused-MoE
+  // kernel): this many weight matrices B[n, k], each against its own m rows of A. It may be
+  // fractional (the expected number of experts that receive tokens). 0: an ordinary GEMM
+  // (batched when batch > 1).
+  double groups = 0;
   bool operator==(const GemmOp&) const = default;
+  // The independent problems the kernel runs: groups for a grouped GEMM, else batch.
+  double problems() const { return groups > 0 ? groups : (double)batch; }
 };
 
 struct AttentionOp {  // flash-style fused attention (one kernel), GQA when kv_heads < heads
   int64_t batch = 1, heads = 0, kv_heads = 0, head_dim = 0, q_len = 0, kv_len = 0;
   bool causal = false;  // bottom-right aligned mask when q_len < kv_len
-  DType dtype = DType::Bf16;
+  DType dtype = DType::Bf16;  // Q, O and the math
+  // K and V as stored, when not in `dtype` (an fp8 KV cache read by a bf16 kernel, which
+  // dequantizes K/V blocks as it loads them).
+  std::optional<DType> kv_dtype;
   bool backward = false;  // the backward kernel (dQ, dK, dV from dO)
+  DType kv_storage() const { return kv_dtype.value_or(dtype); }
 };
 
 // AdamW is the fused optimizer update: reads param, grad, m, v; writes param, m, v.
@@ -42,6 +53,9 @@ struct ElementwiseOp {
   // Operands are strided views or broadcasts (e.g. RoPE on a transposed q), so the kernel
   // takes the generic indexing path instead of the vectorized one.
   bool strided = false;
+  // A cast (copy kind only): the output is stored in this dtype, e.g. an fp8 KV cache written
+  // from bf16 keys or dequantized back to bf16.
+  std::optional<DType> out_dtype;
 };
 
 enum class ReduceKind { Sum, Max, Mean };

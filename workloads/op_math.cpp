@@ -44,7 +44,7 @@ namespace {
 struct WorkOf {
   OpWork operator()(const GemmOp& g) const {
     OpWork w;
-    double b = (double)g.batch, m = (double)g.m, n = (double)g.n, k = (double)g.k;
+    double b = g.problems(), m = (double)g.m, n = (double)g.n, k = (double)g.k;
     w.matrix_flops = 2 * b * m * n * k;
     double b_bytes = g.weight_bits > 0 ? g.weight_bits / 8.0 : dtype_bytes(g.dtype);
     w.bytes_read = b * (m * k * dtype_bytes(g.dtype) + n * k * b_bytes);
@@ -54,19 +54,19 @@ struct WorkOf {
   OpWork operator()(const AttentionOp& a) const {
     OpWork w;
     double pairs = attention_pairs(a) * (double)a.batch * (double)a.heads;
-    double e = dtype_bytes(a.dtype);
+    double e = dtype_bytes(a.dtype), e_kv = dtype_bytes(a.kv_storage());
     double q = (double)a.batch * a.heads * a.q_len * a.head_dim;
     double kv = (double)a.batch * a.kv_heads * a.kv_len * a.head_dim;
     w.matrix_flops = 4 * pairs * (double)a.head_dim;  // Q.K^T and P.V
     w.vector_flops = 4 * pairs;                       // scale, max, subtract, sum
     w.sfu_ops = pairs;                                // exp
-    w.bytes_read = (q + 2 * kv) * e;
+    w.bytes_read = q * e + 2 * kv * e_kv;
     w.bytes_written = q * (a.dtype == DType::Fp8 ? 2 : e);
     if (a.backward) {  // recompute Q.K^T, then dV, dP, dQ, dK: 5 GEMMs of the forward's size
       w.matrix_flops *= 2.5;
       w.vector_flops *= 2;
       w.bytes_read += 2 * q * e;  // O and dO
-      w.bytes_written = (q + 2 * kv) * e;
+      w.bytes_written = q * e + 2 * kv * e_kv;
     }
     return w;
   }
@@ -77,7 +77,7 @@ struct WorkOf {
     w.vector_flops = n * info.flops_per_element;
     w.sfu_ops = n * info.sfu_per_element;
     w.bytes_read = n * e * info.inputs;
-    w.bytes_written = n * e * info.outputs;
+    w.bytes_written = n * (x.out_dtype ? dtype_bytes(*x.out_dtype) : e) * info.outputs;
     return w;
   }
   OpWork operator()(const ReduceOp& r) const {

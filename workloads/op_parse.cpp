@@ -14,14 +14,15 @@ int64_t dim(JsonReader& r, const std::string& key) {
   return v;
 }
 
-DType read_dtype(JsonReader& r, std::initializer_list<DType> allowed, const char* why) {
-  std::string name = r.string("dtype");
+DType read_dtype(JsonReader& r, std::initializer_list<DType> allowed, const char* why,
+                 const std::string& key = "dtype") {
+  std::string name = r.string(key);
   auto d = parse_dtype(name);
-  if (!d) r.fail("dtype", "unknown dtype \"" + name + "\"; expected fp32, tf32, bf16, fp16 or fp8");
+  if (!d) r.fail(key, "unknown dtype \"" + name + "\"; expected fp32, tf32, bf16, fp16 or fp8");
   for (DType a : allowed) {
     if (a == *d) return *d;
   }
-  r.fail("dtype", std::string(why) + "; got " + name);
+  r.fail(key, std::string(why) + "; got " + name);
 }
 
 GemmOp read_gemm(JsonReader& r) {
@@ -30,6 +31,11 @@ GemmOp read_gemm(JsonReader& r) {
   g.n = dim(r, "n");
   g.k = dim(r, "k");
   if (r.has("batch")) g.batch = dim(r, "batch");
+  if (r.has("groups")) {  // a grouped GEMM: one B per group, each against m rows of A
+    if (g.batch != 1) r.fail("groups", "a grouped GEMM takes groups or batch, not both");
+    g.groups = r.positive("groups");
+    if (g.groups > (double)kMaxDimension) r.fail("groups", "too large (the limit is 2^40)");
+  }
   g.dtype = read_dtype(r, {DType::Fp32, DType::Tf32, DType::Bf16, DType::Fp16, DType::Fp8}, "");
   return g;
 }
@@ -45,6 +51,11 @@ AttentionOp read_attention(JsonReader& r) {
   a.causal = r.boolean("causal");
   a.dtype = read_dtype(r, {DType::Bf16, DType::Fp16, DType::Fp8},
                        "flash attention runs in bf16, fp16 or fp8");
+  if (r.has("kv_dtype")) {  // the KV cache's storage, dequantized as the kernel loads it
+    DType kv = read_dtype(r, {DType::Bf16, DType::Fp16, DType::Fp8},
+                          "a KV cache is stored in bf16, fp16 or fp8", "kv_dtype");
+    if (kv != a.dtype) a.kv_dtype = kv;
+  }
   if (a.heads % a.kv_heads != 0) {
     r.fail("kv_heads", "heads (" + std::to_string(a.heads) + ") must be a multiple of kv_heads (" +
                            std::to_string(a.kv_heads) + ")");
@@ -67,6 +78,12 @@ ElementwiseOp read_elementwise(JsonReader& r) {
   }
   e.numel = dim(r, "numel");
   e.dtype = read_dtype(r, kStorageTypes, kNotStorage);
+  if (r.has("out_dtype")) {  // a cast
+    if (e.kind != ElementwiseKind::Copy)
+      r.fail("out_dtype", "only a copy casts (\"kind\": \"copy\" with out_dtype)");
+    DType out = read_dtype(r, kStorageTypes, kNotStorage, "out_dtype");
+    if (out != e.dtype) e.out_dtype = out;
+  }
   return e;
 }
 

@@ -2,6 +2,10 @@
 #include "workloads/run_config.h"
 
 #include "common/errors.h"
+#include "workloads/moe_routing.h"
+
+#include <cmath>
+#include <sstream>
 
 namespace ridgeline {
 
@@ -24,8 +28,22 @@ const char* launch_name(LaunchMode l) {
   return l == LaunchMode::Eager ? "eager" : "graph";
 }
 
+namespace {
+
+std::string format_number(double x) {
+  std::ostringstream os;
+  os << x;
+  return os.str();
+}
+
+}  // namespace
+
 int64_t step_tokens(const RunConfig& run) {
   return run.phase == Phase::Decode ? run.batch : run.batch * run.seq;
+}
+
+int64_t step_positions(const RunConfig& run) {
+  return run.phase == Phase::Decode ? run.kv_len + 1 : run.kv_len + run.seq;
 }
 
 void check_run_config(const RunConfig& run, const ModelConfig& model) {
@@ -38,16 +56,21 @@ void check_run_config(const RunConfig& run, const ModelConfig& model) {
     if (run.seq != 0) fail("--seq", "decode takes --kv-len, not --seq");
   } else {
     if (run.seq < 1) fail("--seq", std::string(phase_name(run.phase)) + " needs --seq >= 1");
-    if (run.kv_len != 0)
-      fail("--kv-len", std::string(phase_name(run.phase)) + " takes --seq, not --kv-len");
+    if (run.kv_len < 0) fail("--kv-len", "must be at least 0, got " + std::to_string(run.kv_len));
+    if (run.kv_len != 0 && run.phase == Phase::Train)
+      fail("--kv-len", "train takes --seq, not --kv-len");
   }
-  int64_t positions = run.phase == Phase::Decode ? run.kv_len + 1 : run.seq;
+  int64_t positions = step_positions(run);
   if (model.max_positions > 0 && positions > model.max_positions) {
-    fail(run.phase == Phase::Decode ? "--kv-len" : "--seq",
+    fail(run.phase == Phase::Decode || run.kv_len > 0 ? "--kv-len" : "--seq",
          std::to_string(positions) + " positions exceed the model's " +
              std::to_string(model.max_positions) + " (max_position_embeddings)");
   }
-  if (run.blocks < 0) fail("--blocks", "must be at least 1");
+  if (run.blocks < 0) fail("--blocks", "must be at least 1 (leave it out for the whole model)");
+  if (run.logits_all && run.blocks > 0)
+    fail("--logits", "--blocks N runs no LM head, so there are no logits to choose");
+  if (run.logits_all && run.phase == Phase::Train)
+    fail("--logits", "training computes logits for every position (the loss needs them all)");
   if (run.blocks > model.layers) {
     fail("--blocks", std::to_string(run.blocks) + " exceeds the model's " +
                          std::to_string(model.layers) + " layers");
@@ -62,10 +85,18 @@ void check_run_config(const RunConfig& run, const ModelConfig& model) {
     fail("--recompute", "only training saves activations");
   if (run.weight_bits > 0 && run.phase == Phase::Train)
     fail("--weights", "int8/int4 weights are for inference");
-  if (run.moe_imbalance < 1)
+  if (!(run.moe_imbalance >= 1))  // NaN too
     fail("--moe-imbalance", "the busiest expert has at least the mean load (>= 1)");
   if (run.moe_imbalance > 1 && model.moe.experts == 0)
     fail("--moe-imbalance", model.name + " has no experts");
+  double most = max_moe_imbalance(model.moe.experts, model.moe.top_k);
+  if (model.moe.experts > 0 && run.moe_imbalance > most * (1 + 1e-12)) {
+    fail("--moe-imbalance",
+         format_number(run.moe_imbalance) + " is impossible for top-" +
+             std::to_string(model.moe.top_k) + " of " + std::to_string(model.moe.experts) +
+             " experts: the busiest expert gets each token at most once, so at most " +
+             format_number(most) + " times the mean (E/k)");
+  }
   for (DType d : {run.weights, run.activations, run.kv_cache}) {
     if (d == DType::Tf32)
       fail("--weights/--activations/--kv-cache", "tf32 is a tensor-core mode, not a storage type");

@@ -22,7 +22,8 @@ struct RunConfig {
   Phase phase = Phase::Prefill;
   int64_t batch = 1;
   int64_t seq = 0;          // prompt tokens (prefill) or sequence length (train)
-  int64_t kv_len = 0;       // cached tokens before the new one (decode)
+  int64_t kv_len = 0;       // cached tokens before the new one (decode) or the prompt chunk
+                            // (prefill of a chunk over a cached prefix)
   int64_t blocks = 0;       // 0: the whole model; N: only N decoder blocks
   bool logits_all = false;  // logits for every position (always in training)
   Runtime runtime = Runtime::PytorchEager;
@@ -46,5 +47,7 @@ void check_run_config(const RunConfig& run, const ModelConfig& model);
 
 // Tokens the step processes: batch * seq (prefill, train) or batch (decode).
 int64_t step_tokens(const RunConfig& run);
+// Positions the step's sequences reach: kv_len + 1 (decode), kv_len + seq (prefill, train).
+int64_t step_positions(const RunConfig& run);
 
 }  // namespace ridgeline

@@ -1,6 +1,7 @@
 // Number formatting for text views.
 #include "cli/views/views.h"
 
+#include <charconv>
 #include <cstdio>
 
 namespace ridgeline {
@@ -9,6 +10,12 @@ std::string fixed(double x, int decimals) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.*f", decimals, x);
   return buf;
+}
+
+std::string exact(double x) {
+  char buf[64];
+  auto res = std::to_chars(buf, buf + sizeof buf, x);
+  return std::string(buf, res.ptr);
 }
 
 std::string human_us(double us) {

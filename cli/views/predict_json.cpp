@@ -3,6 +3,7 @@
 // bottleneck, flops, bytes by level) and memory (weights, KV cache, activations, gradients,
 // optimizer state, total, capacity, fits, max_batch).
 #include "cli/views/predict_views.h"
+#include "cli/views/views.h"
 #include "workloads/op.h"
 
 #include <nlohmann/json.hpp>
@@ -35,6 +36,7 @@ void print_prediction_json(std::ostream& os, const Prediction& p) {
   j["phase"] = phase_name(p.run.phase);
   j["launch"] = launch_name(p.run.launch);
   j["runtime"] = runtime_name(p.run.runtime);
+  j["inputs"] = prediction_inputs_json(p);
   j["total_us"] = p.total_us;
   j["tokens_per_s"] = p.tokens_per_s;
   j["kernels"] = p.kernels;
@@ -69,13 +71,27 @@ void print_prediction_json(std::ostream& os, const Prediction& p) {
 }
 
 void print_prediction_csv(std::ostream& os, const Prediction& p) {
+  // The run's inputs as comment lines (pandas: read_csv(..., comment="#")), then one row per
+  // kernel of every layer, then a "total" row for the whole step.
+  const nlohmann::ordered_json inputs = prediction_inputs_json(p);
+  for (auto it = inputs.begin(); it != inputs.end(); ++it) {
+    os << "# " << it.key() << "," << (it->is_string() ? it->get<std::string>() : it->dump())
+       << "\n";
+  }
   os << "section,layer,name,op,start_us,time_us,bottleneck,flops,bytes_hbm,bytes_l2\n";
+  double flops = 0, hbm = 0, l2 = 0;
   for_each_kernel(
       p, [&](const SectionPrediction& s, int64_t layer, const KernelPrediction& k, double start) {
-        os << s.name << "," << layer << "," << k.name << "," << op_family(*k.op) << "," << start
-           << "," << k.device_us << "," << bottleneck_name(k.cost.bottleneck) << ","
-           << k.cost.flops() << "," << k.cost.bytes.hbm << "," << k.cost.bytes.l2 << "\n";
+        os << s.name << "," << layer << "," << k.name << "," << op_family(*k.op) << ","
+           << exact(start) << "," << exact(k.device_us) << ","
+           << bottleneck_name(k.cost.bottleneck) << "," << exact(k.cost.flops()) << ","
+           << exact(k.cost.bytes.hbm) << "," << exact(k.cost.bytes.l2) << "\n";
+        flops += k.cost.flops();
+        hbm += k.cost.bytes.hbm;
+        l2 += k.cost.bytes.l2;
       });
+  os << "total,-1,step,step,0," << exact(p.total_us) << ",-," << exact(flops) << ","
+     << exact(hbm) << "," << exact(l2) << "\n";
 }
 
 }  // namespace ridgeline

@@ -73,6 +73,8 @@ void print_memory(std::ostream& os, const Prediction& p) {
 void print_prediction_table(std::ostream& os, const Prediction& p, int top) {
   os << p.description << " on " << p.gpu << ", " << launch_name(p.run.launch) << " launch (profile "
      << p.gpu_profile << ")\n";
+  os << "precision  " << precision_line(p.run) << "\n";
+  if (!p.what_ifs.empty()) os << "what-ifs   " << what_if_line(p.what_ifs) << "\n";
   os << "step " << human_us(p.total_us) << "   " << fixed(p.tokens_per_s, 0) << " tokens/s   "
      << p.kernels << " kernels   " << fixed(p.flops / p.total_us / 1e6, 1) << " TFLOP/s   "
      << fixed(p.hbm_bytes / p.total_us / 1e3, 0) << " GB/s HBM\n";

@@ -26,5 +26,7 @@ nlohmann::json gpu_json(const GpuSpec& gpu);
 std::string human_us(double us);
 std::string human_bytes(double bytes);
 std::string fixed(double x, int decimals);
+// The shortest text that reads back as exactly x (for CSV and other machine outputs).
+std::string exact(double x);
 
 }  // namespace ridgeline

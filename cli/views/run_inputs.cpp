@@ -1,0 +1,58 @@
+// What a prediction was asked: every input of the run (model and where it came from, phase,
+// sizes, blocks, precisions, runtime, launch, optimizer, GPU, profile, what-ifs), in one place
+// for every view, so that an output always says what it predicted.
+#include "cli/views/predict_views.h"
+#include "cli/views/views.h"
+#include "workloads/op.h"
+
+#include <sstream>
+
+namespace ridgeline {
+
+namespace {
+
+std::string weights_name(const RunConfig& r) {
+  if (r.weight_bits > 0) return "int" + std::to_string(r.weight_bits);
+  return dtype_name(r.weights);
+}
+
+}  // namespace
+
+nlohmann::ordered_json prediction_inputs_json(const Prediction& p) {
+  const RunConfig& r = p.run;
+  nlohmann::ordered_json j;
+  j["model"] = p.model;
+  j["model_source"] = p.model_source;
+  j["phase"] = phase_name(r.phase);
+  j["batch"] = r.batch;
+  j["seq"] = r.seq;
+  j["kv_len"] = r.kv_len;
+  j["blocks"] = r.blocks;  // 0: the whole model
+  j["logits"] = r.phase == Phase::Train || r.logits_all ? "all" : (r.blocks > 0 ? "none" : "last");
+  j["weights"] = weights_name(r);
+  j["activations"] = dtype_name(r.activations);
+  j["kv_cache"] = dtype_name(r.kv_cache);
+  j["runtime"] = runtime_name(r.runtime);
+  j["launch"] = launch_name(r.launch);
+  j["optimizer"] = r.optimizer == Optimizer::AdamW ? "adamw" : "none";
+  j["recompute"] = r.recompute;
+  j["moe_imbalance"] = r.moe_imbalance;
+  j["gpu"] = p.gpu;
+  j["gpu_file"] = p.gpu_file;
+  j["profile"] = p.gpu_profile;
+  j["what_ifs"] = p.what_ifs;
+  return j;
+}
+
+std::string precision_line(const RunConfig& r) {
+  return "weights " + weights_name(r) + ", activations " + dtype_name(r.activations) +
+         ", KV cache " + dtype_name(r.kv_cache);
+}
+
+std::string what_if_line(const std::vector<std::string>& what_ifs) {
+  std::string s;
+  for (const auto& w : what_ifs) s += (s.empty() ? "" : ", ") + w;
+  return s;
+}
+
+}  // namespace ridgeline
