@@ -717,14 +717,18 @@ def record_routing(case, model, inputs, rec):
     are fixed, so every timed step (and every graph replay) routed the same way."""
     import moe_block
     recorder = moe_block.RoutingRecorder(model)
+    counter, path = moe_block.experts_call_counter(model)
     try:
         step, _ = make_step(case, model, inputs, None)
-        step()
+        with counter:
+            step()
         torch.cuda.synchronize()
     finally:
         recorder.remove()
     rec.update(moe_block.routing_summary(recorder.calls))
     rec["routing_source"] = "one eager step after the timing, hooks on the experts' inputs"
+    rec["experts_path"] = path
+    rec["experts_function_calls"] = counter.count     # per step; None for a local port
 
 
 def run_case(case, state, cfg, records_by_id, traces, pass_name):

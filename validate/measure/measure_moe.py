@@ -96,13 +96,15 @@ def extra_meta(meta):
     meta["transformers"] = moe_block.transformers_info(mm.DEVICE)
     checks = {}
     for name in MODELS:
-        try:
-            checks[name] = moe_block.check_against_local(
-                CONFIGS[name](), mm.moe_spec(name), mm.DEVICE, torch.bfloat16)
-        except Exception as exc:
-            checks[name] = {"error": f"{type(exc).__name__}: {exc}",
-                            "traceback": traceback.format_exc(limit=6)[-1500:]}
-        torch.cuda.empty_cache()
+        for tokens in (1, 64):
+            key = f"{name} tokens={tokens}"
+            try:
+                checks[key] = moe_block.check_against_local(
+                    CONFIGS[name](), mm.moe_spec(name), mm.DEVICE, torch.bfloat16, tokens=tokens)
+            except Exception as exc:
+                checks[key] = {"error": f"{type(exc).__name__}: {exc}",
+                               "traceback": traceback.format_exc(limit=6)[-1500:]}
+            torch.cuda.empty_cache()
     meta["moe_checks"] = checks
     t = meta["transformers"]
     mm.log(f"transformers {t.get('version')}: default experts implementation "

@@ -12,14 +12,20 @@ Two implementations, chosen by build_moe_mlp(impl=...):
                   MixtralExperts), its config's experts implementation set to "grouped_mm", so
                   that the experts run transformers.integrations.moe.grouped_mm_experts_forward.
                   Preferred: what ran is HF's own code, whatever its version does.
-  "local"         the same algorithm written here (used where transformers >= 5 is missing,
-                  and as the reference the GPU run compares HF's block with): the token-expert
-                  pairs sorted by expert (stable argsort), their rows gathered, tokens per expert
-                  counted with torch.histc (not bincount, so that a CUDA graph can capture it)
-                  and turned into int32 end offsets by cumsum, torch._grouped_mm for gate_up
-                  (A [T*k, hidden] against gate_up_proj transposed), silu(gate) * up,
-                  torch._grouped_mm for down, the routing weights multiplied in, the rows put
-                  back in token order and summed per token with index_add_.
+  "local"         the same algorithm written here, as transformers 5.17 runs it (used where
+                  transformers >= 5 is missing, and as the reference the GPU run compares HF's
+                  block with): router weights kept in fp32; the token-expert pairs sorted by
+                  expert (torch.sort), hidden rows gathered by pair // k, tokens per expert
+                  counted with torch.histc (int input on CUDA, float on the CPU; not bincount,
+                  so that a CUDA graph can capture it) and turned into int32 end offsets by
+                  cumsum; the sentinel mask of expert parallelism (expert id >= E: never true
+                  here, but its compare, clamp and three masked_fill kernels run), torch.
+                  _grouped_mm for gate_up (A [T*k, hidden] against gate_up_proj transposed),
+                  silu(gate) * up, torch._grouped_mm for down, the fp32 routing weights
+                  multiplied in, the rows put back in pair order (inverse permutation by
+                  index_put), summed over the k experts of a token in fp32 and cast back.
+                  (transformers 5.0's version differed: stable argsort, index_add_ in bf16,
+                  bf16 routing weights; the source that ran is in the data's meta.)
 
 Without torch._grouped_mm (torch < 2.9) the local experts loop over the groups with torch.mm,
 and only on the CPU (for tests under old torch); on a GPU that raises, as llama_model.py's other
@@ -95,32 +101,33 @@ class LocalExperts(nn.Module):
 
     def forward(self, hidden_states, top_k_index, top_k_weights):
         k = top_k_index.shape[-1]
-        tokens = hidden_states.shape[0]
-        out = torch.zeros_like(hidden_states)
-        experts_of_pairs = top_k_index.reshape(-1)
-        token_of_pairs = (torch.arange(tokens, device=hidden_states.device)
-                          .unsqueeze(1).expand(-1, k).reshape(-1))
-        order = torch.argsort(experts_of_pairs, stable=True)
-        back = torch.argsort(order, stable=True)
-        weights = top_k_weights.reshape(-1)
-        rows = hidden_states[token_of_pairs]
-        sorted_experts = experts_of_pairs[order]
-        sorted_weights = weights[order]
-        sorted_rows = rows[order]
-        per_expert = torch.histc(sorted_experts.float(), bins=self.num_experts, min=0,
-                                 max=self.num_experts - 1)
+        tokens, hidden = hidden_states.shape
+        e = self.num_experts
+        pair_weights = top_k_weights.reshape(-1)
+        sorted_experts, order = torch.sort(top_k_index.reshape(-1))
+        rows = hidden_states[order // k]
+        weights = pair_weights[order]
+        counted = sorted_experts.int() if hidden_states.is_cuda else sorted_experts.float()
+        per_expert = torch.histc(counted, bins=e, min=0, max=e - 1)
         offsets = torch.cumsum(per_expert, dim=0, dtype=torch.int32)
-        gate_up = _grouped_mm(sorted_rows, self.gate_up_proj.transpose(-2, -1), offsets)
+        outside = (sorted_experts >= e).unsqueeze(-1)    # expert-parallel sentinels
+        sorted_experts.clamp_(max=e - 1)
+        rows.masked_fill_(outside, 0.0)
+        gate_up = _grouped_mm(rows, self.gate_up_proj.transpose(-2, -1), offsets)
+        gate_up = gate_up.masked_fill(outside, 0.0)
         gate, up = gate_up.chunk(2, dim=-1)
         act = F.silu(gate) * up
         down = _grouped_mm(act, self.down_proj.transpose(-2, -1), offsets)
-        down = down * sorted_weights.unsqueeze(-1)
-        out.index_add_(0, token_of_pairs, down[back].to(out.dtype))
-        return out
+        down = down.masked_fill(outside, 0.0)
+        weighted = down * weights.unsqueeze(-1)
+        back = torch.empty_like(order)
+        back[order] = torch.arange(order.shape[0], device=order.device)
+        weighted = weighted[back]
+        return weighted.view(tokens, k, hidden).sum(dim=1).to(hidden_states.dtype)
 
 
 class LocalMoeBlock(nn.Module):
-    """Router (softmax fp32, top-k, renormalise) + LocalExperts."""
+    """Router (softmax of fp32 logits, top-k, renormalised, kept in fp32) + LocalExperts."""
 
     def __init__(self, hidden, spec, device=None, dtype=None):
         super().__init__()
@@ -131,12 +138,10 @@ class LocalMoeBlock(nn.Module):
     def forward(self, x):
         b, s, h = x.shape
         flat = x.reshape(-1, h)
-        logits = self.gate(flat)
-        probs = F.softmax(logits, dim=-1, dtype=torch.float)
+        probs = F.softmax(self.gate(flat).float(), dim=-1)
         top_w, top_i = torch.topk(probs, self.top_k, dim=-1)
-        top_w = top_w / top_w.sum(dim=-1, keepdim=True)
-        out = self.experts(flat, top_i, top_w.to(flat.dtype))
-        return out.reshape(b, s, h)
+        top_w /= top_w.sum(dim=-1, keepdim=True)
+        return self.experts(flat, top_i, top_w).reshape(b, s, h)
 
 
 # ---------------------------------------------------------------------------
@@ -215,11 +220,14 @@ class RoutingRecorder:
         self.handles = []
         layers = [m for m in model.modules() if isinstance(m, MoeMLP)]
         for i, mlp in enumerate(layers):
-            self.handles.append(mlp.experts.register_forward_pre_hook(self._hook(i),
-                                                                      with_kwargs=True))
+            try:
+                handle = mlp.experts.register_forward_pre_hook(self._hook(i), with_kwargs=True)
+            except TypeError:     # torch < 2.0: positional arguments only
+                handle = mlp.experts.register_forward_pre_hook(self._hook(i))
+            self.handles.append(handle)
 
     def _hook(self, layer):
-        def hook(module, args, kwargs):
+        def hook(module, args, kwargs=None):
             top_k_index = args[1] if len(args) > 1 else kwargs["top_k_index"]
             e = module.gate_up_proj.shape[0]
             counts = torch.bincount(top_k_index.reshape(-1), minlength=e).tolist()
@@ -287,8 +295,11 @@ def transformers_info(device="cuda"):
         info["source"] = {
             "grouped_mm_experts_forward": _source(getattr(hf_moe, "grouped_mm_experts_forward",
                                                           None)),
+            "_grouped_linear": _source(getattr(hf_moe, "_grouped_linear", None)),
+            "_default_apply_gate": _source(getattr(hf_moe, "_default_apply_gate", None)),
             "MixtralSparseMoeBlock": _source(mm.MixtralSparseMoeBlock),
             "MixtralTopKRouter": _source(getattr(mm, "MixtralTopKRouter", None)),
+            "MixtralExperts": _source(getattr(mm, "MixtralExperts", None)),
         }
         try:
             from transformers.modeling_utils import PreTrainedModel
@@ -330,10 +341,54 @@ class CallCounter:
         return False
 
 
+class _NoCounter:
+    count = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+def experts_call_counter(model):
+    """A CallCounter for the experts function the model's transformers blocks dispatch to
+    (a context manager whose .count stays None for a local or dense model), and the path."""
+    mlps = [m for m in model.modules() if isinstance(m, MoeMLP)]
+    if not mlps or mlps[0].spec.impl != "transformers":
+        return _NoCounter(), (mlps[0].path if mlps else None)
+    return CallCounter(mlps[0].spec.experts_implementation), mlps[0].path
+
+
+@torch.no_grad()
+def reference_fp32(block, x):
+    """The MoE MLP token by token in fp32 (router logits as the block computes them, in the
+    weights' dtype, so that the routing is the same), for checking either implementation."""
+    flat = x.reshape(-1, x.shape[-1])
+    logits = F.linear(flat, block.gate.weight).float()
+    top_w, top_i = torch.topk(F.softmax(logits, dim=-1), block.top_k, dim=-1)
+    top_w = top_w / top_w.sum(dim=-1, keepdim=True)
+    gate_up = block.experts.gate_up_proj.float()
+    down = block.experts.down_proj.float()
+    out = torch.zeros(flat.shape, dtype=torch.float32, device=flat.device)
+    for t in range(flat.shape[0]):
+        xt = flat[t].float()
+        for j in range(block.top_k):
+            e = int(top_i[t, j])
+            g, u = (gate_up[e] @ xt).chunk(2)
+            out[t] += top_w[t, j] * (down[e] @ (F.silu(g) * u))
+    return out.reshape(x.shape)
+
+
+def _rel(a, ref):
+    return ((a.float() - ref).norm() / ref.norm()).item()
+
+
 @torch.no_grad()
 def check_against_local(llama_cfg, spec, device, dtype, tokens=64, seed=0):
     """Runs a transformers block and a LocalMoeBlock with the same weights on the same input
-    and returns which experts function ran, how often, and the relative difference."""
+    and returns which experts function ran, how often, and the relative differences (to each
+    other, and each to an fp32 token-by-token reference)."""
     gen = torch.Generator(device=device)
     gen.manual_seed(seed)
     h = llama_cfg.hidden_size
@@ -346,10 +401,12 @@ def check_against_local(llama_cfg, spec, device, dtype, tokens=64, seed=0):
     with CallCounter(spec.experts_implementation) as counter:
         y_hf = hf(x)
     y_local = local(x)
-    ref = y_local.float()
-    rel = ((y_hf.float() - ref).norm() / ref.norm()).item()
+    ref = reference_fp32(local, x)
     result = {"path": hf.path, "tokens": tokens,
               f"{spec.experts_implementation}_calls": counter.count,
-              "rel_diff_vs_local": rel}
+              "rel_diff_vs_local": _rel(y_hf, y_local.float()),
+              "max_abs_diff_vs_local": (y_hf.float() - y_local.float()).abs().max().item(),
+              "rel_err_transformers_vs_fp32": _rel(y_hf, ref),
+              "rel_err_local_vs_fp32": _rel(y_local, ref)}
     del local, hf
     return result
