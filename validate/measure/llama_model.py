@@ -28,6 +28,12 @@ set that ridgeline models for a Llama decoder block:
 Weights are random (normal, std initializer_range; norms 1), built directly
 on the target device in the target dtype. Nothing is downloaded.
 
+MoE (optional, moe=moe_block.MoeSpec(...) in LlamaModel / build_model): the
+MLP of every layer is then a Mixtral-style MoE block run as Hugging Face
+transformers runs it (moe_block.py, imported only when asked for, so the
+dense model needs neither it nor transformers). Without moe the model is
+exactly the dense one above.
+
 Old-torch fallbacks (used ONLY on CPU, for test_llama_model.py under
 Debian's torch 1.13): RMSNorm in fp32 with rsqrt when F.rms_norm is missing
 (torch < 2.4), and, when F.scaled_dot_product_attention lacks enable_gqa
@@ -141,13 +147,17 @@ class LlamaConfig:
             raise ValueError("head_dim must be even (RoPE)")
 
 
-def parameter_count(config, num_layers=None, blocks_only=False):
-    """Weights of the model build_model() would make (no RoPE tables)."""
+def parameter_count(config, num_layers=None, blocks_only=False, moe=None):
+    """Weights of the model build_model() would make (no RoPE tables); with
+    moe (a MoeSpec) the router and every expert."""
     c = config
     layers = c.num_layers if num_layers is None else num_layers
     qkv = c.hidden_size * (c.num_heads + 2 * c.num_kv_heads) * c.head_dim
     o = c.num_heads * c.head_dim * c.hidden_size
-    mlp = 3 * c.hidden_size * c.intermediate_size
+    if moe is None:
+        mlp = 3 * c.hidden_size * c.intermediate_size
+    else:
+        mlp = c.hidden_size * moe.num_experts + moe.num_experts * 3 * c.hidden_size * moe.expert_intermediate
     per_layer = qkv + o + mlp + 2 * c.hidden_size
     total = layers * per_layer
     if not blocks_only:
@@ -280,12 +290,16 @@ class LlamaMLP(nn.Module):
 
 
 class LlamaDecoderLayer(nn.Module):
-    def __init__(self, c, device=None, dtype=None):
+    def __init__(self, c, device=None, dtype=None, moe=None):
         super().__init__()
         self.input_layernorm = RMSNorm(c.hidden_size, c.rms_norm_eps, device, dtype)
         self.self_attn = LlamaAttention(c, device, dtype)
         self.post_attention_layernorm = RMSNorm(c.hidden_size, c.rms_norm_eps, device, dtype)
-        self.mlp = LlamaMLP(c, device, dtype)
+        if moe is None:
+            self.mlp = LlamaMLP(c, device, dtype)
+        else:
+            import moe_block   # lazy: the dense model needs neither it nor transformers
+            self.mlp = moe_block.MoeMLP(c, moe, device, dtype)
 
     def forward(self, x, cos, sin, kv=None, pos=0):
         residual = x
@@ -334,17 +348,18 @@ class LlamaModel(nn.Module):
     """
 
     def __init__(self, config, num_layers=None, blocks_only=False, device=None,
-                 dtype=torch.float32, rope_len=None):
+                 dtype=torch.float32, rope_len=None, moe=None):
         super().__init__()
         config.validate()
         self.config = config
+        self.moe = moe
         self.num_layers = config.num_layers if num_layers is None else int(num_layers)
         self.blocks_only = bool(blocks_only)
         c = config
         if not self.blocks_only:
             self.embed_tokens = nn.Embedding(c.vocab_size, c.hidden_size, device=device, dtype=dtype)
         self.layers = nn.ModuleList(
-            [LlamaDecoderLayer(c, device, dtype) for _ in range(self.num_layers)])
+            [LlamaDecoderLayer(c, device, dtype, moe) for _ in range(self.num_layers)])
         if not self.blocks_only:
             self.norm = RMSNorm(c.hidden_size, c.rms_norm_eps, device, dtype)
             if c.tie_word_embeddings:
@@ -367,6 +382,9 @@ class LlamaModel(nn.Module):
                 module.weight.normal_(0.0, std)
             elif isinstance(module, RMSNorm):
                 module.weight.fill_(1.0)
+            elif getattr(module, "is_moe_block", False):
+                for p in module.parameters():   # router and 3-D expert weights
+                    p.normal_(0.0, std)
         return self
 
     def head(self, h):
@@ -418,10 +436,11 @@ def rope_tables(head_dim, theta, length, device=None):
 
 
 def build_model(config, num_layers=None, blocks_only=False, device=None,
-                dtype=torch.float32, seed=0, rope_len=None):
-    """A model with random weights, made directly on `device` in `dtype`."""
+                dtype=torch.float32, seed=0, rope_len=None, moe=None):
+    """A model with random weights, made directly on `device` in `dtype`
+    (with moe, a MoeSpec: MoE MLPs, see moe_block.py)."""
     model = LlamaModel(config, num_layers=num_layers, blocks_only=blocks_only,
-                       device=device, dtype=dtype, rope_len=rope_len)
+                       device=device, dtype=dtype, rope_len=rope_len, moe=moe)
     return model.init_weights(seed)
 
 

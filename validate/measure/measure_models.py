@@ -89,6 +89,9 @@ NAME_CHARS = 160
 TOP_KERNELS = 40
 ROPE_LEN = 8192 + 64          # RoPE table rows: positions up to kv 8192 + 1
 
+# A spec may also carry "config" (a function returning the model's LlamaConfig;
+# default Llama-3-8B), "moe" (moe_block.MoeSpec keyword arguments: MoE MLPs) and
+# "id_name" (the name in case ids, when the record's "model" is a path).
 MODEL_SPECS = {
     "blocks4": {"num_layers": 4, "blocks_only": True},
     "llama-3-8b": {"num_layers": 32, "blocks_only": False},
@@ -196,11 +199,12 @@ def is_oom(exc):
 
 def make_case(model, phase, mode, batch, seq=None, kv_len=None, optimizer="none"):
     spec = MODEL_SPECS[model]
+    name = spec.get("id_name", model)
     if phase == "decode":
-        cid = f"{model}-decode-b{batch}-kv{kv_len}-{mode}"
+        cid = f"{name}-decode-b{batch}-kv{kv_len}-{mode}"
     else:
         opt = "-adamw" if optimizer != "none" else ""
-        cid = f"{model}-{phase}-b{batch}-s{seq}{opt}-{mode}"
+        cid = f"{name}-{phase}-b{batch}-s{seq}{opt}-{mode}"
     case = {"id": cid, "split": split_of(cid), "model": model, "phase": phase,
             "mode": mode, "batch": batch}
     if phase == "decode":
@@ -210,6 +214,8 @@ def make_case(model, phase, mode, batch, seq=None, kv_len=None, optimizer="none"
         case.update({"seq": seq, "q_len": seq, "attn_kv_len": seq, "tokens": batch * seq})
     case.update({"layers": spec["num_layers"], "blocks_only": spec["blocks_only"],
                  "dtype": "bf16", "optimizer": optimizer})
+    if "moe" in spec:
+        case["moe"] = dict(spec["moe"])
     if spec["blocks_only"]:
         case["logits"] = "none"
     else:
@@ -245,6 +251,13 @@ def build_cases():
     return cases
 
 
+# The case grid main() measures: this file's Llama grid unless a caller (measure_moe.py)
+# passes its own: name, cases (a function), method text, trace_cases, extra_meta (a
+# function of the meta, run before the timings, or None).
+GRID = {"name": "llama", "cases": build_cases, "method": METHOD_TEXT,
+        "trace_cases": TRACE_CASES, "extra_meta": None}
+
+
 def input_key(case):
     size = case["kv_len"] if case["phase"] == "decode" else case["seq"]
     return (case["model"], case["phase"], case["batch"], size)
@@ -259,13 +272,34 @@ def llama_config():
     return lm.LlamaConfig.llama3_8b()
 
 
-def predicted_bytes(case, cfg8b):
+def model_config(name):
+    """The LlamaConfig of a measured model (Llama-3-8B unless its spec says)."""
+    make = MODEL_SPECS[name].get("config")
+    return make() if make is not None else llama_config()
+
+
+def moe_spec(name):
+    """The model's moe_block.MoeSpec, or None for a dense model."""
+    kwargs = MODEL_SPECS[name].get("moe")
+    if kwargs is None:
+        return None
+    import moe_block
+    return moe_block.MoeSpec(**kwargs)
+
+
+def model_parameters(name):
+    spec = MODEL_SPECS[name]
+    return lm.parameter_count(model_config(name), spec["num_layers"], spec["blocks_only"],
+                              moe=moe_spec(name))
+
+
+def predicted_bytes(case):
     """A lower bound of what the case needs: weights (+ KV cache for decode)."""
     spec = MODEL_SPECS[case["model"]]
-    weights = 2 * lm.parameter_count(cfg8b, spec["num_layers"], spec["blocks_only"])
-    need = weights
+    need = 2 * model_parameters(case["model"])
     if case["phase"] == "decode":
-        need += lm.kv_cache_bytes(cfg8b, spec["num_layers"], case["batch"], case["kv_len"] + 1)
+        need += lm.kv_cache_bytes(model_config(case["model"]), spec["num_layers"],
+                                  case["batch"], case["kv_len"] + 1)
     return need
 
 
@@ -276,7 +310,8 @@ def predicted_bytes(case, cfg8b):
 class Inputs:
     """Static inputs of one (model, phase, batch, size), shared by its cases."""
 
-    def __init__(self, case, model, cfg8b):
+    def __init__(self, case, model):
+        cfg8b = model.config      # (the name is historical: any model's LlamaConfig)
         b = case["batch"]
         dt = torch.bfloat16
         self.x = self.labels = self.grad_out = self.cache = None
@@ -314,11 +349,14 @@ class Inputs:
         return total
 
 
-def build_model(name, cfg8b):
+def build_model(name):
     spec = MODEL_SPECS[name]
-    model = lm.build_model(cfg8b, num_layers=spec["num_layers"],
+    moe = moe_spec(name)
+    model = lm.build_model(model_config(name), num_layers=spec["num_layers"],
                            blocks_only=spec["blocks_only"], device=DEVICE,
-                           dtype=torch.bfloat16, seed=0, rope_len=ROPE_LEN)
+                           dtype=torch.bfloat16, seed=0, rope_len=ROPE_LEN, moe=moe)
+    if moe is not None:
+        model.eval()      # transformers' MoE block looks at .training (router jitter)
     torch.cuda.synchronize()
     return model
 
@@ -326,8 +364,7 @@ def build_model(name, cfg8b):
 class State:
     """What lives between cases: the current model and the current inputs."""
 
-    def __init__(self, cfg8b):
-        self.cfg8b = cfg8b
+    def __init__(self):
         self.model_name = None
         self.model = None
         self.key = None
@@ -348,14 +385,14 @@ class State:
         if case["model"] != self.model_name:
             self.drop_model()
             t = time.perf_counter()
-            self.model = build_model(case["model"], self.cfg8b)
+            self.model = build_model(case["model"])
             self.model_name = case["model"]
             self.build_s[case["model"]] = round(time.perf_counter() - t, 2)
         key = input_key(case)
         if key != self.key:
             self.drop_inputs()
             free_memory()
-            self.inputs = Inputs(case, self.model, self.cfg8b)
+            self.inputs = Inputs(case, self.model)
             self.key = key
         return self.model, self.inputs
 
@@ -643,7 +680,7 @@ def profile_case(case, model, inputs, cfg, rec, traces):
         summary = summarize_kernels(kernels)
         summary["profile_source"] = source
         rec.update(summary)
-        if case["id"] in TRACE_CASES or (cfg.trace_re is not None
+        if case["id"] in GRID["trace_cases"] or (cfg.trace_re is not None
                                           and cfg.trace_re.search(case["id"])):
             traces[case["id"]] = {
                 "source": source, "kernel_count": len(kernels),
@@ -674,6 +711,26 @@ def time_case(case, model, inputs, cfg, rec):
             clear_grads(model, inputs)
 
 
+def record_routing(case, model, inputs, rec):
+    """One more eager step (after the timing, outside it) with hooks on the experts: per
+    layer the experts that received tokens and the most tokens one expert got. The inputs
+    are fixed, so every timed step (and every graph replay) routed the same way."""
+    import moe_block
+    recorder = moe_block.RoutingRecorder(model)
+    counter, path = moe_block.experts_call_counter(model)
+    try:
+        step, _ = make_step(case, model, inputs, None)
+        with counter:
+            step()
+        torch.cuda.synchronize()
+    finally:
+        recorder.remove()
+    rec.update(moe_block.routing_summary(recorder.calls))
+    rec["routing_source"] = "one eager step after the timing, hooks on the experts' inputs"
+    rec["experts_path"] = path
+    rec["experts_function_calls"] = counter.count     # per step; None for a local port
+
+
 def run_case(case, state, cfg, records_by_id, traces, pass_name):
     """Runs one case in pass 'timing' or 'profile'; never raises (except
     Interrupted / KeyboardInterrupt). Returns the record."""
@@ -685,7 +742,7 @@ def run_case(case, state, cfg, records_by_id, traces, pass_name):
     t_start = time.monotonic()
     failed = False
     try:
-        need = predicted_bytes(case, state.cfg8b)
+        need = predicted_bytes(case)
         rec["predicted_min_bytes"] = need
         if need > cfg.total_mem * cfg.mem_fraction:
             raise PredictedOOM(f"predicted OOM: weights + KV cache {need / GIB:.1f} GiB > "
@@ -695,6 +752,8 @@ def run_case(case, state, cfg, records_by_id, traces, pass_name):
         with phase_context(case):
             if pass_name == "timing":
                 time_case(case, model, inputs, cfg, rec)
+                if "moe" in case:
+                    record_routing(case, model, inputs, rec)
             else:
                 profile_case(case, model, inputs, cfg, rec, traces)
     except PredictedOOM as exc:
@@ -860,7 +919,7 @@ def parse_args(argv=None):
 
 
 def select_cases(args):
-    cases = build_cases()
+    cases = GRID["cases"]()
     if args.only:
         pattern = re.compile(args.only)
         cases = [c for c in cases if pattern.search(c["id"])]
@@ -881,8 +940,9 @@ def collect_meta(args, cfg, cases):
     meta = {"utc_start": utc_now(), "hostname": socket.gethostname(),
             "argv": sys.argv, "platform": platform.platform(),
             "cpu_model": cpu_model(), "cpu_count": os.cpu_count(),
-            "method": METHOD_TEXT, "versions": library_versions()}
-    meta["versions"]["transformers_installed_not_used"] = transformers_version()
+            "grid": GRID["name"], "method": GRID["method"], "versions": library_versions()}
+    key = "transformers_installed_not_used" if GRID["name"] == "llama" else "transformers"
+    meta["versions"][key] = transformers_version()
     try:
         props = torch.cuda.get_device_properties(0)
         meta.update({"device_name": props.name,
@@ -898,14 +958,20 @@ def collect_meta(args, cfg, cases):
     meta["driver_version"] = (smi.get("gpus") or [{}])[0].get("driver_version")
     meta["backend_flags"] = backend_flags()
     meta["kernel_paths"] = lm.kernel_paths()
-    cfg8b = llama_config()
-    meta["llama_config"] = cfg8b.to_dict()
-    meta["models"] = {name: dict(spec, parameters=lm.parameter_count(
-        cfg8b, spec["num_layers"], spec["blocks_only"]), rope_table_rows=ROPE_LEN)
-        for name, spec in MODEL_SPECS.items()}
+    used = list(dict.fromkeys(c["model"] for c in cases))
+    if GRID["name"] == "llama":
+        meta["llama_config"] = llama_config().to_dict()
+    else:
+        meta["model_configs"] = {name: model_config(name).to_dict() for name in used}
+    meta["models"] = {name: dict({k: v for k, v in spec.items() if k != "config"},
+                                 parameters=model_parameters(name), rope_table_rows=ROPE_LEN)
+                      for name, spec in MODEL_SPECS.items()
+                      if GRID["name"] == "llama" or name in used}
     meta["config"] = {k: (v.pattern if isinstance(v, re.Pattern) else v)
                       for k, v in vars(cfg).items()}
-    meta["trace_cases"] = list(TRACE_CASES)
+    meta["trace_cases"] = list(GRID["trace_cases"])
+    if GRID.get("extra_meta") is not None:
+        GRID["extra_meta"](meta)
     meta["cases_selected"] = len(cases)
     meta["case_counts"] = case_counts(cases)
     meta["env"] = {k: os.environ[k] for k in sorted(os.environ)
@@ -955,7 +1021,9 @@ def run_pass(pass_name, cases, state, cfg, doc, records_by_id, deadline_s, out_p
     return skipped
 
 
-def main(argv=None):
+def main(argv=None, grid=None):
+    if grid is not None:
+        GRID.update(grid)
     args = parse_args(argv)
     cases = select_cases(args)
     if args.dry_run:
@@ -988,7 +1056,7 @@ def main(argv=None):
         write_output(args.out, doc)
         return 2
     records_by_id = {}
-    state = State(llama_config())
+    state = State()
     meta["skipped_ids"] = []
     meta["profile_skipped_ids"] = []
     try:

@@ -565,6 +565,8 @@ def empty(shape, dtype):
 def build_gemm(op):
     m, n, k, dt = op["m"], op["n"], op["k"], op["dtype"]
     batch = op.get("batch")
+    if op.get("grouped"):
+        return build_grouped_gemm(m, n, k, batch, dt)
     if dt == "fp8":
         if batch:
             raise ValueError("batched fp8 GEMM is not supported")
@@ -607,6 +609,30 @@ def build_gemm(op):
             ("torch.matmul", lambda s: torch.matmul(s[0], s[1].t())),
         ]
     return Bench(make_set, candidates, nbytes, flags=flags)
+
+
+def build_grouped_gemm(m, n, k, groups, dt):
+    """torch._grouped_mm as an MoE layer runs it (transformers' grouped_mm experts): A [G*m, k]
+    (every group m rows, balanced), B [G, n, k] (C = A B^T per group, B passed transposed as
+    torch._grouped_mm wants), int32 end offsets m, 2m, ..., G*m; out [G*m, n] (no out=: the op
+    allocates it, from the graph's pool when captured)."""
+    if dt != "bf16":
+        raise ValueError("grouped GEMM is measured in bf16 only")
+    if not groups or groups < 1:
+        raise ValueError("grouped GEMM needs batch (the group count) >= 1")
+    if not hasattr(torch, "_grouped_mm"):
+        raise RuntimeError(f"torch._grouped_mm is missing in torch {torch.__version__}")
+    tdt = torch.bfloat16
+    nbytes = groups * (m * k + n * k + m * n) * elem_bytes(tdt)
+    offsets = torch.arange(1, groups + 1, device=DEVICE, dtype=torch.int32) * m
+
+    def make_set():
+        return (randn((groups * m, k), tdt), randn((groups, n, k), tdt))
+
+    def call(s):
+        return torch._grouped_mm(s[0], s[1].transpose(-2, -1), offs=offsets)
+
+    return Bench(make_set, [("torch._grouped_mm(A, B.transpose(-2, -1), offs=)", call)], nbytes)
 
 
 def build_gemm_fp8(m, n, k):

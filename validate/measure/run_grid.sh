@@ -4,6 +4,7 @@
 # measure_ops.py (CUDA-graph replay over rotated inputs, as for every op data set), with
 # nvidia-smi before and after. Everything goes to $OUT.
 #   OUT=out validate/measure/run_grid.sh memory_grid.py memory-rules h200-sxm
+# BUDGET_S (default 400) is measure_ops.py's --budget-s.
 set -uo pipefail
 if [[ $# -ne 3 ]]; then
   echo "usage: validate/measure/run_grid.sh <grid.py> <name> <gpu preset>" >&2
@@ -20,7 +21,7 @@ log=$out/$gpu-$name-$day.log
   python3 "$here/$grid" >"$out/ops.jsonl"
   start=$SECONDS
   python3 "$here/measure_ops.py" --input "$out/ops.jsonl" \
-    --out "$out/$gpu-$name-$day.json" --budget-s 400
+    --out "$out/$gpu-$name-$day.json" --budget-s "${BUDGET_S:-400}"
   echo "measure_ops: exit $?, $((SECONDS - start)) s"
   nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu,power.draw \
     --format=csv
