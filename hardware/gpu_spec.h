@@ -122,6 +122,11 @@ struct ModelParams {
     Fact vector_efficiency;  // FP32 CUDA-core GEMM efficiency
     Fact fp8_efficiency;     // fp8 main loops reach this fraction of the bf16 efficiency
     Fact hbm_efficiency;     // achievable HBM fraction when streaming weights (skinny GEMMs)
+    // Grouped GEMMs (an MoE layer's experts in one kernel, torch._grouped_mm's CUTLASS kernel):
+    // the fixed cost beyond their two kernels' launch (problem setup), and the HBM fraction
+    // they stream weights at. They never split K.
+    Fact grouped_overhead_us;
+    Fact grouped_hbm_efficiency;
   } gemm;
   struct {
     Fact block_m;         // query rows per CTA
@@ -226,6 +231,8 @@ void visit_model_fields(Params& p, F&& f) {
   f("gemm/vector_efficiency", p.gemm.vector_efficiency, FieldRule::Fraction);
   f("gemm/fp8_efficiency", p.gemm.fp8_efficiency, FieldRule::Fraction);
   f("gemm/hbm_efficiency", p.gemm.hbm_efficiency, FieldRule::Fraction);
+  f("gemm/grouped_overhead_us", p.gemm.grouped_overhead_us, FieldRule::NonNegative);
+  f("gemm/grouped_hbm_efficiency", p.gemm.grouped_hbm_efficiency, FieldRule::Fraction);
   f("attention/block_m", p.attention.block_m, FieldRule::PositiveInteger);
   f("attention/decode_block_m", p.attention.decode_block_m, FieldRule::PositiveInteger);
   f("attention/block_n", p.attention.block_n, FieldRule::PositiveInteger);

@@ -7,7 +7,9 @@
 // operand once from HBM (at the weight-streaming efficiency), A re-read per column of tiles and B
 // per row of tiles from L2 (less what a cluster's multicast shares), and staged through shared
 // memory. The library is assumed to pick the fastest tile (in either orientation), so we do too.
-// fp8 main loops run at fp8_efficiency of the bf16 efficiency.
+// fp8 main loops run at fp8_efficiency of the bf16 efficiency. A grouped GEMM (groups > 0: an MoE
+// layer's experts) is `groups` problems in one CUTLASS kernel: no split-K, weights streamed at
+// grouped_hbm_efficiency, and a fixed setup cost.
 //
 // Example (H100, bf16): 4096x4096x4096 with 128x256 tiles is 32x16 = 512 tiles, 3.9 waves of
 // 132 SMs -> 4 waves; 4096x4097x4096 is 2-byte aligned and runs at align2_efficiency.
@@ -71,7 +73,8 @@ std::optional<OpCost> cost_with_tile(const GemmOp& g, const GpuSpec& gpu, MathUn
   double mn_tiles = tiles_m * tiles_n * batch;
   double cta_per_sm = p.ctas_per_sm.value;
   double slots = sm_count(gpu) * cta_per_sm;
-  int split = choose_split_k(gpu, mn_tiles, slots, k);
+  bool grouped = g.groups > 0;
+  int split = grouped ? 1 : choose_split_k(gpu, mn_tiles, slots, k);
   double ctas = mn_tiles * split;
   double waves = ceil_div(ctas, slots);
   double k_step = p.k_tile_bytes.value / e_in;
@@ -102,9 +105,12 @@ std::optional<OpCost> cost_with_tile(const GemmOp& g, const GpuSpec& gpu, MathUn
   c.detail.alignment_bytes = align;
   c.detail.active_sms = active_sms;
   c.detail.l2_hit_fraction = 1.0;
-  c.detail.kernels = split > 1 ? 2 : 1;  // split-K partials are summed by a second kernel
-  c.detail.hbm_efficiency = p.hbm_efficiency.value;
+  // Split-K partials are summed by a second kernel; a grouped GEMM's problem table is written by
+  // a kernel before it (prepare_grouped_gemm_data).
+  c.detail.kernels = split > 1 || grouped ? 2 : 1;
+  c.detail.hbm_efficiency = grouped ? p.grouped_hbm_efficiency.value : p.hbm_efficiency.value;
   finish(gpu, c);
+  if (grouped) add_overhead(c, p.grouped_overhead_us.value);
   return c;
 }
 

@@ -22,6 +22,12 @@ ModelConfig model_of(const std::string& name, const std::string& where) {
     m.name = name;
     return m;
   }
+  // Other measured models are a preset ("mixtral-8x7b") or a config.json path from the
+  // repository root ("validate/data/models/moe-128x8.json").
+  for (const auto& preset : model_preset_names()) {
+    if (preset == name) return load_model(name);
+  }
+  if (name.size() > 5 && name.substr(name.size() - 5) == ".json") return load_model(name);
   throw InputError(where + "/model: unknown measured model \"" + name + "\"");
 }
 

@@ -2,12 +2,16 @@
 // weighted sum), as each runtime launches it. Only experts that receive tokens run and read
 // their weights (moe_routing.h); each projection of all experts is one grouped GEMM.
 //
-// pytorch-eager: Hugging Face transformers' grouped_mm experts backend
-//   (transformers/integrations/moe.py, grouped_mm_experts_forward): router Linear, softmax in
-//   fp32, top-k, renormalised weights cast back, then sort the token-expert pairs by expert,
-//   gather their rows, histc + cumsum for the group offsets, torch._grouped_mm for gate_up,
-//   silu(gate) * up as two kernels, torch._grouped_mm for down, scale by the routing weights,
-//   un-permute and sum the k rows of each token.
+// pytorch-eager: Hugging Face transformers' grouped_mm experts backend, the default of
+//   transformers 5.17 for Mixtral (transformers/integrations/moe.py): 40 kernels a layer
+//   whatever the experts, as every profile of validate/data/h200-sxm-moe-2026-12-01.json lists
+//   them: router Linear, logits to fp32, softmax, top-k (gather + sort), renormalise (sum, div);
+//   torch.sort of the expert ids (copies, arange, sort), perm // k, the row and weight gathers,
+//   ids to int, histc (fill + histogram) and cumsum (two scans) for the group offsets, the
+//   expert-parallel sentinel masks (compare, clamp, masked_fill around each GEMM), the gate_up
+//   and down torch._grouped_mm (CUTLASS, each after a prepare kernel), silu and mul, the
+//   routing weights applied in fp32, the inverse permutation (arange, index_put), the
+//   un-permute gather, the fp32 sum of each token's k rows and the cast back.
 // fused: a serving engine's fused-MoE kernels (vLLM's fused_moe): router GEMM, one fused
 //   softmax + top-k kernel, one alignment kernel that sorts token ids by expert, the gate_up
 //   grouped GEMM reading rows through those ids (no gather), silu_mul, the down grouped GEMM
@@ -28,60 +32,103 @@ Op grouped_gemm(const ExpertLoad& load, int64_t n, int64_t k, const RunConfig& r
   return op;
 }
 
-// A small index kernel (sort, histogram, offsets, routing-weight gathers): `n` 4-byte values.
+// A small index kernel (sort, histogram, offsets, masks, routing-weight gathers): `n` 4-byte
+// values.
 Op index_op(int64_t n) {
   return ew_op(ElementwiseKind::Copy, n, DType::Fp32);
 }
 
-OpVertex emit_router(Emitter& e, const ModelConfig& m, const RunConfig& run, int64_t T,
-                     OpVertex in) {
-  int64_t E = m.moe.experts;
-  OpVertex logits = e.emit("router", weight_gemm(T, E, m.hidden, run), {in});
-  if (run.runtime == Runtime::Fused) {
-    return e.emit("router_topk_softmax", row_op(RowOpKind::Softmax, T, E, DType::Fp32), {logits});
-  }
-  Op softmax = row_op(RowOpKind::Softmax, T, E, DType::Fp32);
-  std::get<RowOp>(softmax.shape).impl = RowImpl::PyTorch;
-  OpVertex probs = e.emit("router_softmax", softmax, {logits});
-  OpVertex topk = e.emit("router_topk", row_op(RowOpKind::Softmax, T, E, DType::Fp32), {probs});
-  int64_t pairs = T * m.moe.top_k;
-  OpVertex sum = e.emit("router_weight_sum", index_op(pairs), {topk});
-  OpVertex div = e.emit("router_weight_div", ew_op(ElementwiseKind::Mul, pairs, DType::Fp32), {sum});
-  return e.emit("router_weight_cast", index_op(pairs), {div});
+Op cast(int64_t n, DType from, DType to) {
+  Op op = ew_op(ElementwiseKind::Copy, n, from);
+  std::get<ElementwiseOp>(op.shape).out_dtype = to;
+  return op;
+}
+
+struct Moe {
+  int64_t T, E, H, I, pairs;
+  ExpertLoad load;
+};
+
+OpVertex emit_fused(Emitter& e, const Moe& x, const RunConfig& run, OpVertex in) {
+  OpVertex logits = e.emit("router", weight_gemm(x.T, x.E, x.H, run), {in});
+  OpVertex routed = e.emit("router_topk_softmax",
+                           row_op(RowOpKind::Softmax, x.T, x.E, DType::Fp32), {logits});
+  OpVertex align = e.emit("moe_align", index_op(x.pairs), {routed});
+  OpVertex gu = e.emit("experts.gate_up_proj", grouped_gemm(x.load, 2 * x.I, x.H, run), {align});
+  OpVertex act =
+      e.emit("experts.silu_mul", ew_op(ElementwiseKind::SiluMul, x.pairs * x.I, e.act), {gu});
+  OpVertex down = e.emit("experts.down_proj", grouped_gemm(x.load, x.H, x.I, run), {act});
+  // k rows per token summed into one: read as k/2 adds of two rows each.
+  return e.emit("moe_sum", ew_op(ElementwiseKind::Add, x.pairs * x.H / 2, e.act), {down});
+}
+
+// Hugging Face: the router and the renormalised top-k weights (8 kernels with the GEMM's
+// split-K reduction).
+OpVertex emit_hf_router(Emitter& e, const Moe& x, const RunConfig& run, OpVertex in) {
+  OpVertex logits = e.emit("router", weight_gemm(x.T, x.E, x.H, run), {in});
+  e.emit("router_logits_fp32", cast(x.T * x.E, e.act, DType::Fp32), {logits});
+  e.emit("router_softmax", row_op(RowOpKind::Softmax, x.T, x.E, DType::Fp32));
+  e.emit("router_topk", index_op(x.T * x.E));
+  e.emit("router_topk_sort", index_op(x.pairs));
+  e.emit("router_weight_sum", index_op(x.pairs));
+  return e.emit("router_weight_div", ew_op(ElementwiseKind::Mul, x.pairs, DType::Fp32));
+}
+
+// Hugging Face: the token-expert pairs sorted by expert, their rows gathered, the group offsets
+// and the sentinel masks (16 kernels).
+OpVertex emit_hf_dispatch(Emitter& e, const Moe& x, OpVertex in) {
+  for (const char* step : {"copy", "arange", "copy_keys", "copy_values", "sort"})
+    e.emit(std::string("experts.ids_") + step, index_op(2 * x.pairs));
+  e.emit("experts.perm_div", index_op(x.pairs));
+  OpVertex sorted = e.last;
+  e.emit("experts.gather", ew_op(ElementwiseKind::Copy, x.pairs * x.H, e.act), {in, sorted});
+  e.emit("experts.weight_gather", index_op(x.pairs));
+  e.emit("experts.ids_to_int", index_op(x.pairs));
+  e.emit("experts.histc_fill", index_op(x.E));
+  e.emit("experts.histc", index_op(x.pairs));
+  e.emit("experts.offsets_init", index_op(x.E));
+  e.emit("experts.offsets", index_op(x.E));
+  e.emit("experts.sentinel_compare", index_op(x.pairs));
+  e.emit("experts.sentinel_clamp", index_op(x.pairs));
+  return e.emit("experts.sentinel_fill",
+                ew_op(ElementwiseKind::MulScalar, x.pairs * x.H, e.act));
+}
+
+// Hugging Face: the two grouped GEMMs with their masks, the gate, and the weighted,
+// un-permuted sum (16 kernels, the GEMMs' prepare kernels included).
+OpVertex emit_hf_experts(Emitter& e, const Moe& x, const RunConfig& run) {
+  int64_t P = x.pairs;
+  OpVertex gu = e.emit("experts.gate_up_proj", grouped_gemm(x.load, 2 * x.I, x.H, run));
+  e.emit("experts.gate_up_mask_copy", index_op(P));
+  e.emit("experts.gate_up_mask", ew_op(ElementwiseKind::MulScalar, P * 2 * x.I, e.act));
+  OpVertex silu = e.emit("experts.silu", ew_op(ElementwiseKind::Silu, P * x.I, e.act));
+  e.emit("experts.mul", ew_op(ElementwiseKind::Mul, P * x.I, e.act), {silu, gu});
+  e.emit("experts.down_proj", grouped_gemm(x.load, x.H, x.I, run));
+  e.emit("experts.down_mask_copy", index_op(P));
+  e.emit("experts.down_mask", ew_op(ElementwiseKind::MulScalar, P * x.H, e.act));
+  e.emit("experts.scale", cast(P * x.H, e.act, DType::Fp32));  // x weight, in fp32
+  e.emit("experts.inverse_arange", index_op(P));
+  e.emit("experts.inverse_index_put", index_op(P));
+  e.emit("experts.unpermute", ew_op(ElementwiseKind::Copy, P * x.H, DType::Fp32));
+  // k rows per token summed into one: read as k/2 adds of two rows each.
+  e.emit("experts.sum", ew_op(ElementwiseKind::Add, P * x.H / 2, DType::Fp32));
+  return e.emit("experts.to_dtype", cast(x.T * x.H, DType::Fp32, e.act));
 }
 
 }  // namespace
 
 OpVertex emit_moe_mlp(Emitter& e, const ModelConfig& m, const RunConfig& run, int64_t T,
                       OpVertex in) {
-  int64_t H = m.hidden, I = m.moe.expert_intermediate, pairs = T * m.moe.top_k;
-  ExpertLoad load = expert_load(m.moe.experts, m.moe.top_k, T, run.moe_imbalance);
-  OpVertex routed = emit_router(e, m, run, T, in);
-  if (run.runtime == Runtime::Fused) {
-    OpVertex align = e.emit("moe_align", index_op(pairs), {routed});
-    OpVertex gu = e.emit("experts.gate_up_proj", grouped_gemm(load, 2 * I, H, run), {align});
-    OpVertex act =
-        e.emit("experts.silu_mul", ew_op(ElementwiseKind::SiluMul, pairs * I, e.act), {gu});
-    OpVertex down = e.emit("experts.down_proj", grouped_gemm(load, H, I, run), {act});
-    // k rows per token summed into one: read as k/2 adds of two rows each.
-    return e.emit("moe_sum", ew_op(ElementwiseKind::Add, pairs * H / 2, e.act), {down});
-  }
-  OpVertex sort = e.emit("experts.sort", index_op(2 * pairs), {routed});
-  OpVertex gather =
-      e.emit("experts.gather", ew_op(ElementwiseKind::Copy, pairs * H, e.act), {in, sort});
-  OpVertex weights = e.emit("experts.weight_gather", index_op(pairs), {sort});
-  OpVertex histc = e.emit("experts.histc", index_op(pairs), {sort});
-  OpVertex offsets = e.emit("experts.offsets", index_op(m.moe.experts), {histc});
-  OpVertex gu = e.emit("experts.gate_up_proj", grouped_gemm(load, 2 * I, H, run), {gather, offsets});
-  OpVertex silu = e.emit("experts.silu", ew_op(ElementwiseKind::Silu, pairs * I, e.act), {gu});
-  OpVertex mul =
-      e.emit("experts.mul", ew_op(ElementwiseKind::Mul, pairs * I, e.act), {silu, gu});
-  OpVertex down = e.emit("experts.down_proj", grouped_gemm(load, H, I, run), {mul});
-  OpVertex scaled =
-      e.emit("experts.scale", ew_op(ElementwiseKind::Mul, pairs * H, e.act), {down, weights});
-  OpVertex unperm =
-      e.emit("experts.unpermute", ew_op(ElementwiseKind::Copy, pairs * H, e.act), {scaled});
-  return e.emit("experts.sum", ew_op(ElementwiseKind::Add, pairs * H / 2, e.act), {unperm});
+  Moe x{T,
+        m.moe.experts,
+        m.hidden,
+        m.moe.expert_intermediate,
+        T * m.moe.top_k,
+        expert_load(m.moe.experts, m.moe.top_k, T, run.moe_imbalance)};
+  if (run.runtime == Runtime::Fused) return emit_fused(e, x, run, in);
+  emit_hf_router(e, x, run, in);
+  emit_hf_dispatch(e, x, in);
+  return emit_hf_experts(e, x, run);
 }
 
 }  // namespace ridgeline

@@ -74,6 +74,10 @@ std::vector<FitKnob> default_knobs(const GpuSpec& gpu) {
       knob("launch/graph_us", 0.2, 3.0, [](GpuSpec& g) -> Fact& { return g.launch.graph_us; }));
   k.push_back(knob("model/gemm/hbm_efficiency", 0.5, 1.0,
                    [](GpuSpec& g) -> Fact& { return g.model.gemm.hbm_efficiency; }));
+  k.push_back(knob("model/gemm/grouped_hbm_efficiency", 0.2, 1.0,
+                   [](GpuSpec& g) -> Fact& { return g.model.gemm.grouped_hbm_efficiency; }));
+  k.push_back(knob("model/gemm/grouped_overhead_us", 0.0, 30.0,
+                   [](GpuSpec& g) -> Fact& { return g.model.gemm.grouped_overhead_us; }));
   k.push_back(knob("model/gemm/fp8_efficiency", 0.5, 1.0,
                    [](GpuSpec& g) -> Fact& { return g.model.gemm.fp8_efficiency; }));
   // 8- and 4-byte aligned GEMMs run the same fallback kernel (seen on H100): one knob for both.
