@@ -6,6 +6,8 @@
 #include "workloads/graph_builder.h"
 #include "workloads/op_math.h"
 
+#include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <sstream>
 
@@ -169,23 +171,6 @@ TEST_CASE("workload: AdamW updates every weight once", "[workload]") {
   CHECK(adam->numel == parameter_count(tiny()));
 }
 
-TEST_CASE("workload: MoE routes top-k tokens per expert, the busiest imbalance x the mean",
-          "[workload][moe]") {
-  ModelConfig m = load_model("mixtral-8x7b");
-  RunConfig r = run(Phase::Prefill, 1, 1024);
-  r.blocks = 1;
-  r.moe_imbalance = 2.0;
-  OpGraph g = build_graph(m, r);
-  int64_t busiest = 0, quiet = 0;
-  for (OpVertex v : launch_order(g.sections[0])) {
-    const GraphNode& n = g.sections[0].dag()[v];
-    if (n.name == "expert0.gate_proj") busiest = std::get<GemmOp>(n.op.shape).m;
-    if (n.name == "expert1.gate_proj") quiet = std::get<GemmOp>(n.op.shape).m;
-  }
-  CHECK(busiest == 2 * 1024 * 2 / 8);
-  CHECK(quiet == (1024 * 2 - busiest + 6) / 7);
-}
-
 TEST_CASE("workload: KV cache and training memory follow their formulas", "[workload][memory]") {
   const ModelConfig m = load_model("llama-3-8b");
   OpGraph g = build_graph(m, run(Phase::Decode, 16, 0, 4095));
@@ -245,9 +230,50 @@ TEST_CASE("run error: prefill without seq", "[workload][errors]") {
   require_input_error([] { check_run_config(run(Phase::Prefill, 1, 0), tiny()); },
                       {"--seq: prefill needs --seq >= 1"});
 }
-TEST_CASE("run error: prefill with kv-len", "[workload][errors]") {
-  require_input_error([] { check_run_config(run(Phase::Prefill, 1, 8, 8), tiny()); },
-                      {"--kv-len: prefill takes --seq"});
+TEST_CASE("run error: training with kv-len", "[workload][errors]") {
+  require_input_error([] { check_run_config(run(Phase::Train, 1, 8, 8), tiny()); },
+                      {"--kv-len: train takes --seq"});
+}
+TEST_CASE("run error: a negative kv-len", "[workload][errors]") {
+  require_input_error([] { check_run_config(run(Phase::Prefill, 1, 8, -2), tiny()); },
+                      {"--kv-len: must be at least 0, got -2"});
+}
+TEST_CASE("run error: logits in training", "[workload][errors]") {
+  RunConfig r = run(Phase::Train, 1, 8);
+  r.logits_all = true;
+  require_input_error([&] { check_run_config(r, tiny()); },
+                      {"--logits: training computes logits for every position"});
+}
+TEST_CASE("run error: logits with --blocks", "[workload][errors]") {
+  RunConfig r = run(Phase::Prefill, 1, 8);
+  r.logits_all = true;
+  r.blocks = 1;
+  require_input_error([&] { check_run_config(r, tiny()); }, {"--logits: --blocks N runs no LM head"});
+}
+TEST_CASE("run error: a NaN imbalance", "[workload][errors]") {
+  RunConfig r = run(Phase::Prefill, 1, 8);
+  r.moe_imbalance = std::nan("");
+  require_input_error([&] { check_run_config(r, tiny()); }, {"--moe-imbalance: the busiest expert"});
+}
+TEST_CASE("workload: a prefill chunk over a cached prefix attends to both and writes its K/V",
+          "[workload]") {
+  RunConfig r = run(Phase::Prefill, 1, 256, 2048);
+  r.blocks = 1;
+  OpGraph g = build_graph(tiny(), r);
+  std::vector<std::string> names = kernel_names(g, "decoder_block");
+  CHECK(std::count(names.begin(), names.end(), "k_cache_write") == 1);
+  for (OpVertex v : launch_order(g.sections[0])) {
+    if (auto* a = std::get_if<AttentionOp>(&g.sections[0].dag()[v].op.shape)) {
+      CHECK(a->q_len == 256);
+      CHECK(a->kv_len == 2048 + 256);
+      CHECK(a->causal);
+    }
+  }
+  MemoryFootprint f = memory_footprint(g, tiny(), r, test::h100());
+  RunConfig whole = run(Phase::Prefill, 1, 2048 + 256);
+  whole.blocks = 1;
+  CHECK(f.kv_cache_bytes ==
+        memory_footprint(build_graph(tiny(), whole), tiny(), whole, test::h100()).kv_cache_bytes);
 }
 TEST_CASE("run error: longer than the model's positions", "[workload][errors]") {
   require_input_error([] { check_run_config(run(Phase::Prefill, 1, 5000), tiny()); },
