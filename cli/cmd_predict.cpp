@@ -22,6 +22,16 @@ namespace ridgeline {
 
 namespace {
 
+// The flag to change when a step does not fit: the batch when a smaller one fits; else the
+// length when the weights alone fit; else the model (or its precision).
+std::string flag_at_fault(const Prediction& p) {
+  const MemoryFootprint& f = p.memory;
+  if (f.max_batch >= 1) return "--batch";
+  double fixed = f.weights_bytes + f.gradient_bytes + f.optimizer_bytes + f.reserved_bytes;
+  if (fixed < f.capacity_bytes) return p.run.phase == Phase::Decode ? "--kv-len" : "--seq";
+  return "--model";
+}
+
 void check_fits(const Prediction& p, const ModelConfig& m) {
   const MemoryFootprint& f = p.memory;
   if (f.fits()) return;
@@ -34,7 +44,7 @@ void check_fits(const Prediction& p, const ModelConfig& m) {
                     gb(f.capacity_bytes);
   msg += f.max_batch > 0 ? "; the largest batch that fits is " + std::to_string(f.max_batch)
                          : "; not even batch 1 fits";
-  throw InputError("--model: " + msg + " (--ignore-memory predicts anyway)");
+  throw InputError(flag_at_fault(p) + ": " + msg + " (--ignore-memory predicts anyway)");
 }
 
 }  // namespace
@@ -44,7 +54,11 @@ Command add_predict_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
       "predict", "Predict a model's step (prefill, decode or training) on one GPU");
   add_predict_flags(*cmd, *o);
-  return [o]() {
+  CLI::Option* top = cmd->get_option("--top");
+  return [o, top]() {
+    if (top->count() > 0 && o->format != "table")
+      throw InputError("--top: lists kernels in the table; --format " + o->format +
+                       " holds every kernel");
     GpuSpec gpu = load_gpu(o->gpu, o->sets, o->profile);
     ModelConfig model = load_model(o->model);
     RunConfig run = run_config_from(*o);

@@ -5,19 +5,24 @@
 
 namespace ridgeline {
 
-void add_predict_flags(CLI::App& cmd, PredictOptions& o) {
+void add_target_flags(CLI::App& cmd, PredictOptions& o) {
   cmd.add_option("--gpu", o.gpu, "GPU preset name or path to a .json (default h100-sxm)");
-  cmd.add_option("--set", o.sets, "What-if override of a GPU figure, PATH=VALUE (repeatable)");
+  cmd.add_option("--set", o.sets,
+                 "What-if override of a GPU figure, PATH=VALUE, PATH=+30%, PATH=1.3x (repeatable)");
   cmd.add_option("--profile", o.profile,
                  "Calibrated profile (from `ridgeline calibrate fit`) or none; default: the "
                  "GPU's own, else its architecture's");
   add_workload_flags(cmd, o, true);
-  cmd.add_flag("--ignore-memory", o.ignore_memory,
-               "Predict even when the step does not fit in memory");
   cmd.add_option("--format", o.format, "table (default), json or csv")
       ->check(CLI::IsMember({"table", "json", "csv"}));
+}
+
+void add_predict_flags(CLI::App& cmd, PredictOptions& o) {
+  add_target_flags(cmd, o);
+  cmd.add_flag("--ignore-memory", o.ignore_memory,
+               "Predict even when the step does not fit in memory");
   cmd.add_option("--trace", o.trace, "Write a Chrome/Perfetto trace of the step to this file");
-  cmd.add_option("--top", o.top, "Kernels listed in the table (default 10)")
+  cmd.add_option("--top", o.top, "Kernels listed in the table (default 10; table format only)")
       ->check(CLI::PositiveNumber);
 }
 

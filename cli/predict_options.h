@@ -30,6 +30,10 @@ struct PredictOptions {
   int top = 10;
 };
 
+// The GPU (--gpu, --set, --profile), the workload flags and --format: what predict and sweep
+// share.
+void add_target_flags(CLI::App& cmd, PredictOptions& o);
+// add_target_flags and predict's own (--ignore-memory, --trace, --top).
 void add_predict_flags(CLI::App& cmd, PredictOptions& o);
 // Only the flags that say what runs (model, phase, sizes, precision, runtime, launch);
 // `required`: --model and --phase must be given.

@@ -28,6 +28,8 @@ namespace ridgeline {
 
 namespace {
 
+constexpr double kPaddedComputeShare = 0.05;
+
 // Largest power of two (up to 16) dividing a row's byte length.
 double row_alignment_bytes(double elements, double element_bytes) {
   double bytes = elements * element_bytes;
@@ -151,6 +153,13 @@ OpCost gemm_cost(const GemmOp& g, const GpuSpec& gpu) {
       if (c && better(*c, best)) best = *c;
     }
   }
+  // A compute term that does less than kPaddedComputeShare of the peak's useful work is the
+  // tile's fixed cycles and the MMAs on padded rows (an M=1 GEMM in a 64-row tile), not
+  // arithmetic throughput: the kernel is latency-bound, and says so.
+  double useful_s = 2 * g.problems() * (double)g.m * (double)g.n * (double)g.k /
+                    peak_flops_per_s(gpu, unit);
+  if (best.bottleneck == Bottleneck::Compute && useful_s * 1e6 < kPaddedComputeShare * best.compute_us)
+    best.bottleneck = Bottleneck::Latency;
   return best;
 }
 

@@ -164,3 +164,13 @@ TEST_CASE("gemm: bytes by level", "[gemm][rule]") {
   CHECK(c.bytes.smem > c.bytes.l2);
   CHECK(c.flops() == 2.0 * 4096 * 4096 * 4096);
 }
+
+TEST_CASE("gemm: a compute term of padded tiles is labelled latency, real arithmetic compute",
+          "[gemm]") {
+  Op skinny = test::gemm(1, 1024, 4096);
+  std::get<GemmOp>(skinny.shape).weight_bits = 4;  // weights so small the tile's cycles show
+  OpCost c = predict_op(skinny, test::h100());
+  CHECK(c.compute_us >= c.hbm_us);
+  CHECK(c.bottleneck == Bottleneck::Latency);
+  CHECK(predict_op(test::gemm(4096, 4096, 4096), test::h100()).bottleneck == Bottleneck::Compute);
+}
