@@ -51,6 +51,7 @@ expect "memory error names --model when the weights do not fit" 1 'error: --mode
 expect "memory error names --seq when the length does not fit" 1 'error: --seq: llama-3-8b train' -- "$bin" predict --model llama-3-8b --phase train --batch 1 --seq 4096 --optimizer adamw
 expect "an impossible MoE imbalance names the largest" 1 '--moe-imbalance: 8 is impossible for top-2 of 8 experts' -- "$bin" predict --gpu h200-sxm --model mixtral-8x7b --phase decode --batch 64 --kv-len 2048 --moe-imbalance 8
 expect "MoE decode of one token reads two experts" 0 'experts.gate_up_proj  gemm' -- "$bin" predict --gpu h200-sxm --model mixtral-8x7b --phase decode --batch 1 --kv-len 2048 --runtime fused
+expect "MoE baseline holds (H200, grouped GEMMs and MoE blocks)" 0 "ok    steps/decode-graph" -- "$bin" validate --check validate/accuracy_baseline_h200_moe.json
 # 128 experts, top-8, batch 8: a few dozen kernels a layer, not one set per expert.
 kernels=$("$bin" predict --gpu h200-sxm --model validate/data/models/moe-128x8.json --phase decode --batch 8 --kv-len 2048 --blocks 1 --format json | grep -c '"name"')
 if [[ $kernels -gt 60 ]]; then echo "FAIL 128-expert block launches $kernels kernels"; failures=$((failures + 1)); else pass=$((pass + 1)); fi
