@@ -26,7 +26,8 @@ bool four_dims(const nlohmann::json& d, int64_t out[4]) {
 
 std::string shape_text(const TraceShapes& s) {
   return s.op + " (batch " + std::to_string(s.batch) + ", " + std::to_string(s.queries) +
-         " queries and " + std::to_string(s.keys) + " keys per sequence)";
+         (s.queries == 1 ? " query and " : " queries and ") + std::to_string(s.keys) +
+         " keys per sequence)";
 }
 
 }  // namespace

@@ -51,19 +51,16 @@ tr=$d/traces/trace-blocks4-decode-b8-kv2048.json
 expect "trace without shapes says so" 0 "shapes: the trace records none (profile with record_shapes=True); --batch, --seq and --kv-len not checked against it" -- "$bin" validate --trace $tr --model llama-3-8b --blocks 4 --phase decode --batch 8 --kv-len 2048
 expect "trace takes its GPU from the trace" 0 "pytorch-eager on h100-sxm" -- "$bin" validate --trace $tr --model llama-3-8b --blocks 4 --phase decode --batch 8 --kv-len 2048
 expect "trace refuses a --gpu it contradicts" 1 "--gpu h200-sxm: $tr (deviceProperties/0/name \"NVIDIA H100 80GB HBM3\") was measured on h100-sxm" -- "$bin" validate --gpu h200-sxm --trace $tr --model llama-3-8b --blocks 4 --phase decode --batch 8 --kv-len 2048
-if command -v python3 >/dev/null; then
-  # The committed trace with the shapes record_shapes=True would have written on its attention.
-  python3 - "$tr" "$tmp/shaped.json" <<'PY'
-import json, sys
-t = json.load(open(sys.argv[1]))
-t["traceEvents"].insert(0, {"ph": "X", "cat": "cpu_op", "name": "aten::scaled_dot_product_attention",
-  "ts": 0, "dur": 1, "args": {"Input Dims": [[8, 32, 1, 128], [8, 8, 2049, 128], [8, 8, 2049, 128], [], [], []]}})
-json.dump(t, open(sys.argv[2], "w"))
-PY
-  expect "trace shapes that match" 0 "shapes: aten::scaled_dot_product_attention (batch 8, 1 queries and 2049 keys per sequence) match --batch and the lengths" -- "$bin" validate --trace "$tmp/shaped.json" --model llama-3-8b --blocks 4 --phase decode --batch 8 --kv-len 2048
-  expect "trace of another batch" 1 "--batch 4: $tmp/shaped.json ran batch 8" -- "$bin" validate --trace "$tmp/shaped.json" --model llama-3-8b --blocks 4 --phase decode --batch 4 --kv-len 2048
-  expect "trace of another cache length" 1 "--kv-len 1024: $tmp/shaped.json ran over 2048 cached tokens" -- "$bin" validate --trace "$tmp/shaped.json" --model llama-3-8b --blocks 4 --phase decode --batch 8 --kv-len 1024
-fi
+# Real H200 traces taken with record_shapes=True (traces-meta-h200-shapes.json).
+sd=$d/traces/trace-h200-shapes-blocks4-decode-b8-kv2048.json
+sp=$d/traces/trace-h200-shapes-blocks4-prefill-b1-s2048.json
+expect "trace shapes that match" 0 "shapes: aten::scaled_dot_product_attention (batch 8, 1 query and 2049 keys per sequence) match --batch and the lengths" -- "$bin" validate --trace $sd --model llama-3-8b --blocks 4 --phase decode --batch 8 --kv-len 2048
+expect "a shaped trace takes its GPU from the trace" 0 "pytorch-eager on h200-sxm" -- "$bin" validate --trace $sd --model llama-3-8b --blocks 4 --phase decode --batch 8 --kv-len 2048
+expect "trace of another batch" 1 "--batch 4: $sd ran batch 8" -- "$bin" validate --trace $sd --model llama-3-8b --blocks 4 --phase decode --batch 4 --kv-len 2048
+expect "trace of another cache length" 1 "--kv-len 1024: $sd ran over 2048 cached tokens" -- "$bin" validate --trace $sd --model llama-3-8b --blocks 4 --phase decode --batch 8 --kv-len 1024
+expect "prefill trace shapes that match" 0 "(batch 1, 2048 queries and 2048 keys per sequence) match" -- "$bin" validate --trace $sp --model llama-3-8b --blocks 4 --phase prefill --seq 2048
+expect "prefill trace of another length" 1 "--seq 1024: $sp ran 2048 tokens" -- "$bin" validate --trace $sp --model llama-3-8b --blocks 4 --phase prefill --seq 1024
+expect "prefill trace given as decode" 1 "--phase decode: $sp ran 2048 queries per sequence, not one" -- "$bin" validate --trace $sp --model llama-3-8b --blocks 4 --phase decode --batch 1 --kv-len 2048
 
 ops=examples/ops/gemm-what-ifs.jsonl
 expect "--set keeps and names the profile" 0 "profile hardware/profiles/h100-sxm.json (own) [what-if memory.hbm.bandwidth_GBps=4800]" -- "$bin" op --gpu h100-sxm --input $ops --format table --set memory.hbm.bandwidth_GBps=4800
