@@ -277,3 +277,19 @@ TEST_CASE("trace shapes error: a prefill trace given as decode", "[validate][err
   require_input_error([&] { check_trace_shapes(s, decode(8, 2048), "t.json"); },
                       {"--phase decode: t.json ran 2048 queries per sequence, not one"});
 }
+
+TEST_CASE("recorded device: a GPU file of one's own claims a card by device_names",
+          "[validate][gpu]") {
+  nlohmann::json doc = read_json_file(src("hardware/gpus/h200-sxm.json"));
+  doc["name"] = "my-h200";
+  doc.erase("device_names");
+  GpuSpec mine = load_gpu_text(doc.dump(), "my-h200.json");
+  require_input_error(
+      [&] { check_recorded_gpu(mine, {device_of("NVIDIA H200", "x.json")}, "--gpu my-h200.json"); },
+      {"--gpu my-h200.json: x.json (meta/device_name \"NVIDIA H200\") was measured on h200-sxm, "
+       "not my-h200 (a GPU file of your own that describes this card says so with "
+       "\"device_names\": [\"NVIDIA H200\"])"});
+  doc["device_names"] = {"NVIDIA H200"};
+  check_recorded_gpu(load_gpu_text(doc.dump(), "my-h200.json"), {device_of("NVIDIA H200")},
+                     "--gpu my-h200.json");
+}

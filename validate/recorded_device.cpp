@@ -74,8 +74,14 @@ void check_recorded_gpu(const GpuSpec& gpu, const std::vector<RecordedDevice>& d
     bool claims = std::find(gpu.device_names.begin(), gpu.device_names.end(), d.name) !=
                   gpu.device_names.end();
     if (claims || d.preset.empty() || d.preset == gpu.name) continue;
+    // A GPU file of the user's own may be this card under another name: it says so by name.
+    std::string own_file = gpu.file.rfind("hardware/gpus/", 0) == 0
+                               ? ""
+                               : " (a GPU file of your own that describes this card says so "
+                                 "with \"device_names\": [\"" +
+                                     d.name + "\"])";
     throw InputError(flag + ": " + described(d) + " was measured on " + d.preset + ", not " +
-                     gpu.name + "; " +
+                     gpu.name + own_file + "; " +
                      (advice.empty() ? "leave --gpu out or give --gpu " + d.preset +
                                            " (to predict it with another GPU's calibration, "
                                            "give --profile)"
