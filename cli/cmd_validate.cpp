@@ -21,6 +21,7 @@
 #include "validate/trace_shapes.h"
 #include "workloads/graph_builder.h"
 
+#include <algorithm>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -115,6 +116,13 @@ int run_trace(const std::string& path, const PredictOptions& w, const std::strin
   return 0;
 }
 
+// Each mode reads its own flags: one given for another mode is an error, never ignored.
+void refuse_flags(const CLI::App& cmd, const std::vector<std::string>& names,
+                  const std::string& why) {
+  for (const auto& n : names)
+    if (cmd.count(n)) throw InputError(n + ": not with " + why);
+}
+
 // --plot: the scorecard as SVG, written before any other output so a bad path fails alone.
 void write_plot(const std::string& path, const Scorecard& sc) {
   std::ofstream out = open_output("--plot", path);
@@ -155,7 +163,12 @@ Command add_validate_command(CLI::App& app) {
       "--trace", o->trace,
       "A PyTorch profiler (Chrome/Kineto) trace to match kernel by kernel against the workload "
       "given by --model, --phase, ...");
+  std::vector<std::string> workload_flags;
+  const std::vector<CLI::Option*> earlier = cmd->get_options();
   add_workload_flags(*cmd, o->workload, false);
+  for (CLI::Option* opt : cmd->get_options())
+    if (std::find(earlier.begin(), earlier.end(), opt) == earlier.end())
+      workload_flags.push_back(opt->get_name());
   cmd->add_option(
       "--profile", o->profile,
       "Calibrated profile: a built-in one's name (h100-sxm), a file, or none (default: the "
@@ -168,20 +181,23 @@ Command add_validate_command(CLI::App& app) {
   cmd->add_option("--plot", o->plot,
                   "Also write the scorecard as an SVG plot (predicted against measured, error "
                   "against measured time)");
-  return [o]() {
+  return [o, cmd, workload_flags]() {
     if (!o->plot.empty() && (!o->check.empty() || !o->trace.empty()))
       throw InputError("--plot: plots the scorecard of --data; not with --check or --trace");
     if (!o->check.empty()) {
-      if (!o->gpu.empty() || !o->data.empty() || !o->profile.empty() || !o->trace.empty())
-        throw InputError(
-            "--check: the baseline names its GPU, profile and data sets; not with --gpu, "
-            "--profile, --data or --trace");
+      refuse_flags(*cmd,
+                   {"--gpu", "--profile", "--data", "--trace", "--workloads", "--split", "--format",
+                    "--worst"},
+                   "--check, whose baseline names its GPU, profile and data sets");
+      refuse_flags(*cmd, workload_flags, "--check (the flag describes a --trace workload)");
       return run_check(o->check, o->sets);
     }
-    if (!o->trace.empty() && !o->data.empty())
-      throw InputError("--trace: compares one trace with one workload; not with --data");
-    if (!o->trace.empty())
+    if (!o->trace.empty()) {
+      refuse_flags(*cmd, {"--data", "--workloads", "--split", "--format"},
+                   "--trace, which compares one trace with one workload in a table");
       return run_trace(o->trace, o->workload, o->gpu, o->sets, o->profile, o->worst);
+    }
+    refuse_flags(*cmd, workload_flags, "--data (the flag describes a --trace workload)");
     if (o->data.empty()) throw InputError("validate: give --data FILE (or --check BASELINE)");
     GpuSpec gpu = gpu_for(o->gpu, recorded_devices(o->data), o->sets, o->profile);
     std::vector<std::string> skipped;

@@ -38,7 +38,10 @@ printf '{"meta": {"device_name": "NVIDIA H300"}, "records": []}' > "$tmp/h300.js
 expect "validate asks for --gpu for an unknown device" 1 "$tmp/h300.json: /meta/device_name: no GPU preset is a \"NVIDIA H300\"" -- "$bin" validate --data "$tmp/h300.json"
 printf '{"meta": {}, "records": []}' > "$tmp/nodevice.json"
 expect "validate asks for --gpu when the file names no device" 1 "$tmp/nodevice.json: records no device" -- "$bin" validate --data "$tmp/nodevice.json"
-expect "validate --check takes no --gpu" 1 "--check: the baseline names its GPU, profile and data sets; not with --gpu" -- "$bin" validate --check validate/accuracy_baseline.json --gpu h200-sxm
+expect "validate --check takes no --gpu" 1 "--gpu: not with --check, whose baseline names its GPU, profile and data sets" -- "$bin" validate --check validate/accuracy_baseline.json --gpu h200-sxm
+expect "validate --check takes no workload flag" 1 "--batch: not with --check (the flag describes a --trace workload)" -- "$bin" validate --check validate/accuracy_baseline.json --batch 8
+expect "validate --data takes no workload flag" 1 "--kv-len: not with --data (the flag describes a --trace workload)" -- "$bin" validate --data $h200 --kv-len 2048
+expect "validate --trace takes no --format" 1 "--format: not with --trace, which compares one trace with one workload in a table" -- "$bin" validate --trace $d/traces/trace-blocks4-decode-b8-kv2048.json --model llama-3-8b --blocks 4 --phase decode --batch 8 --kv-len 2048 --format json
 sed 's/"gpu": "h200-sxm"/"gpu": "h100-sxm"/' validate/accuracy_baseline_h200_from_h100.json > "$tmp/baseline.json"
 expect "a baseline whose GPU is not its data's" 1 "$tmp/baseline.json: /gpu h100-sxm: validate/data/h200-sxm-ops-2026-11-29.json (meta/device_name \"NVIDIA H200\") was measured on h200-sxm" -- "$bin" validate --check "$tmp/baseline.json"
 
