@@ -1,5 +1,7 @@
 // Loading measured data sets; see dataset.h. A record's op fields go through the same parser
-// as `ridgeline op` input, so a data set can never hold an op the CLI would reject.
+// as `ridgeline op` input, so a data set can never hold an op the CLI would reject; the fields
+// the comparison reads (split, time, kernel count, alternative timing, rotation) are required or
+// checked where optional, with errors naming the file and JSON path, never defaulted.
 // Which timing stands for the op:
 //  - GEMM and attention: the library call as a whole (cuBLAS' workspace memset and split-K
 //    reduce kernel, cuDNN's split-KV reduction are part of how the op runs);

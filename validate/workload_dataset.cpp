@@ -1,7 +1,9 @@
 // Loading measured workload data sets; see workload_dataset.h. The measured models are
 // Llama-3-8B-shaped (workloads/models/llama-3-8b.json): "blocks4" is 4 decoder blocks without
 // embedding or head (--blocks 4), "llama-3-8b" the whole model, "llama-3-8b-8layers" the whole
-// model cut to 8 layers (training fits on one GPU).
+// model cut to 8 layers (training fits on one GPU). Every field that sets the predicted run is
+// required (errors name the file and JSON path): a record is never read as graph launch, batch 0
+// or no optimizer because a key is missing.
 #include "validate/workload_dataset.h"
 
 #include "common/errors.h"
