@@ -1,8 +1,10 @@
 // `ridgeline calibrate run` runs the CUDA microbenchmarks (ridgeline-gpu-bench, calibrate/) on
 // this machine's GPU and writes one measurements file; `ridgeline calibrate fit` fits the model's
 // parameters to measured kernels (fit split only) and writes a calibrated profile plus a report.
-//   ridgeline calibrate fit --gpu h100-sxm --data validate/data/h100-sxm-ops-2026-11-29.json --out
+//   ridgeline calibrate fit --data validate/data/h100-sxm-ops-2026-11-29.json --out
 //   hardware/profiles/h100-sxm.json
+// The GPU is the one the measurement files record unless --gpu names it; a --gpu they contradict
+// is refused, so a profile is never written for another GPU than the one measured.
 // Broken-looking measurements or a poor fit are reported loudly, and then no profile is written
 // unless --force.
 #include "calibrate/fit/pipeline.h"
@@ -13,6 +15,7 @@
 #include "common/errors.h"
 #include "common/json_reader.h"
 #include "hardware/gpu_load.h"
+#include "validate/recorded_device.h"
 
 #include <sys/wait.h>
 
@@ -82,8 +85,7 @@ void run_pytorch_ops(const RunOptions& o) {
   if (shell("python3 " + sh_word(o.scripts + "/op_grid.py") + " > " + sh_word(grid)) != 0 ||
       shell("python3 " + sh_word(o.scripts + "/measure_ops.py") + " --input " + sh_word(grid) +
             " --only " + sh_word(only) + " --budget-s " + (o.quick ? "60" : "300") +
-            " --hard-limit-s " + (o.quick ? "90" : "360") + " --out " +
-            sh_word(results)) != 0) {
+            " --hard-limit-s " + (o.quick ? "90" : "360") + " --out " + sh_word(results)) != 0) {
     throw InputError(
         "calibrate run: the PyTorch measurements failed (see above); --pytorch off "
         "runs the suite alone");
@@ -108,8 +110,7 @@ int run_calibration(const RunOptions& o) {
                      "(build/calibrate/ridgeline-gpu-bench) and needs a GPU");
   }
   run_pytorch_ops(o);
-  std::cout << "\nmeasurements in " << o.out
-            << "; next: ridgeline calibrate fit --gpu <preset> --data " << o.out
+  std::cout << "\nmeasurements in " << o.out << "; next: ridgeline calibrate fit --data " << o.out
             << " --out <profile.json>\n";
   return 0;
 }
@@ -118,7 +119,7 @@ int run_calibration(const RunOptions& o) {
 
 Command add_calibrate_command(CLI::App& app) {
   struct Options {
-    std::string gpu = "h100-sxm";
+    std::string gpu;
     std::vector<std::string> data, hardware, workloads;
     std::string out, report;
     bool force = false;
@@ -129,7 +130,9 @@ Command add_calibrate_command(CLI::App& app) {
       app.add_subcommand("calibrate", "Fit the model's parameters to a GPU's measurements");
   CLI::App* fit = cal->add_subcommand(
       "fit", "Fit parameters to measured kernels; write a profile and a report");
-  fit->add_option("--gpu", o->gpu, "GPU the measurements were taken on (preset or path)");
+  fit->add_option("--gpu", o->gpu,
+                  "GPU the measurements were taken on, preset or path (default: the one the "
+                  "files record)");
   fit->add_option("--data", o->data, "Measured kernels (validate/data/*-ops-*.json); repeatable")
       ->required();
   fit->add_option("--hardware", o->hardware,
@@ -162,8 +165,14 @@ Command add_calibrate_command(CLI::App& app) {
       if (r.scripts.empty()) r.scripts = std::string(RIDGELINE_SOURCE_DIR) + "/validate/measure";
       return run_calibration(r);
     }
+    std::vector<RecordedDevice> devices;
+    for (const auto* files : {&o->data, &o->hardware, &o->workloads})
+      for (const auto& f : *files) devices.push_back(recorded_device(f));
     // Start from the architecture's defaults, not an old fit.
-    GpuSpec gpu = load_gpu(o->gpu, {}, "none");
+    GpuSpec gpu = load_gpu(o->gpu.empty() ? gpu_of_recorded(devices) : o->gpu, {}, "none");
+    if (!o->gpu.empty())
+      check_recorded_gpu(gpu, devices, "--gpu " + o->gpu,
+                         "leave --gpu out: a profile is fitted for the GPU that was measured");
     Calibration c = calibrate(gpu, {o->data, o->hardware, o->workloads});
     std::cout << "ridgeline calibrate fit: " << gpu.name << " from " << c.kernels
               << " measured kernels\n";

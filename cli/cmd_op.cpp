@@ -68,10 +68,11 @@ Command add_op_command(CLI::App& app) {
   CLI::App* cmd =
       app.add_subcommand("op", "Predict single kernels (JSONL batch or one op from flags)");
   cmd->add_option("--gpu", o->gpu, "GPU preset name or path to a .json (default h100-sxm)");
-  cmd->add_option("--set", o->sets, "What-if override of a GPU figure, PATH=VALUE (repeatable)");
+  cmd->add_option("--set", o->sets,
+                  "What-if override of a GPU figure, PATH=VALUE, +N%, -N% or Nx (repeatable)");
   cmd->add_option("--profile", o->profile,
-                  "Calibrated profile (from `ridgeline calibrate fit`) or none; default: the "
-                  "GPU's own, else its architecture's");
+                  "Calibrated profile: a built-in one's name (h100-sxm), a file from `ridgeline "
+                  "calibrate fit`, or none; default: the GPU's own, else its architecture's");
   cmd->add_option("--input", o->input, "JSONL file of ops, one per line ('-' for stdin)");
   cmd->add_option("--format", o->format,
                   "table, json, jsonl or csv (default: table for flags, jsonl for --input)")

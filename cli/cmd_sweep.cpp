@@ -45,7 +45,7 @@ SweepPoint sweep_point(const PredictOptions& p, const ModelConfig& model, const 
 SweepResult run_sweep(const Options& o) {
   GpuSpec gpu = load_gpu(o.base.gpu, o.base.sets, o.base.profile);
   ModelConfig model = load_model(o.base.model);
-  SweepResult r{model.name, model.source, gpu.name, gpu.file, gpu.profile, gpu.what_ifs,
+  SweepResult r{model.name, model.source, gpu.name, gpu.file, gpu.profile, what_if_labels(gpu),
                 run_config_from(o.base), {}};
   auto or_one = [](std::vector<long long> v, long long x) {
     return v.empty() ? std::vector<long long>{x} : v;

@@ -1,8 +1,10 @@
-// `ridgeline validate --gpu h100-sxm --data validate/data/h100-sxm-ops.json [--data more.json]
+// `ridgeline validate --data validate/data/h100-sxm-ops.json [--data more.json] [--gpu h100-sxm]
 // [--split holdout] [--plot scorecard.svg]`:
 // predicts every measured op of a data set and prints the accuracy scorecard, beside a plain
 // datasheet roofline measured the same way. The default split is the held-out one. --plot also
-// writes the same scorecard as an SVG (predicted against measured, error against time).
+// writes the same scorecard as an SVG (predicted against measured, error against time). The GPU
+// is the one the data files (or the trace) record unless --gpu names it, and a --gpu the files
+// contradict is refused (recorded_device.h).
 #include "cli/commands.h"
 #include "cli/output_file.h"
 #include "cli/predict_options.h"
@@ -14,9 +16,12 @@
 #include "hardware/gpu_load.h"
 #include "validate/baseline.h"
 #include "validate/dataset.h"
+#include "validate/recorded_device.h"
 #include "validate/scorecard.h"
+#include "validate/trace_shapes.h"
 #include "workloads/graph_builder.h"
 
+#include <algorithm>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -24,6 +29,22 @@
 namespace ridgeline {
 
 namespace {
+
+std::vector<RecordedDevice> recorded_devices(const std::vector<std::string>& files) {
+  std::vector<RecordedDevice> out;
+  for (const auto& f : files) out.push_back(recorded_device(f));
+  return out;
+}
+
+// The GPU for measurements taken on `devices`: --gpu when given (and not contradicted by them),
+// else the one they record.
+GpuSpec gpu_for(const std::string& given, const std::vector<RecordedDevice>& devices,
+                const std::vector<std::string>& sets, const std::string& profile) {
+  if (given.empty()) return load_gpu(gpu_of_recorded(devices), sets, profile);
+  GpuSpec gpu = load_gpu(given, sets, profile);
+  check_recorded_gpu(gpu, devices, "--gpu " + given);
+  return gpu;
+}
 
 // Loads op data sets, or workload data sets with --workloads, and scores them.
 Scorecard score_files(const std::vector<std::string>& files, bool workloads, const GpuSpec& gpu,
@@ -43,6 +64,11 @@ Scorecard score_files(const std::vector<std::string>& files, bool workloads, con
 int run_check(const std::string& path, const std::vector<std::string>& sets) {
   AccuracyBaseline b = load_baseline(path);
   GpuSpec gpu = load_gpu(b.gpu, sets, b.profile);
+  std::vector<std::string> files = b.op_datasets;
+  files.insert(files.end(), b.workload_datasets.begin(), b.workload_datasets.end());
+  check_recorded_gpu(gpu, recorded_devices(files), path + ": /gpu " + b.gpu,
+                     "a baseline's /gpu is the GPU its data sets were measured on (its /profile "
+                     "may be another GPU's)");
   std::vector<std::string> skipped;
   std::vector<BaselineCheck> all =
       check_baseline(score_files(b.op_datasets, false, gpu, "holdout", skipped), b.op_mape,
@@ -76,15 +102,25 @@ int run_trace(const std::string& path, const PredictOptions& w, const std::strin
     throw InputError(
         "--trace: say which workload the trace ran with --model and --phase (and its sizes)");
   }
-  GpuSpec gpu = load_gpu(gpu_name, sets, profile);
+  nlohmann::json trace = read_json_file(path);
+  std::vector<TraceKernel> kernels = read_trace_kernels(trace, path);
+  GpuSpec gpu = gpu_for(gpu_name, {recorded_device(trace, path)}, sets, profile);
   ModelConfig model = load_model(w.model);
   RunConfig run = run_config_from(w);
+  std::string shapes = check_trace_shapes(read_trace_shapes(trace), run, path);
   OpGraph graph = build_graph(model, run);
   Prediction p = predict_workload(graph, model, run, gpu);
-  std::vector<TraceKernel> kernels = read_trace_kernels(read_json_file(path), path);
   TraceComparison c = compare_trace(kernels, p, gpu);
+  c.shapes = shapes;
   print_trace_comparison(std::cout, c, p, gpu, worst);
   return 0;
+}
+
+// Each mode reads its own flags: one given for another mode is an error, never ignored.
+void refuse_flags(const CLI::App& cmd, const std::vector<std::string>& names,
+                  const std::string& why) {
+  for (const auto& n : names)
+    if (cmd.count(n)) throw InputError(n + ": not with " + why);
 }
 
 // --plot: the scorecard as SVG, written before any other output so a bad path fails alone.
@@ -99,7 +135,7 @@ void write_plot(const std::string& path, const Scorecard& sc) {
 
 Command add_validate_command(CLI::App& app) {
   struct Options {
-    std::string gpu = "h100-sxm";
+    std::string gpu;
     std::vector<std::string> sets;
     std::vector<std::string> data;
     std::string check;
@@ -114,7 +150,8 @@ Command add_validate_command(CLI::App& app) {
   };
   auto o = std::make_shared<Options>();
   CLI::App* cmd = app.add_subcommand("validate", "Score predictions against a measured data set");
-  cmd->add_option("--gpu", o->gpu, "GPU preset name or path (default h100-sxm)");
+  cmd->add_option("--gpu", o->gpu,
+                  "GPU preset name or path (default: the GPU the data files or the trace record)");
   cmd->add_option("--set", o->sets, "What-if override PATH=VALUE (repeatable)");
   cmd->add_option("--data", o->data, "Measured data set(s) (validate/data/*.json); repeatable");
   cmd->add_option(
@@ -126,10 +163,16 @@ Command add_validate_command(CLI::App& app) {
       "--trace", o->trace,
       "A PyTorch profiler (Chrome/Kineto) trace to match kernel by kernel against the workload "
       "given by --model, --phase, ...");
+  std::vector<std::string> workload_flags;
+  const std::vector<CLI::Option*> earlier = cmd->get_options();
   add_workload_flags(*cmd, o->workload, false);
+  for (CLI::Option* opt : cmd->get_options())
+    if (std::find(earlier.begin(), earlier.end(), opt) == earlier.end())
+      workload_flags.push_back(opt->get_name());
   cmd->add_option(
       "--profile", o->profile,
-      "Calibrated profile: a file, or none (default: the GPU's own or its architecture's)");
+      "Calibrated profile: a built-in one's name (h100-sxm), a file, or none (default: the "
+      "GPU's own or its architecture's)");
   cmd->add_option("--split", o->split, "holdout (default), fit or all")
       ->check(CLI::IsMember({"holdout", "fit", "all"}));
   cmd->add_option("--format", o->format, "table, json or markdown")
@@ -138,14 +181,25 @@ Command add_validate_command(CLI::App& app) {
   cmd->add_option("--plot", o->plot,
                   "Also write the scorecard as an SVG plot (predicted against measured, error "
                   "against measured time)");
-  return [o]() {
+  return [o, cmd, workload_flags]() {
     if (!o->plot.empty() && (!o->check.empty() || !o->trace.empty()))
       throw InputError("--plot: plots the scorecard of --data; not with --check or --trace");
-    if (!o->check.empty()) return run_check(o->check, o->sets);
-    if (!o->trace.empty())
+    if (!o->check.empty()) {
+      refuse_flags(*cmd,
+                   {"--gpu", "--profile", "--data", "--trace", "--workloads", "--split", "--format",
+                    "--worst"},
+                   "--check, whose baseline names its GPU, profile and data sets");
+      refuse_flags(*cmd, workload_flags, "--check (the flag describes a --trace workload)");
+      return run_check(o->check, o->sets);
+    }
+    if (!o->trace.empty()) {
+      refuse_flags(*cmd, {"--data", "--workloads", "--split", "--format"},
+                   "--trace, which compares one trace with one workload in a table");
       return run_trace(o->trace, o->workload, o->gpu, o->sets, o->profile, o->worst);
+    }
+    refuse_flags(*cmd, workload_flags, "--data (the flag describes a --trace workload)");
     if (o->data.empty()) throw InputError("validate: give --data FILE (or --check BASELINE)");
-    GpuSpec gpu = load_gpu(o->gpu, o->sets, o->profile);
+    GpuSpec gpu = gpu_for(o->gpu, recorded_devices(o->data), o->sets, o->profile);
     std::vector<std::string> skipped;
     Scorecard sc = score_files(o->data, o->workloads, gpu, o->split, skipped);
     if (!o->plot.empty()) write_plot(o->plot, sc);

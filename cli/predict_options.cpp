@@ -10,7 +10,7 @@ void add_target_flags(CLI::App& cmd, PredictOptions& o) {
   cmd.add_option("--set", o.sets,
                  "What-if override of a GPU figure, PATH=VALUE, PATH=+30%, PATH=1.3x (repeatable)");
   cmd.add_option("--profile", o.profile,
-                 "Calibrated profile (from `ridgeline calibrate fit`) or none; default: the "
+                 "Calibrated profile: a built-in name (h100-sxm), a file from `ridgeline calibrate fit`, or none; default: the "
                  "GPU's own, else its architecture's");
   add_workload_flags(cmd, o, true);
   cmd.add_option("--format", o.format, "table (default), json or csv")

@@ -65,6 +65,17 @@ nlohmann::json architecture_model(const std::string& arch, const std::string& gp
 std::vector<std::string> gpu_preset_names() {
   return names_under(kGpuDir);
 }
+
+std::string preset_for_device(const std::string& device_name) {
+  for (const auto& name : gpu_preset_names()) {
+    const EmbeddedFile* f = find_embedded(kGpuDir, name);
+    nlohmann::json doc = parse_json_text(std::string(f->text), std::string(f->path));
+    for (const auto& d : doc.value("device_names", nlohmann::json::array()))
+      if (d.is_string() && d.get<std::string>() == device_name) return name;
+  }
+  return "";
+}
+
 std::vector<std::string> architecture_names() {
   return names_under(kArchDir);
 }
@@ -81,18 +92,30 @@ GpuSpec load_gpu_text(const std::string& text, const std::string& label,
   doc["model"] = model;
   GpuSpec spec = parse_gpu_document(doc, label);
   ProfileUse use = find_profile(spec.name, spec.architecture, profile);
+  std::string checked_as = label;
   if (!use.doc.is_null()) {
     apply_profile(doc, use);
-    spec = parse_gpu_document(doc, use.label);
-    spec.file = label;
+    checked_as = use.label;
+    if (!overrides.empty()) parse_gpu_document(doc, checked_as);  // the profile's own fault
   }
-  spec.profile = use.description;
+  // Each what-if is applied to the figures as the profile left them and checked field by field
+  // under its own flag; figures that tie together (stated peaks, caches, knees) are checked once
+  // after all of them, with stated peaks following the derived peaks the what-ifs changed.
+  nlohmann::json before = doc;
+  std::vector<WhatIf> applied;
   for (const auto& o : overrides) {
-    apply_override(doc, o);
-    spec = parse_gpu_document(doc, "--set " + o);
-    spec.file = label;
+    applied.push_back(apply_override(doc, o));
+    parse_gpu_document(doc, "--set " + o, false);
   }
-  spec.what_ifs = overrides;
+  if (!overrides.empty()) {
+    follow_stated_peaks(before, doc, applied);
+    checked_as.clear();
+    for (const auto& o : overrides) checked_as += (checked_as.empty() ? "--set " : " --set ") + o;
+  }
+  if (!use.doc.is_null() || !overrides.empty()) spec = parse_gpu_document(doc, checked_as);
+  spec.file = label;
+  spec.profile = use.description;
+  spec.what_ifs = applied;
   return spec;
 }
 

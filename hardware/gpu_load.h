@@ -14,9 +14,11 @@ namespace ridgeline {
 
 // `name_or_path`: a preset name ("h100-sxm") or a path to a .json file.
 // `overrides`: "memory.hbm.bandwidth_GBps=4800"-style what-ifs; dots or slashes separate keys,
-// a numeric key indexes an array, and the value is JSON (a bare word is taken as a string).
-// `profile`: "" applies the GPU's calibrated profile (or its architecture's), "none" none, or a
-// path to a profile file.
+// a numeric key indexes an array, and the value is JSON (a bare word is taken as a string), or
+// relative to the figure after the profile: "+30%", "-10%", "1.3x". Stated peaks follow what-ifs
+// of SMs, clocks and ops/clk unless a what-if sets them too.
+// `profile`: "" applies the GPU's calibrated profile (or its architecture's), "none" none, a
+// built-in profile's name ("h100-sxm") or printed path, or a path to a profile file.
 GpuSpec load_gpu(const std::string& name_or_path, const std::vector<std::string>& overrides = {},
                  const std::string& profile = "");
 
@@ -26,6 +28,9 @@ GpuSpec load_gpu_text(const std::string& text, const std::string& label,
                       const std::string& profile = "");
 
 std::vector<std::string> gpu_preset_names();
+// The preset whose "device_names" holds `device_name` (what the driver calls the card, e.g.
+// "NVIDIA H200"), or "" when none does.
+std::string preset_for_device(const std::string& device_name);
 std::vector<std::string> architecture_names();
 
 }  // namespace ridgeline

@@ -159,20 +159,35 @@ struct ModelParams {
   } vector;
 };
 
+// One what-if (`--set PATH=VALUE`) as the user wrote it and the value it resolved to: a relative
+// value ("+30%", "1.3x") is applied to the figure after the profile.
+struct WhatIf {
+  std::string assignment;  // as written: "memory.hbm.bandwidth_GBps=+30%"
+  std::string path;        // the field, as a JSON pointer without '/': "memory/hbm/bandwidth_GBps"
+  std::string resolved;    // the value applied: "4355" (the JSON text of an absolute value)
+};
+
+// For views: "memory.hbm.bandwidth_GBps=+30% (4355)"; an absolute value is shown as written.
+std::string what_if_label(const WhatIf& w);
+
 struct GpuSpec {
-  std::string name;                   // preset key, e.g. "h100-sxm"
-  std::string full_name;              // "NVIDIA H100 SXM5 80GB"
-  std::string vendor;                 // "nvidia" or "amd"
-  std::string architecture;           // "hopper", ... (names hardware/arch/<architecture>.json)
-  std::string file;                   // where it was read from
-  std::vector<std::string> what_ifs;  // overrides applied, as given
-  std::string profile = "none";       // the calibrated profile applied, and whose
+  std::string name;                       // preset key, e.g. "h100-sxm"
+  std::string full_name;                  // "NVIDIA H100 SXM5 80GB"
+  std::string vendor;                     // "nvidia" or "amd"
+  std::string architecture;               // "hopper", ... (names hardware/arch/<architecture>.json)
+  std::vector<std::string> device_names;  // what CUDA/ROCm call this card ("NVIDIA H200")
+  std::string file;                       // where it was read from
+  std::vector<WhatIf> what_ifs;           // overrides applied, in order
+  std::string profile = "none";           // the calibrated profile applied, and whose
   ComputeSpec compute;
   MemorySpec memory;
   InterconnectSpec interconnect;
   LaunchSpec launch;
   ModelParams model;
 };
+
+// what_if_label() of each what-if of `s`, in the order applied.
+std::vector<std::string> what_if_labels(const GpuSpec& s);
 
 // Calls f(json_path, fact, rule) for every scalar Fact of the spec, in document order.
 // Paths are JSON pointers without the leading '/', e.g. "memory/hbm/bandwidth_GBps".

@@ -5,6 +5,9 @@
 #include "common/errors.h"
 #include "common/json_reader.h"
 
+#include <algorithm>
+#include <filesystem>
+
 namespace ridgeline {
 
 namespace {
@@ -35,7 +38,32 @@ nlohmann::json* walk(nlohmann::json& doc, const std::string& path, const std::st
   return node;
 }
 
+// The embedded profile a --profile value names: "h100-sxm" or "hardware/profiles/h100-sxm.json".
+const EmbeddedFile* embedded_profile(const std::string& choice) {
+  for (const auto& f : embedded_files()) {
+    if (f.path.substr(0, kProfileDir.size()) != kProfileDir) continue;
+    if (f.path == choice || f.path == std::string(kProfileDir) + choice + ".json") return &f;
+  }
+  return nullptr;
+}
+
+bool looks_like_path(const std::string& s) {
+  return s.find('/') != std::string::npos ||
+         (s.size() > 5 && s.compare(s.size() - 5, 5, ".json") == 0);
+}
+
 }  // namespace
+
+std::vector<std::string> profile_names() {
+  std::vector<std::string> out;
+  for (const auto& f : embedded_files()) {
+    if (f.path.substr(0, kProfileDir.size()) != kProfileDir) continue;
+    std::string_view rest = f.path.substr(kProfileDir.size());
+    out.emplace_back(rest.substr(0, rest.size() - 5));  // drop ".json"
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
 
 ProfileUse find_profile(const std::string& gpu_name, const std::string& architecture,
                         const std::string& choice) {
@@ -43,9 +71,22 @@ ProfileUse find_profile(const std::string& gpu_name, const std::string& architec
   use.description = "none";
   if (choice == "none") return use;
   if (!choice.empty()) {
-    use.doc = read_json_file(choice);
-    use.label = choice;
-    use.description = choice + " (given)";
+    // A file on disk first (a profile just fitted, before a rebuild embeds it), then a built-in
+    // profile by name or by the path outputs print.
+    const EmbeddedFile* builtin = embedded_profile(choice);
+    if (builtin && !std::filesystem::exists(choice)) {
+      use.label = std::string(builtin->path);
+      use.doc = parse_json_text(std::string(builtin->text), use.label);
+    } else if (looks_like_path(choice)) {
+      use.doc = read_json_file(choice);
+      use.label = choice;
+    } else {
+      std::string known;
+      for (const auto& n : profile_names()) known += (known.empty() ? "" : ", ") + n;
+      throw InputError("--profile " + choice + ": no such profile; built in: " + known +
+                       " (or give a path to a profile file, or none)");
+    }
+    use.description = use.label + " (given)";
     use.own = use.doc.is_object() && use.doc.value("gpu", "") == gpu_name;
     return use;
   }

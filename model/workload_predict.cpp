@@ -86,7 +86,7 @@ Prediction predict_workload(const OpGraph& graph, const ModelConfig& model, cons
   pr.gpu_profile = gpu.profile;
   pr.model = model.name;
   pr.model_source = model.source;
-  pr.what_ifs = gpu.what_ifs;
+  pr.what_ifs = what_if_labels(gpu);
   pr.description = graph.description;
   pr.run = run;
   GemmMemo memo;

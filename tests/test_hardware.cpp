@@ -68,7 +68,8 @@ TEST_CASE("what-if: --set changes the value and marks the source", "[hardware]")
   GpuSpec g = load_gpu("h100-sxm", {"memory.hbm.bandwidth_GBps=4800"});
   CHECK(g.memory.hbm.bandwidth_GBps.value == 4800);
   CHECK(g.memory.hbm.bandwidth_GBps.source.kind == SourceKind::WhatIf);
-  CHECK(g.what_ifs.size() == 1);
+  REQUIRE(g.what_ifs.size() == 1);
+  CHECK(what_if_label(g.what_ifs[0]) == "memory.hbm.bandwidth_GBps=4800");
   CHECK(g.memory.hbm.capacity_bytes.source.kind == SourceKind::Measured);  // untouched
 }
 

@@ -13,10 +13,10 @@ nlohmann::json sample() {
   return nlohmann::json::parse(R"({
     "meta": {"device": "test"},
     "records": [
-      {"id": "g1", "op": "gemm", "m": 4096, "n": 4096, "k": 4096, "dtype": "bf16", "split": "fit", "measured_us": 180.0},
+      {"id": "g1", "op": "gemm", "m": 4096, "n": 4096, "k": 4096, "dtype": "bf16", "split": "fit", "measured_us": 180.0, "kernels": ["x"], "kernels_per_call": 1},
       {"id": "g2", "op": "gemm", "m": 8192, "n": 8192, "k": 8192, "dtype": "bf16", "split": "holdout", "measured_us": 1400.0, "kernels": ["x"], "kernels_per_call": 1},
-      {"id": "n1", "op": "rmsnorm", "rows": 4096, "cols": 4096, "dtype": "bf16", "split": "holdout", "measured_us": 30.0, "kernels_per_call": 4, "alt_measured_us": 25.0, "alt_impl": "triton"},
-      {"id": "n2", "op": "rmsnorm", "rows": 4096, "cols": 4096, "dtype": "bf16", "split": "holdout", "measured_us": 30.0, "kernels_per_call": 4},
+      {"id": "n1", "op": "rmsnorm", "rows": 4096, "cols": 4096, "dtype": "bf16", "split": "holdout", "measured_us": 30.0, "kernels": ["a", "b", "c", "d"], "kernels_per_call": 4, "alt_measured_us": 25.0, "alt_impl": "triton"},
+      {"id": "n2", "op": "rmsnorm", "rows": 4096, "cols": 4096, "dtype": "bf16", "split": "holdout", "measured_us": 30.0, "kernels": ["a", "b", "c", "d"], "kernels_per_call": 4},
       {"id": "bad", "op": "gemm", "m": 1, "n": 1, "k": 1, "dtype": "bf16", "split": "fit", "error": "OOM"}
     ]})");
 }
@@ -85,13 +85,14 @@ TEST_CASE("scorecard: the holdout split never includes fit cases", "[validate]")
 
 TEST_CASE("dataset: row ops are compared with their single-pass kernel", "[validate]") {
   auto doc = nlohmann::json::parse(R"({"meta": {"l2_cache_bytes": 52428800}, "records": [
-    {"id": "ln-torch", "op": "layernorm", "rows": 64, "cols": 4096, "dtype": "bf16", "split": "fit", "measured_us": 8.0},
+    {"id": "ln-torch", "op": "layernorm", "rows": 64, "cols": 4096, "dtype": "bf16", "split": "fit", "measured_us": 8.0,
+     "kernels": ["k"], "kernels_per_call": 1},
     {"id": "ln-both", "op": "layernorm", "rows": 64, "cols": 4096, "dtype": "bf16", "split": "fit", "measured_us": 8.0,
-     "alt_impl": "triton_layernorm", "alt_measured_us": 3.0},
+     "kernels": ["k"], "kernels_per_call": 1, "alt_impl": "triton_layernorm", "alt_measured_us": 3.0},
     {"id": "tiny", "op": "elementwise", "kind": "copy", "numel": 4096, "dtype": "bf16", "split": "fit", "measured_us": 1.2,
-     "rotation_bytes": 4194304},
+     "kernels": ["k"], "kernels_per_call": 1, "rotation_bytes": 4194304},
     {"id": "big", "op": "elementwise", "kind": "copy", "numel": 67108864, "dtype": "bf16", "split": "fit", "measured_us": 90,
-     "rotation_bytes": 268435456}]})");
+     "kernels": ["k"], "kernels_per_call": 1, "rotation_bytes": 268435456}]})");
   Dataset d = parse_dataset(doc, "s.json");
   REQUIRE(d.records.size() == 3);
   CHECK(d.records[0].op.id == "ln-both");
@@ -118,10 +119,11 @@ TEST_CASE("dataset: ridgeline-gpu-bench files load their kernel points", "[valid
 TEST_CASE("dataset: PyTorch's causal chunked attention (top-left mask) is left out",
           "[validate][dataset]") {
   auto causal_attention = [](const char* id, int q_len, double us) {
-    return nlohmann::json{{"id", id},        {"op", "attention"}, {"batch", 1},
-                          {"heads", 32},     {"kv_heads", 8},     {"head_dim", 128},
-                          {"q_len", q_len},  {"kv_len", 4096},    {"causal", true},
-                          {"dtype", "bf16"}, {"split", "fit"},    {"measured_us", us}};
+    return nlohmann::json{{"id", id},         {"op", "attention"},    {"batch", 1},
+                          {"heads", 32},      {"kv_heads", 8},        {"head_dim", 128},
+                          {"q_len", q_len},   {"kv_len", 4096},       {"causal", true},
+                          {"dtype", "bf16"},  {"split", "fit"},       {"measured_us", us},
+                          {"kernels", {"k"}}, {"kernels_per_call", 1}};
   };
   nlohmann::json bottom_right = causal_attention("chunk-bottom-right", 128, 60.0);
   bottom_right["mask"] = "bottom_right";

@@ -1,5 +1,7 @@
 // Loading measured data sets; see dataset.h. A record's op fields go through the same parser
-// as `ridgeline op` input, so a data set can never hold an op the CLI would reject.
+// as `ridgeline op` input, so a data set can never hold an op the CLI would reject; the fields
+// the comparison reads (split, time, kernel count, alternative timing, rotation) are required or
+// checked where optional, with errors naming the file and JSON path, never defaulted.
 // Which timing stands for the op:
 //  - GEMM and attention: the library call as a whole (cuBLAS' workspace memset and split-K
 //    reduce kernel, cuDNN's split-KV reduction are part of how the op runs);
@@ -19,6 +21,9 @@
 #include "common/errors.h"
 #include "common/json_reader.h"
 #include "workloads/op_parse.h"
+
+#include <optional>
+#include <utility>
 
 namespace ridgeline {
 
@@ -54,27 +59,66 @@ nlohmann::json op_fields(const nlohmann::json& record) {
   return j;
 }
 
-// One array of measurements ("benchmarks" or "records") into d.
+// The measured time of a record: "measured_us" (measure_ops.py, and suite points it re-times),
+// else the suite's "median_us"; its spread p90 / p10 where both are given (both or neither).
+void read_timing(JsonReader& rec, Measurement& m) {
+  m.measured_us =
+      rec.positive(rec.has("measured_us") || !rec.has("median_us") ? "measured_us" : "median_us");
+  if (rec.has("p10_us") || rec.has("p90_us"))
+    m.spread = rec.positive("p90_us") / rec.positive("p10_us");
+}
+
+// How many kernels one call ran, memsets not counted. measure_ops.py records it ("kernels_per_call"
+// and the kernel names); a suite point is one kernel by construction.
+int kernels_per_call(JsonReader& rec, bool suite) {
+  if (suite && !rec.has("kernels_per_call")) return 1;
+  int kernels = (int)rec.integer("kernels_per_call", 1);
+  const nlohmann::json& names = rec.raw("kernels");
+  if (!names.is_array()) rec.fail("kernels", "expected an array of kernel names");
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (!names[i].is_string())
+      rec.fail("kernels/" + std::to_string(i), "expected a kernel name (a string)");
+    if (names[i].get<std::string>().rfind("Memset", 0) == 0) --kernels;
+  }
+  return kernels;
+}
+
+// The alternative implementation timed beside the op ("alt_impl", "alt_measured_us"), if any.
+std::optional<std::pair<std::string, double>> alternative(JsonReader& rec) {
+  if (!rec.has("alt_measured_us") && !rec.has("alt_impl")) return std::nullopt;
+  double us = rec.positive("alt_measured_us");
+  return std::make_pair(rec.string("alt_impl"), us);
+}
+
+// One array of measurements ("benchmarks" or "records") into d. Fields the comparison depends on
+// are required (or, where optional, must be well-formed); a record's other fields are the
+// measurement's own notes and are not read.
 void parse_records(Dataset& d, const nlohmann::json& records, const std::string& label,
                    const char* key) {
+  bool suite = std::string(key) == "benchmarks";
+  // Inputs rotated through less than L2 were still in L2 at each launch: the op ran warm.
+  std::optional<double> l2;
+  if (d.meta.contains("l2_cache_bytes")) {
+    JsonReader meta(d.meta, label, "/meta");
+    l2 = meta.positive("l2_cache_bytes");
+  }
   for (size_t i = 0; i < records.size(); ++i) {
     const auto& r = records[i];
-    std::string where = label + ": /" + key + "/" + std::to_string(i);
-    std::string id = where;  // measure_ops.py names records "id", ridgeline-gpu-bench "name"
-    for (const char* k : {"id", "name"}) {
-      if (r.is_object() && r.contains(k) && r[k].is_string() && id == where)
-        id = r[k].get<std::string>();
-    }
+    std::string path = std::string("/") + key + "/" + std::to_string(i);
+    std::string where = label + ": " + path;
     if (!r.is_object()) throw InputError(where + ": expected an object");
-    if (r.contains("error")) {
+    JsonReader rec(r, label, path);
+    // measure_ops.py names records "id", ridgeline-gpu-bench "name" (and "id" for kernels)
+    std::string id = suite && !rec.has("id") ? rec.string("name") : rec.string("id");
+    if (rec.has("error")) {
       d.skipped.push_back(id + ": failed when measured");
       continue;
     }
-    if (!r.contains("op")) {
+    if (suite && !rec.has("op")) {
       d.skipped.push_back(id + ": a raw microbenchmark, not a kernel of the op contract");
       continue;
     }
-    if (std::string(key) == "benchmarks" && r.value("op", "") == "reduce") {
+    if (suite && rec.string("op") == "reduce") {
       d.skipped.push_back(id +
                           ": the suite's one-pass reduction (an atomicAdd per block) is "
                           "not the kernel the model describes (torch.sum's)");
@@ -82,56 +126,49 @@ void parse_records(Dataset& d, const nlohmann::json& records, const std::string&
     }
     Measurement m;
     m.op = parse_op(op_fields(r), where, id);
+    std::string mask =
+        rec.has("mask") ? rec.one_of("mask", {"top_left", "bottom_right"}) : "top_left";
     if (const auto* a = std::get_if<AttentionOp>(&m.op.shape);
-        a && a->causal && a->q_len < a->kv_len && r.value("mask", "") != "bottom_right") {
+        a && a->causal && a->q_len < a->kv_len && mask != "bottom_right") {
       d.skipped.push_back(id +
                           ": PyTorch's is_causal masks top-left when queries are fewer than "
                           "keys, not the bottom-right (chunked prefill) mask the model means");
       continue;
     }
-    m.split = r.value("split", "");
-    if (m.split != "fit" && m.split != "holdout")
-      throw InputError(where + "/split: expected \"fit\" or \"holdout\"");
-    const char* time_key =
-        r.contains("measured_us") || !r.contains("median_us") ? "measured_us" : "median_us";
-    if (!r.contains(time_key) || !r[time_key].is_number() || !(r[time_key].get<double>() > 0)) {
-      throw InputError(where + "/" + time_key + ": expected a positive number");
-    }
-    m.measured_us = r[time_key].get<double>();
-    if (r.contains("p10_us") && r.contains("p90_us") && r["p10_us"].is_number() &&
-        r["p90_us"].is_number() && r["p10_us"].get<double>() > 0) {
-      m.spread = r["p90_us"].get<double>() / r["p10_us"].get<double>();
-    }
-    int kernels = r.value("kernels_per_call", 1);
-    for (const auto& name : r.value("kernels", nlohmann::json::array())) {
-      if (name.is_string() && name.get<std::string>().rfind("Memset", 0) == 0) --kernels;
-    }
+    if (!rec.has("split") || !r["split"].is_string() ||
+        (r["split"] != "fit" && r["split"] != "holdout"))
+      rec.fail("split", "expected \"fit\" or \"holdout\"");
+    m.split = rec.string("split");
+    read_timing(rec, m);
+    int kernels = kernels_per_call(rec, suite);
+    auto alt = alternative(rec);
     std::string family = op_family(m.op);
     bool library_call = family == "gemm" || family == "attention";
     bool row_op = family == "rmsnorm" || family == "layernorm" || family == "softmax";
-    std::string alt = r.value("alt_impl", "");
-    if (row_op && alt.rfind("triton_", 0) == 0 && r.contains("alt_measured_us") &&
-        r["alt_measured_us"].is_number()) {
-      m.measured_us = r["alt_measured_us"].get<double>();
-      m.impl = alt;
+    if (row_op && alt && alt->first.rfind("triton_", 0) == 0) {
+      m.measured_us = alt->second;
+      m.impl = alt->first;
     } else if (row_op && family != "rmsnorm") {
       d.skipped.push_back(id + ": only PyTorch's multi-pass " + family + " kernel was timed here");
       continue;
     } else if (kernels > 1 && !library_call) {
-      if (r.contains("alt_measured_us") && r["alt_measured_us"].is_number()) {
-        m.measured_us = r["alt_measured_us"].get<double>();
-        m.impl = r.value("alt_impl", "alt");
-      } else {
+      if (!alt) {
         d.skipped.push_back(id + ": ran as " + std::to_string(kernels) + " kernels, not one");
         continue;
       }
+      m.measured_us = alt->second;
+      m.impl = alt->first;
     }
-    // Inputs rotated through less than L2 were still in L2 at each launch: the op ran warm.
-    double l2 = d.meta.value("l2_cache_bytes", 0.0);
-    if (!library_call && l2 > 0 && r.contains("rotation_bytes") &&
-        r["rotation_bytes"].is_number() && r["rotation_bytes"].get<double>() <= l2) {
-      m.op.warm_l2 = true;
-      m.op.l2_working_set_bytes = r["rotation_bytes"].get<double>();
+    if (!library_call && rec.has("rotation_bytes")) {
+      double rotation = rec.positive("rotation_bytes");
+      if (!l2) {
+        rec.fail("rotation_bytes",
+                 "needs /meta/l2_cache_bytes to tell whether the rotated inputs stayed in L2");
+      }
+      if (rotation <= *l2) {
+        m.op.warm_l2 = true;
+        m.op.l2_working_set_bytes = rotation;
+      }
     }
     d.records.push_back(std::move(m));
   }
@@ -155,10 +192,12 @@ Dataset parse_dataset(const nlohmann::json& doc, const std::string& label) {
       throw InputError(
           located(label, std::string("/") + key + ": missing; expected an array of measurements"));
   }
-  d.meta = doc.value("meta", nlohmann::json::object());
+  if (!doc.contains("meta") || !doc["meta"].is_object())
+    throw InputError(located(label, "/meta: missing; expected an object (device, method, date)"));
+  d.meta = doc["meta"];
   if (!d.meta.contains("device_name") && d.meta.contains("device") &&
-      d.meta["device"].is_object()) {
-    d.meta["device_name"] = d.meta["device"].value("name", "");
+      d.meta["device"].is_object() && d.meta["device"].contains("name")) {
+    d.meta["device_name"] = d.meta["device"]["name"];
   }
   for (const char* key : keys) parse_records(d, doc[key], label, key);
   return d;

@@ -44,6 +44,7 @@ struct TraceComparison {
   std::vector<std::string> unmatched_ops;  // predicted ops with no kernel
   double measured_total_us = 0, predicted_total_us = 0;
   int trace_kernels = 0;
+  std::string shapes;  // what the trace's recorded shapes confirmed (trace_shapes.h), one line
 };
 
 TraceComparison compare_trace(const std::vector<TraceKernel>& kernels, const Prediction& p,

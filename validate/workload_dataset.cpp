@@ -1,7 +1,9 @@
 // Loading measured workload data sets; see workload_dataset.h. The measured models are
 // Llama-3-8B-shaped (workloads/models/llama-3-8b.json): "blocks4" is 4 decoder blocks without
 // embedding or head (--blocks 4), "llama-3-8b" the whole model, "llama-3-8b-8layers" the whole
-// model cut to 8 layers (training fits on one GPU).
+// model cut to 8 layers (training fits on one GPU). Every field that sets the predicted run is
+// required (errors name the file and JSON path): a record is never read as graph launch, batch 0
+// or no optimizer because a key is missing.
 #include "validate/workload_dataset.h"
 
 #include "common/errors.h"
@@ -31,9 +33,11 @@ ModelConfig model_of(const std::string& name, const std::string& where) {
   throw InputError(where + "/model: unknown measured model \"" + name + "\"");
 }
 
-RunConfig run_of(const nlohmann::json& r, const std::string& where) {
+// The run a record measured. Every field that sets the prediction is required: a record that
+// omits its launch mode, batch or lengths is an error, never graph launch or batch 0.
+RunConfig run_of(JsonReader& r, const ModelConfig& model) {
   RunConfig run;
-  std::string phase = r.value("phase", "");
+  std::string phase = r.has("phase") && r.raw("phase").is_string() ? r.string("phase") : "";
   if (phase == "prefill")
     run.phase = Phase::Prefill;
   else if (phase == "decode")
@@ -41,15 +45,31 @@ RunConfig run_of(const nlohmann::json& r, const std::string& where) {
   else if (phase == "train")
     run.phase = Phase::Train;
   else
-    throw InputError(where + "/phase: expected prefill, decode or train");
-  run.batch = r.value("batch", 0);
+    r.fail("phase", "expected prefill, decode or train");
+  run.batch = r.integer("batch", 1);
   if (run.phase == Phase::Decode)
-    run.kv_len = r.value("kv_len", 0);
+    run.kv_len = r.integer("kv_len", 1);
   else
-    run.seq = r.value("seq", 0);
-  run.blocks = r.value("blocks_only", false) ? r.value("layers", 0) : 0;
-  run.launch = r.value("mode", "") == "eager" ? LaunchMode::Eager : LaunchMode::Graph;
-  run.optimizer = r.value("optimizer", "none") == "adamw" ? Optimizer::AdamW : Optimizer::None;
+    run.seq = r.integer("seq", 1);
+  int64_t layers = r.integer("layers", 1);
+  if (r.boolean("blocks_only")) {
+    run.blocks = layers;
+  } else if (layers != model.layers) {
+    r.fail("layers", "the whole " + model.name + " has " + std::to_string(model.layers) +
+                         " layers, not " + std::to_string(layers));
+  }
+  run.launch =
+      r.one_of("mode", {"graph", "eager"}) == "eager" ? LaunchMode::Eager : LaunchMode::Graph;
+  run.optimizer =
+      r.one_of("optimizer", {"none", "adamw"}) == "adamw" ? Optimizer::AdamW : Optimizer::None;
+  // Logits: none for a block stack, the last position's at inference, every position's in
+  // training (as ridgeline predicts them).
+  std::string logits = r.one_of("logits", {"none", "last", "all"});
+  std::string expected = run.blocks ? "none" : run.phase == Phase::Train ? "all" : "last";
+  if (logits != expected)
+    r.fail("logits", "expected \"" + expected + "\" for this run (" + phase +
+                         (run.blocks ? ", blocks only" : "") + "); others are not modelled");
+  r.one_of("dtype", {"bf16"});  // the dtype of every measured run, ridgeline's default
   return run;
 }
 
@@ -61,31 +81,34 @@ WorkloadDataset parse_workload_dataset(const nlohmann::json& doc, const std::str
   if (!doc.is_object() || !doc.contains("records") || !doc["records"].is_array()) {
     throw InputError(located(label, "/records: missing; expected an array of measurements"));
   }
-  d.meta = doc.value("meta", nlohmann::json::object());
+  if (!doc.contains("meta") || !doc["meta"].is_object())
+    throw InputError(located(label, "/meta: missing; expected an object (device, method, date)"));
+  d.meta = doc["meta"];
   const auto& records = doc["records"];
   for (size_t i = 0; i < records.size(); ++i) {
     const auto& r = records[i];
-    std::string where = label + ": /records/" + std::to_string(i);
+    std::string path = "/records/" + std::to_string(i);
+    std::string where = label + ": " + path;
     if (!r.is_object()) throw InputError(where + ": expected an object");
-    std::string id = r.value("id", where);
-    if (!r.contains("median_ms") || !r["median_ms"].is_number()) {
-      d.skipped.push_back(id + ": " +
-                          (r.contains("error") ? r["error"].dump().substr(0, 80) : "not timed"));
+    JsonReader rec(r, label, path);
+    std::string id = rec.string("id");
+    if (rec.has("error")) {
+      d.skipped.push_back(id + ": " + r["error"].dump().substr(0, 80));
       continue;
     }
     WorkloadMeasurement m;
     m.id = id;
-    m.split = r.value("split", "");
-    if (m.split != "fit" && m.split != "holdout")
-      throw InputError(where + "/split: expected \"fit\" or \"holdout\"");
-    m.model = model_of(r.value("model", ""), where);
-    m.run = run_of(r, where);
+    if (!rec.has("split") || !r["split"].is_string() ||
+        (r["split"] != "fit" && r["split"] != "holdout"))
+      rec.fail("split", "expected \"fit\" or \"holdout\"");
+    m.split = rec.string("split");
+    m.model = model_of(rec.string("model"), where);
+    m.run = run_of(rec, m.model);
     // The measured model's RoPE table and cache cover the positions it ran (decode at kv 8192
     // attends over 8193, one past Llama-3-8B's max_position_embeddings).
     int64_t positions = m.run.phase == Phase::Decode ? m.run.kv_len + 1 : m.run.seq;
     m.model.max_positions = std::max(m.model.max_positions, positions);
-    m.measured_us = r["median_ms"].get<double>() * 1000;
-    if (!(m.measured_us > 0)) throw InputError(where + "/median_ms: expected a positive number");
+    m.measured_us = rec.positive("median_ms") * 1000;
     m.category = std::string(phase_name(m.run.phase)) + "-" + launch_name(m.run.launch);
     d.records.push_back(std::move(m));
   }

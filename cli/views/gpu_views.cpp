@@ -29,6 +29,13 @@ void unit_table(std::ostream& os, const GpuSpec& g) {
        << std::setw(17) << fixed(peak_tflops(g, u), 1) << std::setw(9) << fixed(stated.value, 1)
        << std::setw(15) << fixed(ridge_flop_per_byte(g, u), 1) << "\n";
   }
+  // A stated peak a what-if moved (or set) says so; datasheet peaks need no note.
+  for (MathUnit u : kAllMathUnits) {
+    const auto& stated = g.compute.stated_peak_tflops[(int)u];
+    if (has_unit(g, u) && stated->source.kind == SourceKind::WhatIf)
+      os << "  stated " << math_unit_key(u) << " " << fixed(stated->value, 1) << ": "
+         << to_string(stated->source) << "\n";
+  }
 }
 
 }  // namespace
@@ -56,7 +63,7 @@ void print_gpu_show(std::ostream& os, const GpuSpec& g) {
   os << g.name << ": " << g.full_name << " (" << g.vendor << ", " << g.architecture << ")\nfrom "
      << g.file << "\n";
   os << "calibrated profile: " << g.profile << "\n";
-  for (const auto& w : g.what_ifs) os << "what-if: --set " << w << "\n";
+  for (const auto& w : what_if_labels(g)) os << "what-if: --set " << w << "\n";
   os << "\nFigures\n";
   visit_fields(g, [&](const char* path, const Fact& f, FieldRule) { fact_line(os, path, f); });
   unit_table(os, g);
@@ -78,7 +85,7 @@ nlohmann::json gpu_json(const GpuSpec& g) {
   j["vendor"] = g.vendor;
   j["architecture"] = g.architecture;
   j["file"] = g.file;
-  j["what_ifs"] = g.what_ifs;
+  j["what_ifs"] = what_if_labels(g);
   j["profile"] = g.profile;
   auto put = [&](const std::string& path, const Fact& f) {
     j["figures"][path] = {{"value", f.value}, {"source", to_string(f.source)}};

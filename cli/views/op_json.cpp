@@ -49,7 +49,7 @@ void print_op_jsonl(std::ostream& os, const std::vector<OpResult>& results) {
 void print_op_json(std::ostream& os, const GpuSpec& gpu, const std::vector<OpResult>& results) {
   nlohmann::ordered_json j;
   j["gpu"] = gpu.name;
-  j["what_ifs"] = gpu.what_ifs;
+  j["what_ifs"] = what_if_labels(gpu);
   j["profile"] = gpu.profile;
   j["results"] = nlohmann::ordered_json::array();
   for (const auto& r : results) j["results"].push_back(op_result_json(r));

@@ -33,7 +33,7 @@ std::string launch_text(const OpCost& c) {
 
 void print_op_table(std::ostream& os, const GpuSpec& gpu, const std::vector<OpResult>& results) {
   os << "ridgeline op on " << gpu.name << " (" << gpu.full_name << "), profile " << gpu.profile;
-  for (const auto& w : gpu.what_ifs) os << " [what-if " << w << "]";
+  for (const auto& w : what_if_labels(gpu)) os << " [what-if " << w << "]";
   os << "\n";
   size_t id_w = 4;
   for (const auto& r : results) id_w = std::max(id_w, std::min<size_t>(r.id.size(), 40));

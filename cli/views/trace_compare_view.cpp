@@ -1,5 +1,6 @@
 // Text view of a trace comparison (validate/trace_compare.h):
 //
+//   shapes: aten::scaled_dot_product_attention (batch 8, 1 query and 2049 keys ...) match ...
 //   matched 108 predicted ops to 128 of 128 kernels
 //   kernel time  measured 1000.1 us   predicted 951.2 us (-4.9%)   MAPE over ops 14.2%
 //   by family    gemm 701 / 683 us | attention ...
@@ -48,6 +49,7 @@ void print_op_line(std::ostream& os, const MatchedOp& m, const GpuSpec& gpu) {
 void print_trace_comparison(std::ostream& os, const TraceComparison& c, const Prediction& p,
                             const GpuSpec& gpu, int worst) {
   os << "ridgeline validate --trace: " << p.description << " on " << gpu.name << "\n";
+  if (!c.shapes.empty()) os << c.shapes << "\n";
   int kernels_matched = 0;
   for (const auto& m : c.matched) kernels_matched += (int)m.kernels.size();
   os << "matched " << c.matched.size() << " predicted ops to " << kernels_matched << " of "

@@ -71,8 +71,8 @@ expect "a worse GEMM model fails the baseline" 1 "WORSE kernels/gemm" -- "$bin" 
 expect "a worse launch cost fails the baseline" 1 "WORSE steps/decode-eager" -- "$bin" validate --check validate/accuracy_baseline.json --set launch.python_eager_us=30
 cat > "$tmp/broken-data.json" <<'EOD'
 {"meta": {"device_name": "test"}, "records": [
- {"id": "too-fast", "op": "gemm", "m": 8192, "n": 8192, "k": 8192, "dtype": "bf16", "split": "fit", "measured_us": 10.0},
- {"id": "fine", "op": "gemm", "m": 4096, "n": 4096, "k": 4096, "dtype": "bf16", "split": "fit", "measured_us": 200.0}]}
+ {"id": "too-fast", "op": "gemm", "m": 8192, "n": 8192, "k": 8192, "dtype": "bf16", "split": "fit", "measured_us": 10.0, "kernels": ["k"], "kernels_per_call": 1},
+ {"id": "fine", "op": "gemm", "m": 4096, "n": 4096, "k": 4096, "dtype": "bf16", "split": "fit", "measured_us": 200.0, "kernels": ["k"], "kernels_per_call": 1}]}
 EOD
 expect "calibrate refuses broken data" 1 "no profile written" -- "$bin" calibrate fit --gpu h100-sxm --data "$tmp/broken-data.json" --out "$tmp/p.json"
 expect "calibrate names the broken measurement" 1 "too-fast: faster than the datasheet roofline" -- "$bin" calibrate fit --gpu h100-sxm --data "$tmp/broken-data.json" --out "$tmp/p.json"

@@ -54,7 +54,9 @@ def export(case, model, cfg, out_dir):
             step()
         torch.cuda.synchronize()
         acts = [torch.profiler.ProfilerActivity.CPU, torch.profiler.ProfilerActivity.CUDA]
-        with torch.profiler.profile(activities=acts) as prof:
+        # record_shapes: each CPU op's argument shapes, which `ridgeline validate --trace` checks
+        # against --batch, --seq and --kv-len.
+        with torch.profiler.profile(activities=acts, record_shapes=True) as prof:
             step()
             torch.cuda.synchronize()
     path = os.path.join(out_dir, f"trace-{case['name']}.json")
