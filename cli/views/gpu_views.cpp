@@ -71,14 +71,14 @@ nlohmann::ordered_json gpu_list_json(const std::vector<GpuSpec>& gpus,
     j["name"] = g.name;
     j["full_name"] = g.full_name;
     j["architecture"] = g.architecture;
-    j["sm_count"] = g.compute.sm_count.value;
+    j["sm_count"] = (int64_t)g.compute.sm_count.value;
     j["bf16_tflops"] = peak_tflops(g, MathUnit::TensorBf16);
     j["fp8_tflops"] = has_unit(g, MathUnit::TensorFp8)
                           ? nlohmann::ordered_json(peak_tflops(g, MathUnit::TensorFp8))
                           : nlohmann::ordered_json(nullptr);
     j["hbm_bandwidth_GBps"] = g.memory.hbm.bandwidth_GBps.value;
-    j["hbm_capacity_bytes"] = g.memory.hbm.capacity_bytes.value;
-    j["l2_capacity_bytes"] = g.memory.l2.capacity_bytes.value;
+    j["hbm_capacity_bytes"] = (int64_t)g.memory.hbm.capacity_bytes.value;
+    j["l2_capacity_bytes"] = (int64_t)g.memory.l2.capacity_bytes.value;
     j["calibrated"] = {
         {"kind", c.kind}, {"profile_gpu", c.profile_gpu}, {"profile_file", c.profile_file}};
     out.push_back(j);
