@@ -1,6 +1,8 @@
-// Model configs: finding a preset or a file, naming it, and counting its parameters; see
-// model_config.h. Presets are Hugging Face config.json files under workloads/models/, built
-// into the binary (embedded_files.h); reading the document itself is hf_config.cpp.
+// Model configs: finding a preset, a file or a folder holding config.json, naming it (a hub
+// snapshot after its repository), counting its parameters, and listing its figures for
+// `ridgeline models show`; see model_config.h. Presets are Hugging Face config.json files under
+// workloads/models/, built into the binary (embedded_files.h); reading the document itself is
+// hf_config.cpp.
 #include "workloads/model_config.h"
 
 #include "common/embedded_files.h"
