@@ -18,6 +18,7 @@
 #include "common/json_reader.h"
 
 #include <algorithm>
+#include <cctype>
 #include <string_view>
 
 namespace ridgeline {
@@ -100,6 +101,14 @@ void reject_unknown_keys(JsonReader& r, const Family& f) {
     r.fail(key, "unsupported field that may change the model's cost (not among the " +
                     std::string(f.model_type) + " keys ridgeline knows)");
   }
+}
+
+// The transformers class whose defaults a family's absent keys take.
+std::string config_class(const std::string& family) {
+  if (family == "qwen2") return "Qwen2Config";
+  std::string name = family;
+  name[0] = (char)std::toupper((unsigned char)name[0]);
+  return name + "Config";  // LlamaConfig, MistralConfig, MixtralConfig, Gpt2Config
 }
 
 void from(ModelConfig& m, const std::string& figure, const std::string& source) {
@@ -244,8 +253,8 @@ void read_llama_shape(JsonReader& r, ModelConfig& m) {
   // (overriding PretrainedConfig's true).
   m.tied_embeddings = flag(r, "tie_word_embeddings", false);
   from(m, "tied_embeddings",
-       r.has("tie_word_embeddings") ? "tie_word_embeddings"
-                                    : "default false (" + m.family + " config class)");
+       given(r, "tie_word_embeddings") ? "tie_word_embeddings"
+                                       : "default false (" + config_class(m.family) + ")");
   from(m, "mlp", "hidden_act");
   read_rope_scaling(r, m);
   m.norm = NormKind::RmsNorm;
