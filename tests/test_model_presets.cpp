@@ -197,3 +197,33 @@ TEST_CASE("each figure says where it came from: the key, or the default applied"
   CHECK(source_of(xl, "intermediate") == "4 * n_embd (n_inner not given)");
   CHECK(source_of(xl, "norm") == "fixed by model_type gpt2");
 }
+
+TEST_CASE("rope_parameters (transformers 4.56+) gets the same check; default is plain RoPE",
+          "[model]") {
+  nlohmann::json j = llama31();
+  nlohmann::json params = j["rope_scaling"];
+  params["rope_theta"] = 500000.0;
+  j.erase("rope_scaling");
+  j["rope_parameters"] = params;
+  ModelConfig m = load(j);
+  CHECK(m.rope_scaling.type == "llama3");
+  CHECK(source_of(m, "rope_factor") == "rope_parameters/factor");
+  j["rope_parameters"] = {{"rope_type", "default"}, {"rope_theta", 10000.0}};
+  CHECK(load(j).rope_scaling.type.empty());
+  // Both, agreeing: accepted.
+  j = llama31();
+  j["rope_parameters"] = params;
+  CHECK(load(j).rope_scaling.factor == 8.0);
+}
+TEST_CASE("model error: unsupported rope_parameters type", "[model][errors]") {
+  nlohmann::json j = llama31();
+  j.erase("rope_scaling");
+  j["rope_parameters"] = {{"rope_type", "yarn"}, {"factor", 4.0}, {"rope_theta", 1e6}};
+  expect_error(j, {"test.json: /rope_parameters/rope_type: unsupported RoPE scaling \"yarn\""});
+}
+TEST_CASE("model error: rope_parameters disagreeing with rope_scaling", "[model][errors]") {
+  nlohmann::json j = llama31();
+  j["rope_parameters"] = j["rope_scaling"];
+  j["rope_parameters"]["factor"] = 32.0;
+  expect_error(j, {"test.json: /rope_parameters: disagrees with rope_scaling"});
+}

@@ -39,15 +39,14 @@ const Keys kBookkeeping = {"_name_or_path", "architectures",        "bos_token_i
 
 // Llama family: RoPE constants change the rotation angles, not the kernels; norm epsilon and
 // dropout change values only; pretraining_tp only splits eager PyTorch matmuls to reproduce
-// pretraining numerics. (rope_scaling changes the angles too, but is read and checked: see
-// read_rope_scaling.)
-const Keys kRopeAndNorm = {"rms_norm_eps", "rope_theta", "rope_parameters", "attention_dropout",
-                           "pretraining_tp"};
+// pretraining numerics. (rope_scaling and rope_parameters change the angles too, but are read
+// and checked: see read_rope_object.)
+const Keys kRopeAndNorm = {"rms_norm_eps", "rope_theta", "attention_dropout", "pretraining_tp"};
 
 const Keys kLlamaShape = {
     "hidden_size", "num_hidden_layers",   "num_attention_heads", "num_key_value_heads",
     "head_dim",    "intermediate_size",   "vocab_size",          "max_position_embeddings",
-    "hidden_act",  "tie_word_embeddings", "rope_scaling"};
+    "hidden_act",  "tie_word_embeddings", "rope_scaling",        "rope_parameters"};
 
 struct Family {
   std::string_view model_type;
@@ -173,16 +172,17 @@ int64_t qwen2_window(JsonReader& r, int64_t layers) {
   return w;
 }
 
-// rope_scaling: null (or absent) is plain RoPE. Of the scaled kinds ridgeline knows "llama3"
-// (Llama 3.1 and later), whose fields are checked as LlamaConfig's validation checks them. It
-// changes RoPE's frequencies, not the kernels: no cost reads it. Other kinds (linear, dynamic,
-// yarn, longrope, ...) are errors until someone checks what they change.
-void read_rope_scaling(JsonReader& r, ModelConfig& m) {
-  if (!given(r, "rope_scaling")) {
-    from(m, "rope_scaling", r.has("rope_scaling") ? "rope_scaling (null)" : "none (not given)");
-    return;
-  }
-  JsonReader& s = r.child("rope_scaling");
+// rope_scaling (and rope_parameters, its successor since transformers 4.56, which also holds
+// rope_theta): null, absent or rope_type "default" is plain RoPE. Of the scaled kinds ridgeline
+// knows "llama3" (Llama 3.1 and later), whose fields are checked as LlamaConfig's validation
+// checks them. Scaling changes RoPE's frequencies, not the kernels: no cost reads it. Other
+// kinds (linear, dynamic, yarn, longrope, ...) are errors until someone checks what they change.
+// Returns whether `key` held a scaling.
+bool read_rope_object(JsonReader& r, ModelConfig& m, const std::string& key) {
+  if (!given(r, key)) return false;
+  JsonReader& s = r.child(key);
+  bool parameters = key == "rope_parameters";
+  if (parameters && s.has("rope_theta")) s.positive("rope_theta");  // the angles' base only
   // transformers before 4.43 wrote "type"; later versions "rope_type" (and accept both).
   bool legacy = !s.has("rope_type") && s.has("type");
   std::string type_key = legacy ? "type" : "rope_type";
@@ -191,11 +191,12 @@ void read_rope_scaling(JsonReader& r, ModelConfig& m) {
   if (!legacy && s.has("type") && s.string("type") != type) {
     s.fail("type", "\"" + s.string("type") + "\" disagrees with rope_type \"" + type + "\"");
   }
+  if (parameters && type == "default") return false;
   if (type != "llama3") {
     s.fail(type_key, "unsupported RoPE scaling \"" + type +
                          "\" (ridgeline checks \"llama3\"; null means none)");
   }
-  RopeScaling& rs = m.rope_scaling;
+  RopeScaling rs;
   rs.type = type;
   rs.factor = s.positive("factor");
   if (rs.factor < 1) s.fail("factor", "must be at least 1, got " + std::to_string(rs.factor));
@@ -210,7 +211,23 @@ void read_rope_scaling(JsonReader& r, ModelConfig& m) {
            num(rs.original_max_positions) + " is more than max_position_embeddings (" +
                num(m.max_positions) + "); the scaling extends the context, never shortens it");
   }
-  from(m, "rope_scaling", "rope_scaling");
+  const RopeScaling& before = m.rope_scaling;  // rope_scaling, when both are given
+  if (!before.type.empty() &&
+      (before.factor != rs.factor || before.low_freq_factor != rs.low_freq_factor ||
+       before.high_freq_factor != rs.high_freq_factor ||
+       before.original_max_positions != rs.original_max_positions)) {
+    s.fail("", "disagrees with rope_scaling");
+  }
+  m.rope_scaling = rs;
+  return true;
+}
+
+void read_rope_scaling(JsonReader& r, ModelConfig& m) {
+  bool scaling = read_rope_object(r, m, "rope_scaling");
+  bool parameters = read_rope_object(r, m, "rope_parameters");
+  std::string none =
+      r.has("rope_scaling") || r.has("rope_parameters") ? "none" : "none (not given)";
+  from(m, "rope_scaling", scaling ? "rope_scaling" : parameters ? "rope_parameters" : none);
 }
 
 void read_llama_shape(JsonReader& r, ModelConfig& m) {

@@ -248,14 +248,13 @@ std::vector<ModelFigure> model_figures(const ModelConfig& m) {
     return out;
   }
   // Scaling changes RoPE's frequencies, not the kernels; shown because it was read.
-  out.push_back({"rope_scaling", r.type, "rope_scaling (RoPE's frequencies, not the kernels)"});
-  out.push_back({"rope_factor", number(r.factor), "rope_scaling/factor"});
-  out.push_back(
-      {"rope_low_freq_factor", number(r.low_freq_factor), "rope_scaling/low_freq_factor"});
-  out.push_back(
-      {"rope_high_freq_factor", number(r.high_freq_factor), "rope_scaling/high_freq_factor"});
+  std::string key = source_of(m, "rope_scaling");  // rope_scaling or rope_parameters
+  out.push_back({"rope_scaling", r.type, key + " (RoPE's frequencies, not the kernels)"});
+  out.push_back({"rope_factor", number(r.factor), key + "/factor"});
+  out.push_back({"rope_low_freq_factor", number(r.low_freq_factor), key + "/low_freq_factor"});
+  out.push_back({"rope_high_freq_factor", number(r.high_freq_factor), key + "/high_freq_factor"});
   out.push_back({"rope_original_context", std::to_string(r.original_max_positions),
-                 "rope_scaling/original_max_position_embeddings"});
+                 key + "/original_max_position_embeddings"});
   return out;
 }
 
