@@ -12,6 +12,9 @@ A pasted output is a fenced block right after a marker line:
     <!-- output: ./quickstart.sh run -->                 the predict command quickstart.sh runs
     <!-- output unchecked: REASON -->                    says why a block is not checked
 
+A marker may also stand right before a Markdown table (no fence): the table's lines are then
+the output (as `ridgeline validate --format markdown` prints them).
+
 Output is stdout and stderr together. Inside a block, a leading `$ command` line (continued
 with trailing backslashes) is part of the text: it must be the marker's command, and is not
 compared with output. A line that is just `...` matches any run of lines (zero or more), so a
@@ -136,15 +139,21 @@ def refresh(expected, actual, where):
 
 
 def blocks(lines):
-    """(index of the marker or None, the fence's index, the closing fence's index)."""
+    """(index of the line before the block, first body line, end of the body (exclusive)) of
+    every fenced block, and of every Markdown table right after an output marker."""
     i = 0
     while i < len(lines):
         if lines[i].startswith("```"):
             end = next((k for k in range(i + 1, len(lines)) if lines[k].startswith("```")), None)
             if end is None:
                 raise ReadmeError(f"README.md line {i + 1}: unclosed code block")
-            yield (i - 1 if i > 0 else None), i, end
+            yield i - 1, i + 1, end
             i = end + 1
+        elif MARKER.match(lines[i]) and i + 1 < len(lines) and lines[i + 1].startswith("|"):
+            end = next((k for k in range(i + 1, len(lines)) if not lines[k].startswith("|")),
+                       len(lines))
+            yield i, i + 1, end
+            i = end
         else:
             i += 1
 
@@ -158,10 +167,10 @@ def main():
     binary = os.path.abspath(args.bin)
     lines = open(args.readme).read().split("\n")
     new_lines, last, failed, checked = [], 0, 0, 0
-    for mark, fence, end in list(blocks(lines)):
-        where = f"README.md line {fence + 1}"
-        marker = lines[mark] if mark is not None else ""
-        body = lines[fence + 1:end]
+    for mark, start, end in list(blocks(lines)):
+        where = f"README.md line {start}"
+        marker = lines[mark] if mark >= 0 else ""
+        body = lines[start:end]
         m = MARKER.match(marker)
         if not m:
             if body and body[0].startswith("$ ridgeline") and not UNCHECKED.match(marker):
@@ -176,7 +185,7 @@ def main():
         actual = run(m.group("cmd"), exit_code, folder, binary, where)
         checked += 1
         if args.update:
-            new_lines += lines[last:fence + 1] + prompt + refresh(expected, actual, where)
+            new_lines += lines[last:start] + prompt + refresh(expected, actual, where)
             last = end
         elif not matches(expected, actual):
             failed += 1
