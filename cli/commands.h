@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 
 #include <functional>
+#include <string>
 
 namespace ridgeline {
 
@@ -16,5 +17,9 @@ Command add_validate_command(CLI::App& app);
 Command add_predict_command(CLI::App& app);
 Command add_sweep_command(CLI::App& app);
 Command add_calibrate_command(CLI::App& app);
+Command add_models_command(CLI::App& app);
+// Also sets the app's --version flag.
+Command add_version_command(CLI::App& app);
+std::string version_text();  // "ridgeline 0.1.0 (git e9ec4ed-dirty)"
 
 }  // namespace ridgeline

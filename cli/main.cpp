@@ -17,6 +17,8 @@ int main(int argc, char** argv) {
   commands["sweep"] = ridgeline::add_sweep_command(app);
   commands["calibrate"] = ridgeline::add_calibrate_command(app);
   commands["validate"] = ridgeline::add_validate_command(app);
+  commands["models"] = ridgeline::add_models_command(app);
+  commands["version"] = ridgeline::add_version_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

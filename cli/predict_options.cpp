@@ -27,7 +27,8 @@ void add_predict_flags(CLI::App& cmd, PredictOptions& o) {
 }
 
 void add_workload_flags(CLI::App& cmd, PredictOptions& o, bool required) {
-  cmd.add_option("--model", o.model, "Model preset name or path to a Hugging Face config.json")
+  cmd.add_option("--model", o.model,
+                 "Model preset name, path to a Hugging Face config.json, or the folder holding it")
       ->required(required);
   cmd.add_option("--phase", o.phase, "prefill, decode or train")
       ->required(required)

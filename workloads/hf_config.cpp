@@ -18,6 +18,7 @@
 #include "common/json_reader.h"
 
 #include <algorithm>
+#include <cctype>
 #include <string_view>
 
 namespace ridgeline {
@@ -36,16 +37,16 @@ const Keys kBookkeeping = {"_name_or_path", "architectures",        "bos_token_i
                            "dtype",         "transformers_version", "initializer_range",
                            "use_cache",     "tokenizer_class",      "task_specific_params"};
 
-// Llama family: RoPE constants and scaling change the rotation angles, not the kernels; norm
-// epsilon and dropout change values only; pretraining_tp only splits eager PyTorch matmuls to
-// reproduce pretraining numerics.
-const Keys kRopeAndNorm = {"rms_norm_eps",    "rope_theta",        "rope_scaling",
-                           "rope_parameters", "attention_dropout", "pretraining_tp"};
+// Llama family: RoPE constants change the rotation angles, not the kernels; norm epsilon and
+// dropout change values only; pretraining_tp only splits eager PyTorch matmuls to reproduce
+// pretraining numerics. (rope_scaling and rope_parameters change the angles too, but are read
+// and checked: see read_rope_object.)
+const Keys kRopeAndNorm = {"rms_norm_eps", "rope_theta", "attention_dropout", "pretraining_tp"};
 
 const Keys kLlamaShape = {
-    "hidden_size", "num_hidden_layers",  "num_attention_heads", "num_key_value_heads",
-    "head_dim",    "intermediate_size",  "vocab_size",          "max_position_embeddings",
-    "hidden_act",  "tie_word_embeddings"};
+    "hidden_size", "num_hidden_layers",   "num_attention_heads", "num_key_value_heads",
+    "head_dim",    "intermediate_size",   "vocab_size",          "max_position_embeddings",
+    "hidden_act",  "tie_word_embeddings", "rope_scaling",        "rope_parameters"};
 
 struct Family {
   std::string_view model_type;
@@ -99,6 +100,18 @@ void reject_unknown_keys(JsonReader& r, const Family& f) {
     r.fail(key, "unsupported field that may change the model's cost (not among the " +
                     std::string(f.model_type) + " keys ridgeline knows)");
   }
+}
+
+// The transformers class whose defaults a family's absent keys take.
+std::string config_class(const std::string& family) {
+  if (family == "qwen2") return "Qwen2Config";
+  std::string name = family;
+  name[0] = (char)std::toupper((unsigned char)name[0]);
+  return name + "Config";  // LlamaConfig, MistralConfig, MixtralConfig, Gpt2Config
+}
+
+void from(ModelConfig& m, const std::string& figure, const std::string& source) {
+  m.sources.push_back({figure, source});
 }
 
 // True when `key` is present and not null; a null is marked read and means absent.
@@ -159,16 +172,84 @@ int64_t qwen2_window(JsonReader& r, int64_t layers) {
   return w;
 }
 
+// rope_scaling (and rope_parameters, its successor since transformers 4.56, which also holds
+// rope_theta): null, absent or rope_type "default" is plain RoPE. Of the scaled kinds ridgeline
+// knows "llama3" (Llama 3.1 and later), whose fields are checked as LlamaConfig's validation
+// checks them. Scaling changes RoPE's frequencies, not the kernels: no cost reads it. Other
+// kinds (linear, dynamic, yarn, longrope, ...) are errors until someone checks what they change.
+// Returns whether `key` held a scaling.
+bool read_rope_object(JsonReader& r, ModelConfig& m, const std::string& key) {
+  if (!given(r, key)) return false;
+  JsonReader& s = r.child(key);
+  bool parameters = key == "rope_parameters";
+  if (parameters && s.has("rope_theta")) s.positive("rope_theta");  // the angles' base only
+  // transformers before 4.43 wrote "type"; later versions "rope_type" (and accept both).
+  bool legacy = !s.has("rope_type") && s.has("type");
+  std::string type_key = legacy ? "type" : "rope_type";
+  if (!s.has(type_key)) s.fail("rope_type", "missing (the kind of RoPE scaling, e.g. \"llama3\")");
+  std::string type = s.string(type_key);
+  if (!legacy && s.has("type") && s.string("type") != type) {
+    s.fail("type", "\"" + s.string("type") + "\" disagrees with rope_type \"" + type + "\"");
+  }
+  if (parameters && type == "default") return false;
+  if (type != "llama3") {
+    s.fail(type_key, "unsupported RoPE scaling \"" + type +
+                         "\" (ridgeline checks \"llama3\"; null means none)");
+  }
+  RopeScaling rs;
+  rs.type = type;
+  rs.factor = s.positive("factor");
+  if (rs.factor < 1) s.fail("factor", "must be at least 1, got " + std::to_string(rs.factor));
+  rs.low_freq_factor = s.positive("low_freq_factor");
+  rs.high_freq_factor = s.positive("high_freq_factor");
+  if (rs.high_freq_factor <= rs.low_freq_factor) {
+    s.fail("high_freq_factor", "must be larger than low_freq_factor");
+  }
+  rs.original_max_positions = s.integer("original_max_position_embeddings", 1);
+  if (rs.original_max_positions > m.max_positions) {
+    s.fail("original_max_position_embeddings",
+           num(rs.original_max_positions) + " is more than max_position_embeddings (" +
+               num(m.max_positions) + "); the scaling extends the context, never shortens it");
+  }
+  const RopeScaling& before = m.rope_scaling;  // rope_scaling, when both are given
+  if (!before.type.empty() &&
+      (before.factor != rs.factor || before.low_freq_factor != rs.low_freq_factor ||
+       before.high_freq_factor != rs.high_freq_factor ||
+       before.original_max_positions != rs.original_max_positions)) {
+    s.fail("", "disagrees with rope_scaling");
+  }
+  m.rope_scaling = rs;
+  return true;
+}
+
+void read_rope_scaling(JsonReader& r, ModelConfig& m) {
+  bool scaling = read_rope_object(r, m, "rope_scaling");
+  bool parameters = read_rope_object(r, m, "rope_parameters");
+  std::string none =
+      r.has("rope_scaling") || r.has("rope_parameters") ? "none" : "none (not given)";
+  from(m, "rope_scaling", scaling ? "rope_scaling" : parameters ? "rope_parameters" : none);
+}
+
 void read_llama_shape(JsonReader& r, ModelConfig& m) {
   m.hidden = size(r, "hidden_size");
   m.layers = size(r, "num_hidden_layers");
   m.heads = size(r, "num_attention_heads");
+  from(m, "hidden", "hidden_size");
+  from(m, "layers", "num_hidden_layers");
+  from(m, "heads", "num_attention_heads");
   // None means multi-head attention in all four classes.
-  m.kv_heads = given(r, "num_key_value_heads") ? size(r, "num_key_value_heads") : m.heads;
-  m.head_dim = given(r, "head_dim")
+  bool kv_given = given(r, "num_key_value_heads");
+  m.kv_heads = kv_given ? size(r, "num_key_value_heads") : m.heads;
+  from(m, "kv_heads",
+       kv_given ? "num_key_value_heads"
+                : "num_attention_heads (num_key_value_heads not given: multi-head attention)");
+  bool head_dim_given = given(r, "head_dim");
+  m.head_dim = head_dim_given
                    ? size(r, "head_dim")
                    : split_heads(r, m.hidden, m.heads, "hidden_size", "num_attention_heads",
                                  "; give head_dim when the heads are narrower or wider");
+  from(m, "head_dim",
+       head_dim_given ? "head_dim" : "hidden_size / num_attention_heads (head_dim not given)");
   if (m.heads % m.kv_heads != 0) {
     r.fail("num_key_value_heads", "num_attention_heads (" + num(m.heads) +
                                       ") is not a multiple of num_key_value_heads (" +
@@ -177,6 +258,9 @@ void read_llama_shape(JsonReader& r, ModelConfig& m) {
   m.intermediate = size(r, "intermediate_size");
   m.vocab = size(r, "vocab_size");
   m.max_positions = size(r, "max_position_embeddings");
+  from(m, "intermediate", "intermediate_size");
+  from(m, "vocab", "vocab_size");
+  from(m, "max_positions", "max_position_embeddings");
   std::string act = r.string("hidden_act");
   if (act != "silu") {
     r.fail("hidden_act", "expected \"silu\" (a " + m.family +
@@ -185,6 +269,11 @@ void read_llama_shape(JsonReader& r, ModelConfig& m) {
   // LlamaConfig, MistralConfig, MixtralConfig and Qwen2Config all default this to false
   // (overriding PretrainedConfig's true).
   m.tied_embeddings = flag(r, "tie_word_embeddings", false);
+  from(m, "tied_embeddings",
+       given(r, "tie_word_embeddings") ? "tie_word_embeddings"
+                                       : "default false (" + config_class(m.family) + ")");
+  from(m, "mlp", "hidden_act");
+  read_rope_scaling(r, m);
   m.norm = NormKind::RmsNorm;
   m.mlp = MlpKind::GatedSilu;
   m.position = PositionKind::Rope;
@@ -196,16 +285,29 @@ void read_llama_family(JsonReader& r, ModelConfig& m) {
     // LlamaConfig: attention_bias puts a bias on q, k, v and o; both default to false.
     m.qkv_bias = m.attn_out_bias = flag(r, "attention_bias", false);
     m.mlp_bias = flag(r, "mlp_bias", false);
+    std::string attn = r.has("attention_bias") ? "attention_bias" : "default false (LlamaConfig)";
+    from(m, "qkv_bias", attn);
+    from(m, "attn_out_bias", attn);
+    from(m, "mlp_bias", r.has("mlp_bias") ? "mlp_bias" : "default false (LlamaConfig)");
   } else if (m.family == "qwen2") {
     m.qkv_bias = true;  // Qwen2Attention hard-wires biases on q, k, v; none on o
+    from(m, "qkv_bias", "fixed by model_type qwen2 (Qwen2Attention)");
     m.sliding_window = qwen2_window(r, m.layers);
+    from(m, "sliding_window", "use_sliding_window, sliding_window, max_window_layers");
   } else if (m.family == "mistral") {
+    from(m, "sliding_window",
+         r.has("sliding_window") ? "sliding_window" : "default 4096 (MistralConfig)");
     m.sliding_window = window(r, 4096);
   } else {  // mixtral
+    from(m, "sliding_window",
+         r.has("sliding_window") ? "sliding_window" : "default None (MixtralConfig)");
     m.sliding_window = window(r, 0);
     m.moe.experts = size(r, "num_local_experts");
     m.moe.top_k = size(r, "num_experts_per_tok");
     m.moe.expert_intermediate = m.intermediate;
+    from(m, "experts", "num_local_experts");
+    from(m, "top_k", "num_experts_per_tok");
+    from(m, "expert_intermediate", "intermediate_size");
     if (m.moe.top_k > m.moe.experts) {
       r.fail(
           "num_experts_per_tok",
@@ -221,9 +323,23 @@ void read_gpt2(JsonReader& r, ModelConfig& m) {
   m.kv_heads = m.heads;
   m.head_dim = split_heads(r, m.hidden, m.heads, "n_embd", "n_head", "");
   // GPT2Config: n_inner None means 4 * n_embd.
-  m.intermediate = given(r, "n_inner") ? size(r, "n_inner") : 4 * m.hidden;
+  bool inner_given = given(r, "n_inner");
+  m.intermediate = inner_given ? size(r, "n_inner") : 4 * m.hidden;
   m.vocab = size(r, "vocab_size");
   m.max_positions = size(r, "n_positions");
+  for (auto [figure, key] : {std::pair{"hidden", "n_embd"},
+                             {"layers", "n_layer"},
+                             {"heads", "n_head"},
+                             {"kv_heads", "n_head (multi-head attention)"},
+                             {"head_dim", "n_embd / n_head"},
+                             {"vocab", "vocab_size"},
+                             {"max_positions", "n_positions"},
+                             {"mlp", "activation_function"}})
+    from(m, figure, key);
+  from(m, "intermediate", inner_given ? "n_inner" : "4 * n_embd (n_inner not given)");
+  from(m, "tied_embeddings",
+       r.has("tie_word_embeddings") ? "tie_word_embeddings"
+                                    : "default true (GPT2LMHeadModel ties its head to wte)");
   // The tanh approximations and the exact erf cost the same elementwise kernel.
   r.one_of("activation_function", {"gelu_new", "gelu", "gelu_pytorch_tanh", "gelu_fast"});
   // GPT2LMHeadModel ties its head to wte unless the config says otherwise (PretrainedConfig's
@@ -244,6 +360,25 @@ const std::vector<std::string>& supported_model_types() {
     return out;
   }();
   return names;
+}
+
+std::vector<ModelTypeKeys> model_config_keys() {
+  std::vector<ModelTypeKeys> out;
+  for (const auto& f : families()) {
+    ModelTypeKeys k{std::string(f.model_type), {"model_type", "_ridgeline_source"}, {}};
+    for (auto key : f.read) k.read.emplace_back(key);
+    for (auto key : join({kBookkeeping, f.irrelevant})) k.ignored.emplace_back(key);
+    out.push_back(std::move(k));
+  }
+  return out;
+}
+
+const std::vector<std::string>& rope_scaling_keys() {
+  static const std::vector<std::string> keys = {
+      "rope_type",        "type",
+      "factor",           "low_freq_factor",
+      "high_freq_factor", "original_max_position_embeddings"};
+  return keys;
 }
 
 ModelConfig parse_hf_config(const nlohmann::json& doc, const std::string& label) {

@@ -1,6 +1,8 @@
-// Model configs: finding a preset or a file, naming it, and counting its parameters; see
-// model_config.h. Presets are Hugging Face config.json files under workloads/models/, built
-// into the binary (embedded_files.h); reading the document itself is hf_config.cpp.
+// Model configs: finding a preset, a file or a folder holding config.json, naming it (a hub
+// snapshot after its repository), counting its parameters, and listing its figures for
+// `ridgeline models show`; see model_config.h. Presets are Hugging Face config.json files under
+// workloads/models/, built into the binary (embedded_files.h); reading the document itself is
+// hf_config.cpp.
 #include "workloads/model_config.h"
 
 #include "common/embedded_files.h"
@@ -9,6 +11,7 @@
 #include "workloads/hf_config.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <string_view>
 
 namespace ridgeline {
@@ -31,17 +34,47 @@ const EmbeddedFile* find_preset(const std::string& name) {
   return nullptr;
 }
 
+std::string last_part(const std::string& path) {
+  size_t slash = path.find_last_of('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+std::string drop_last_part(const std::string& path) {
+  size_t slash = path.find_last_of('/');
+  return slash == std::string::npos ? "" : path.substr(0, slash);
+}
+
 // "llama-3-8b.json" is "llama-3-8b"; a Hugging Face download, ".../Meta-Llama-3-8B/config.json",
-// is named after its folder, since every such file is called config.json.
+// is named after its folder, since every such file is called config.json; a hub cache snapshot,
+// ".../models--meta-llama--Llama-3.1-8B/snapshots/<hash>/config.json", after its repository.
 std::string name_from_label(const std::string& label) {
-  size_t slash = label.find_last_of('/');
-  std::string file = slash == std::string::npos ? label : label.substr(slash + 1);
+  std::string file = last_part(label);
   std::string stem = ends_with(file, ".json") ? file.substr(0, file.size() - 5) : file;
-  if (stem != "config" || slash == std::string::npos || slash == 0) return stem;
-  std::string dir = label.substr(0, slash);
-  size_t up = dir.find_last_of('/');
-  std::string parent = up == std::string::npos ? dir : dir.substr(up + 1);
+  if (stem != "config" || label.find('/') == std::string::npos) return stem;
+  std::string dir = drop_last_part(label);
+  std::string parent = last_part(dir);
+  std::string repo = last_part(drop_last_part(drop_last_part(dir)));
+  constexpr std::string_view kHub = "models--";
+  if (last_part(drop_last_part(dir)) == "snapshots" && repo.rfind(kHub, 0) == 0) {
+    size_t sep = repo.find("--", kHub.size());  // models--ORG--NAME (ORG absent for old repos)
+    std::string name = sep == std::string::npos ? repo.substr(kHub.size()) : repo.substr(sep + 2);
+    if (!name.empty()) return name;
+  }
   return parent.empty() || parent == "." || parent == ".." ? stem : parent;
+}
+
+// A folder given as --model: its config.json, or an error naming the folder.
+std::string config_in_folder(const std::string& folder) {
+  std::string dir = folder;
+  while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+  std::string file = dir + "/config.json";
+  std::error_code ec;
+  if (!std::filesystem::exists(file, ec)) {
+    throw InputError(located("--model " + folder,
+                             "this folder holds no config.json (a Hugging Face model folder or "
+                             "hub snapshot, .../snapshots/<hash>/, has one)"));
+  }
+  return file;
 }
 
 long double norm_parameters(const ModelConfig& m) {
@@ -62,10 +95,9 @@ long double block_parameters(const ModelConfig& m, bool active) {
   if (m.qkv_bias) attention += q + 2 * kv;
   if (m.attn_out_bias) attention += h;
   long double experts = active ? m.moe.top_k : m.moe.experts;
-  long double mlp = m.moe.experts > 0
-                        ? experts * mlp_parameters(m, m.moe.expert_intermediate) +
-                              h * m.moe.experts  // the router, no bias
-                        : mlp_parameters(m, m.intermediate);
+  long double mlp = m.moe.experts > 0 ? experts * mlp_parameters(m, m.moe.expert_intermediate) +
+                                            h * m.moe.experts  // the router, no bias
+                                      : mlp_parameters(m, m.intermediate);
   return attention + mlp + 2 * norm_parameters(m);  // pre-attention, pre-MLP
 }
 
@@ -116,14 +148,22 @@ ModelConfig load_model_text(const std::string& text, const std::string& label) {
 }
 
 ModelConfig load_model(const std::string& name_or_path) {
-  bool looks_like_path =
-      name_or_path.find('/') != std::string::npos || ends_with(name_or_path, ".json");
-  if (looks_like_path) return from_document(read_json_file(name_or_path), name_or_path);
   const EmbeddedFile* f = find_preset(name_or_path);
+  std::error_code ec;
+  bool looks_like_path = name_or_path.find('/') != std::string::npos ||
+                         ends_with(name_or_path, ".json") ||
+                         (!f && std::filesystem::is_directory(name_or_path, ec));
+  if (looks_like_path) {
+    std::string file = std::filesystem::is_directory(name_or_path, ec)
+                           ? config_in_folder(name_or_path)
+                           : name_or_path;
+    return from_document(read_json_file(file), file);
+  }
   if (!f) {
     throw InputError(located("--model", "unknown model \"" + name_or_path +
                                             "\"; presets: " + joined(model_preset_names()) +
-                                            " (or give a path to a Hugging Face config.json)"));
+                                            " (or give a Hugging Face config.json or the "
+                                            "folder holding it)"));
   }
   return load_model_text(std::string(f->text), std::string(f->path));
 }
@@ -146,6 +186,76 @@ int64_t weight_parameter_count(const ModelConfig& m, int64_t blocks) {
 
 double kv_cache_bytes_per_token(const ModelConfig& m, double bytes_per_element) {
   return 2.0 * (double)m.layers * (double)m.kv_heads * (double)m.head_dim * bytes_per_element;
+}
+
+}  // namespace ridgeline
+
+namespace ridgeline {
+
+namespace {
+
+std::string yes_no(bool b) {
+  return b ? "yes" : "no";
+}
+
+std::string source_of(const ModelConfig& m, const std::string& figure) {
+  for (const auto& s : m.sources) {
+    if (s.figure == figure) return s.source;
+  }
+  return "fixed by model_type " + m.family;
+}
+
+std::string number(double x) {
+  std::string s = std::to_string(x);
+  s.erase(s.find_last_not_of('0') + 1);
+  if (s.back() == '.') s.pop_back();
+  return s;
+}
+
+}  // namespace
+
+std::vector<ModelFigure> model_figures(const ModelConfig& m) {
+  std::vector<ModelFigure> out;
+  auto add = [&](const std::string& name, const std::string& value) {
+    out.push_back({name, value, source_of(m, name)});
+  };
+  auto n = [](int64_t v) { return std::to_string(v); };
+  add("hidden", n(m.hidden));
+  add("layers", n(m.layers));
+  add("heads", n(m.heads));
+  add("kv_heads", n(m.kv_heads));
+  add("head_dim", n(m.head_dim));
+  add("intermediate", n(m.intermediate));
+  add("vocab", n(m.vocab));
+  add("max_positions", n(m.max_positions));
+  add("tied_embeddings", yes_no(m.tied_embeddings));
+  add("qkv_bias", yes_no(m.qkv_bias));
+  add("attn_out_bias", yes_no(m.attn_out_bias));
+  add("mlp_bias", yes_no(m.mlp_bias));
+  add("sliding_window", m.sliding_window > 0 ? n(m.sliding_window) : "none (full attention)");
+  add("norm", m.norm == NormKind::RmsNorm ? "rmsnorm" : "layernorm");
+  add("mlp", m.mlp == MlpKind::GatedSilu ? "gated silu (SwiGLU)" : "gelu");
+  add("position", m.position == PositionKind::Rope ? "rope" : "learned");
+  if (m.moe.experts > 0) {
+    add("experts", n(m.moe.experts));
+    add("top_k", n(m.moe.top_k));
+    add("expert_intermediate", n(m.moe.expert_intermediate));
+  }
+  if (m.position != PositionKind::Rope) return out;
+  const RopeScaling& r = m.rope_scaling;
+  if (r.type.empty()) {
+    add("rope_scaling", "none");
+    return out;
+  }
+  // Scaling changes RoPE's frequencies, not the kernels; shown because it was read.
+  std::string key = source_of(m, "rope_scaling");  // rope_scaling or rope_parameters
+  out.push_back({"rope_scaling", r.type, key + " (RoPE's frequencies, not the kernels)"});
+  out.push_back({"rope_factor", number(r.factor), key + "/factor"});
+  out.push_back({"rope_low_freq_factor", number(r.low_freq_factor), key + "/low_freq_factor"});
+  out.push_back({"rope_high_freq_factor", number(r.high_freq_factor), key + "/high_freq_factor"});
+  out.push_back({"rope_original_context", std::to_string(r.original_max_positions),
+                 key + "/original_max_position_embeddings"});
+  return out;
 }
 
 }  // namespace ridgeline

@@ -19,6 +19,24 @@ struct MoeConfig {
   int64_t expert_intermediate = 0;
 };
 
+// RoPE frequency scaling (config.json's rope_scaling). It changes the rotation angles RoPE
+// applies, not the kernels or their sizes, so no cost reads it; it is parsed and checked so that
+// a malformed or unknown scaling is an error rather than silently accepted, and shown.
+struct RopeScaling {
+  std::string type;  // "" (plain RoPE) or "llama3"
+  double factor = 0;
+  double low_freq_factor = 0;
+  double high_freq_factor = 0;
+  int64_t original_max_positions = 0;
+};
+
+// Where one figure of a ModelConfig came from: the config.json key, or the class default
+// applied because the key was absent (or null).
+struct FigureSource {
+  std::string figure;  // a ModelFigure name, e.g. "head_dim"
+  std::string source;  // "head_dim", or "hidden_size / num_attention_heads (head_dim not given)"
+};
+
 struct ModelConfig {
   std::string name;        // preset name, or the file's name
   std::string source;      // where it was read from
@@ -42,9 +60,21 @@ struct ModelConfig {
   MlpKind mlp = MlpKind::GatedSilu;
   PositionKind position = PositionKind::Rope;
   MoeConfig moe;
+  RopeScaling rope_scaling;
+  std::vector<FigureSource> sources;  // filled by the parser, one per figure it sets
 };
 
-// A preset name ("llama-3-8b") or a path to a Hugging Face config.json.
+// One figure of a config as `ridgeline models show` prints it: name, value, where it came from.
+struct ModelFigure {
+  std::string name;
+  std::string value;
+  std::string source;
+};
+// Every figure of `m`, in a fixed order (shape, biases, window, MoE, RoPE scaling).
+std::vector<ModelFigure> model_figures(const ModelConfig& m);
+
+// A preset name ("llama-3-8b"), a path to a Hugging Face config.json, or a folder holding one
+// (a Hugging Face hub snapshot, .../models--ORG--NAME/snapshots/<hash>/, is named NAME).
 ModelConfig load_model(const std::string& name_or_path);
 // Parses config.json text as if it were the file `label`.
 ModelConfig load_model_text(const std::string& text, const std::string& label);

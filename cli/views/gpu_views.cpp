@@ -38,15 +38,23 @@ void unit_table(std::ostream& os, const GpuSpec& g) {
   }
 }
 
+std::string calibration_text(const GpuSpec& g, const GpuCalibration& c) {
+  if (c.kind == "own") return "own";
+  if (c.kind == "architecture") return g.architecture + ": " + c.profile_gpu;
+  return "none";
+}
+
 }  // namespace
 
-void print_gpu_list(std::ostream& os, const std::vector<GpuSpec>& gpus) {
+void print_gpu_list(std::ostream& os, const std::vector<GpuSpec>& gpus,
+                    const std::vector<GpuCalibration>& calibrations) {
   os << std::left << std::setw(16) << "name" << std::setw(30) << "GPU" << std::setw(12) << "arch"
      << std::right << std::setw(6) << "SMs" << std::setw(11) << "bf16 TF" << std::setw(10)
      << "fp8 TF" << std::setw(11) << "HBM GB/s" << std::setw(9) << "mem GB" << std::setw(9)
      << "L2 MB"
-     << "\n";
-  for (const auto& g : gpus) {
+     << "   calibrated\n";
+  for (size_t i = 0; i < gpus.size(); ++i) {
+    const GpuSpec& g = gpus[i];
     os << std::left << std::setw(16) << g.name << std::setw(30) << g.full_name.substr(0, 29)
        << std::setw(12) << g.architecture << std::right << std::setw(6)
        << fixed(g.compute.sm_count.value, 0) << std::setw(11)
@@ -55,8 +63,34 @@ void print_gpu_list(std::ostream& os, const std::vector<GpuSpec>& gpus) {
                                             : std::string("-"))
        << std::setw(11) << fixed(g.memory.hbm.bandwidth_GBps.value, 0) << std::setw(9)
        << fixed(g.memory.hbm.capacity_bytes.value / 1e9, 1) << std::setw(9)
-       << fixed(g.memory.l2.capacity_bytes.value / 1048576.0, 1) << "\n";
+       << fixed(g.memory.l2.capacity_bytes.value / 1048576.0, 1) << "   "
+       << calibration_text(g, calibrations[i]) << "\n";
   }
+}
+
+nlohmann::ordered_json gpu_list_json(const std::vector<GpuSpec>& gpus,
+                                     const std::vector<GpuCalibration>& calibrations) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::array();
+  for (size_t i = 0; i < gpus.size(); ++i) {
+    const GpuSpec& g = gpus[i];
+    const GpuCalibration& c = calibrations[i];
+    nlohmann::ordered_json j;
+    j["name"] = g.name;
+    j["full_name"] = g.full_name;
+    j["architecture"] = g.architecture;
+    j["sm_count"] = (int64_t)g.compute.sm_count.value;
+    j["bf16_tflops"] = peak_tflops(g, MathUnit::TensorBf16);
+    j["fp8_tflops"] = has_unit(g, MathUnit::TensorFp8)
+                          ? nlohmann::ordered_json(peak_tflops(g, MathUnit::TensorFp8))
+                          : nlohmann::ordered_json(nullptr);
+    j["hbm_bandwidth_GBps"] = g.memory.hbm.bandwidth_GBps.value;
+    j["hbm_capacity_bytes"] = (int64_t)g.memory.hbm.capacity_bytes.value;
+    j["l2_capacity_bytes"] = (int64_t)g.memory.l2.capacity_bytes.value;
+    j["calibrated"] = {
+        {"kind", c.kind}, {"profile_gpu", c.profile_gpu}, {"profile_file", c.profile_file}};
+    out.push_back(j);
+  }
+  return out;
 }
 
 void print_gpu_show(std::ostream& os, const GpuSpec& g) {

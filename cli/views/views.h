@@ -18,7 +18,17 @@ void print_op_json(std::ostream& os, const GpuSpec& gpu, const std::vector<OpRes
 void print_op_csv(std::ostream& os, const std::vector<OpResult>& results);
 void print_op_table(std::ostream& os, const GpuSpec& gpu, const std::vector<OpResult>& results);
 
-void print_gpu_list(std::ostream& os, const std::vector<GpuSpec>& gpus);
+// Whether a GPU preset is calibrated: by its own profile, by the profile of another GPU of its
+// architecture (profile_gpu names which), or not at all (kind "none").
+struct GpuCalibration {
+  std::string kind;  // "own", "architecture" or "none"
+  std::string profile_gpu;
+  std::string profile_file;
+};
+void print_gpu_list(std::ostream& os, const std::vector<GpuSpec>& gpus,
+                    const std::vector<GpuCalibration>& calibrations);
+nlohmann::ordered_json gpu_list_json(const std::vector<GpuSpec>& gpus,
+                                     const std::vector<GpuCalibration>& calibrations);
 void print_gpu_show(std::ostream& os, const GpuSpec& gpu);
 nlohmann::json gpu_json(const GpuSpec& gpu);
 
