@@ -5,24 +5,7 @@ set -u
 bin=$1
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-failures=0
-pass=0
-
-# expect NAME EXIT_CODE NEEDLE -- command...
-expect() {
-  local name=$1 code=$2 needle=$3
-  shift 4
-  local out rc
-  out=$("$@" 2>&1)
-  rc=$?
-  if [[ $rc -ne $code ]]; then
-    echo "FAIL $name: exit $rc, expected $code"; echo "$out" | head -5; failures=$((failures + 1)); return
-  fi
-  if [[ "$out" != *"$needle"* ]]; then
-    echo "FAIL $name: output lacks: $needle"; echo "$out" | head -5; failures=$((failures + 1)); return
-  fi
-  pass=$((pass + 1))
-}
+source "$(dirname "$0")/expect.sh"
 
 printf '%s\n' '{"id":"ok1","op":"gemm","m":64,"n":64,"k":64,"dtype":"bf16"}' \
   '{"id":"neg","op":"gemm","m":-1,"n":64,"k":64,"dtype":"bf16"}' \
@@ -123,5 +106,4 @@ expect "the merged file holds both" 0 "211 records, 199 benchmarks" -- python3 -
 expect "calibrate fit reads the merged file" 0 "from 326 measured kernels" -- "$bin" calibrate fit --gpu h200-sxm --data "$tmp/run.json"
 fi
 
-echo "$pass passed, $failures failed"
-[[ $failures -eq 0 ]]
+finish

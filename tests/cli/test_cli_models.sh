@@ -6,24 +6,7 @@ set -u
 bin=$1
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-failures=0
-pass=0
-
-# expect NAME EXIT_CODE NEEDLE -- command...
-expect() {
-  local name=$1 code=$2 needle=$3
-  shift 4
-  local out rc
-  out=$("$@" 2>&1)
-  rc=$?
-  if [[ $rc -ne $code ]]; then
-    echo "FAIL $name: exit $rc, expected $code"; echo "$out" | head -5; failures=$((failures + 1)); return
-  fi
-  if [[ "$out" != *"$needle"* ]]; then
-    echo "FAIL $name: output lacks: $needle"; echo "$out" | head -5; failures=$((failures + 1)); return
-  fi
-  pass=$((pass + 1))
-}
+source "$(dirname "$0")/expect.sh"
 
 # models: the list, with shape, context and parameters (total, active)
 expect "models lists the 3.1 presets" 0 "llama-3.1-8b    llama" -- "$bin" models
@@ -70,5 +53,4 @@ expect "gpus json names the profile's GPU" 0 '"profile_gpu": "h100-sxm"' -- "$bi
 expect "gpus --format before show is refused" 1 "--format: before \`show\` it formats the list" -- "$bin" gpus --format json show h100-sxm
 expect "gpus show json still works" 0 '"name": "h200-sxm"' -- "$bin" gpus show h200-sxm --format json
 
-echo "$pass passed, $failures failed"
-[[ $failures -eq 0 ]]
+finish

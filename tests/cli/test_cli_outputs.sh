@@ -5,24 +5,7 @@
 # Usage: test_cli_outputs.sh path/to/ridgeline (from the repository root)
 set -u
 bin=$1
-failures=0
-pass=0
-
-# expect NAME EXIT_CODE NEEDLE -- command...
-expect() {
-  local name=$1 code=$2 needle=$3
-  shift 4
-  local out rc
-  out=$("$@" 2>&1)
-  rc=$?
-  if [[ $rc -ne $code ]]; then
-    echo "FAIL $name: exit $rc, expected $code"; echo "$out" | head -5; failures=$((failures + 1)); return
-  fi
-  if [[ "$out" != *"$needle"* ]]; then
-    echo "FAIL $name: output lacks: $needle"; echo "$out" | head -5; failures=$((failures + 1)); return
-  fi
-  pass=$((pass + 1))
-}
+source "$(dirname "$0")/expect.sh"
 
 tiny=examples/models/tiny-llama.json
 pj=("$bin" predict --model "$tiny" --phase decode --batch 4 --kv-len 256 --kv-cache fp8 --format json)
@@ -56,5 +39,4 @@ expect "MoE baseline holds (H200, grouped GEMMs and MoE blocks)" 0 "ok    steps/
 kernels=$("$bin" predict --gpu h200-sxm --model validate/data/models/moe-128x8.json --phase decode --batch 8 --kv-len 2048 --blocks 1 --format json | grep -c '"name"')
 if [[ $kernels -gt 60 ]]; then echo "FAIL 128-expert block launches $kernels kernels"; failures=$((failures + 1)); else pass=$((pass + 1)); fi
 
-echo "$pass passed, $failures failed"
-[[ $failures -eq 0 ]]
+finish

@@ -7,24 +7,7 @@ set -u
 bin=$1
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-failures=0
-pass=0
-
-# expect NAME EXIT_CODE NEEDLE -- command...
-expect() {
-  local name=$1 code=$2 needle=$3
-  shift 4
-  local out rc
-  out=$("$@" 2>&1)
-  rc=$?
-  if [[ $rc -ne $code ]]; then
-    echo "FAIL $name: exit $rc, expected $code"; echo "$out" | head -5; failures=$((failures + 1)); return
-  fi
-  if [[ "$out" != *"$needle"* ]]; then
-    echo "FAIL $name: output lacks: $needle"; echo "$out" | head -5; failures=$((failures + 1)); return
-  fi
-  pass=$((pass + 1))
-}
+source "$(dirname "$0")/expect.sh"
 
 d=validate/data
 h200=$d/h200-sxm-ops-2026-11-29.json
@@ -77,5 +60,4 @@ expect "--profile takes a built-in profile's name" 0 "profile hardware/profiles/
 expect "--profile takes the path outputs print" 0 "profile hardware/profiles/h100-sxm.json (given)" -- "$bin" op --gpu h200-sxm --profile hardware/profiles/h100-sxm.json --input $ops --format table
 expect "--profile of an unknown name" 1 "--profile h300-sxm: no such profile; built in: h100-sxm, h200-sxm" -- "$bin" op --gpu h200-sxm --profile h300-sxm --input $ops --format table
 
-echo "$pass passed, $failures failed"
-[[ $failures -eq 0 ]]
+finish
