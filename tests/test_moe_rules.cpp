@@ -176,3 +176,18 @@ TEST_CASE("grouped gemm: never splits K, costs its setup, streams weights slower
   double bw = weights / ((c.time_us - c.overhead_us) * 1e-6);
   CHECK(bw == Approx(g.model.gemm.grouped_hbm_efficiency.value * 3350e9).epsilon(0.05));
 }
+
+TEST_CASE("moe: training's expert gradients are grouped GEMMs over the same experts", "[moe]") {
+  ModelConfig m = load_model("mixtral-8x7b");
+  RunConfig r;
+  r.phase = Phase::Train;
+  r.seq = 512;
+  r.blocks = 1;
+  OpGraph g = build_graph(m, r);
+  const GemmOp& fwd = std::get<GemmOp>(find(g, "experts.down_proj")->op.shape);
+  const GemmOp& dgrad = std::get<GemmOp>(find(g, "experts.down_proj.dgrad")->op.shape);
+  const GemmOp& wgrad = std::get<GemmOp>(find(g, "experts.down_proj.wgrad")->op.shape);
+  CHECK(fwd.groups > 7.9);
+  CHECK(dgrad.groups == fwd.groups);
+  CHECK(wgrad.groups == fwd.groups);
+}

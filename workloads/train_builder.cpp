@@ -29,10 +29,14 @@ void emit_gemm_backward(Emitter& e, const std::string& name, const GemmOp& g) {
   if (name == "q_proj" || name == "k_proj" || name == "v_proj") {
     e.emit(name + ".grad_contiguous", ew_op(ElementwiseKind::Copy, g.m * g.n, g.dtype));
   }
-  e.emit(name + ".dgrad",
-         gemm_op(g.m, g.k, g.n, g.dtype == DType::Fp8 ? DType::Bf16 : g.dtype, g.batch));
-  e.emit(name + ".wgrad",
-         gemm_op(g.n, g.k, g.m, g.dtype == DType::Fp8 ? DType::Bf16 : g.dtype, g.batch));
+  // A grouped GEMM's gradients are grouped GEMMs over the same experts.
+  auto grad = [&](int64_t m, int64_t n, int64_t k) {
+    Op op = gemm_op(m, n, k, g.dtype == DType::Fp8 ? DType::Bf16 : g.dtype, g.batch);
+    std::get<GemmOp>(op.shape).groups = g.groups;
+    return op;
+  };
+  e.emit(name + ".dgrad", grad(g.m, g.k, g.n));
+  e.emit(name + ".wgrad", grad(g.n, g.k, g.m));
 }
 
 RowOpKind backward_of(RowOpKind k) {
