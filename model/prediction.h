@@ -19,9 +19,9 @@
 namespace ridgeline {
 
 struct KernelPrediction {
-  std::string name;    // the node's display name
-  NodeId node;         // the node in the graph the prediction was made from
-  const char* family;  // op_family() of its op: "gemm", "attention", "rmsnorm", ...
+  std::string name;         // the node's display name
+  NodeId node;              // the node in the graph the prediction was made from
+  const char* family = "";  // op_family() of its op (a static string): "gemm", "rmsnorm", ...
   Stream stream = Stream::Compute;
   OpCost cost;
   double device_us = 0;  // the kernel's device time (cost.time_us)
@@ -52,7 +52,9 @@ struct MemoryFootprint {
 };
 
 // Time by what bounds it: compute, HBM, L2, shared memory, latency (kernel floor), and the GPU
-// waiting for the CPU to launch (eager mode).
+// waiting for the CPU to launch (eager mode). Each kernel's time counts under its bound, so the
+// classes sum to total_us while a section's GPU work runs on one stream; kernels that overlap on
+// several streams would count twice (no builder puts nodes on the comm stream yet).
 constexpr int kTimeClasses = 6;
 const char* time_class_name(int i);  // "compute", "hbm", "l2", "smem", "latency", "launch"
 
