@@ -1,7 +1,8 @@
 // JSON and CSV views of a prediction. JSON holds total_us, tokens_per_s, time by bound, a
 // per-layer list, a per-op list (every kernel of every layer: name, section, layer, time_us,
-// bottleneck, flops, bytes by level) and memory (weights, KV cache, activations, gradients,
-// optimizer state, total, capacity, fits, max_batch).
+// bottleneck, flops, bytes by level, and from the timeline its stream and start_us in the step) and
+// memory (weights, KV cache, activations, gradients, optimizer state, total, capacity, fits,
+// max_batch).
 #include "cli/views/predict_views.h"
 #include "cli/views/views.h"
 #include "workloads/op.h"
@@ -62,7 +63,9 @@ void print_prediction_json(std::ostream& os, const Prediction& p) {
              {"bottleneck", bottleneck_name(k.cost.bottleneck)},
              {"flops", k.cost.flops()},
              {"bytes",
-              {{"hbm", k.cost.bytes.hbm}, {"l2", k.cost.bytes.l2}, {"smem", k.cost.bytes.smem}}}});
+              {{"hbm", k.cost.bytes.hbm}, {"l2", k.cost.bytes.l2}, {"smem", k.cost.bytes.smem}}},
+             {"stream", stream_name(e.stream)},
+             {"start_us", e.start_us}});
       });
   j["memory"] = memory_json(p.memory);
   os << j.dump(2) << "\n";

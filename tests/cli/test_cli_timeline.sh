@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # CLI behaviour of the timeline (issue 10, item 3): `predict --trace` draws the prediction's
 # Timeline with one track per stream that has events (compute; host with eager launch) plus a
-# layers track, one slice per kernel of every layer, as many as the CSV has rows.
+# layers track, one slice per kernel of every layer, as many as the CSV has rows; JSON ops carry
+# their stream and start.
 # Usage: test_cli_timeline.sh path/to/ridgeline (from the repository root)
 set -u
 bin=$1
@@ -55,6 +56,8 @@ same "a compute slice per CSV row" "$(grep -o '"ph":"X","pid":1,"tid":1,' "$tmp/
 same "eager: a host launch per kernel" "$(grep -o '"cat":"launch","ph":"X","pid":1,"tid":3,' "$tmp/eager.json" | wc -l)" "$rows"
 layers=$("$bin" "${run[@]}" --format json | grep -c '"time_us": [0-9.e+-]*$')  # layers end with time_us; ops go on
 same "a layers slice per layer of the JSON" "$(grep -o '"pid":1,"tid":4,"ts"' "$tmp/graph.json" | wc -l)" "$layers"
+expect "JSON ops name their stream" 0 '"stream": "compute",' -- "$bin" "${run[@]}" --format json
+expect "JSON ops start where the timeline puts them" 0 '"start_us": 0.0' -- "$bin" "${run[@]}" --format json
 
 echo "$pass passed, $failures failed"
 [[ $failures -eq 0 ]]
