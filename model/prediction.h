@@ -1,10 +1,13 @@
-// The whole-workload prediction: every kernel of a step on one GPU, scheduled on one stream,
-// with per-section (per-layer) times, a breakdown of time by bottleneck, throughput and the
-// memory the step needs. Views print it; the model never formats it.
+// The whole-workload prediction: every kernel of a step on one GPU (its cost), the schedule of the
+// step on its streams (a Timeline: when each node runs), per-section (per-layer) times, a
+// breakdown of time by bottleneck, throughput and the memory the step needs. Views print it; the
+// model never formats it. It refers to the graph's nodes by NodeId and holds copies of what the
+// views need (names, op families), so it does not need the graph once made.
 #pragma once
 
 #include "hardware/gpu_spec.h"
 #include "model/op_cost.h"
+#include "model/timeline.h"
 #include "workloads/model_config.h"
 #include "workloads/op_graph.h"
 #include "workloads/run_config.h"
@@ -16,21 +19,23 @@
 namespace ridgeline {
 
 struct KernelPrediction {
-  std::string name;
-  const Op* op = nullptr;  // points into the graph the prediction was made from
+  std::string name;         // the node's display name
+  NodeId node;              // the node in the graph the prediction was made from
+  const char* family = "";  // op_family() of its op (a static string): "gemm", "rmsnorm", ...
+  Stream stream = Stream::Compute;
   OpCost cost;
-  double start_us = 0;   // within one repeat of its section, on the GPU
   double device_us = 0;  // the kernel's device time (cost.time_us)
 };
 
+// One section's summary; its schedule is Prediction::timeline.sections at the same index.
 struct SectionPrediction {
   std::string name;
   int64_t repeat = 1;
   int64_t first_layer = -1;
   double repeat_us = 0;                   // one repeat, launch stalls included
-  double device_us = 0;                   // one repeat, GPU busy
+  double device_us = 0;                   // one repeat, until the GPU's last kernel ends
   double cpu_us = 0;                      // one repeat, CPU launch cost (eager mode)
-  std::vector<KernelPrediction> kernels;  // one repeat, launch order
+  std::vector<KernelPrediction> kernels;  // one repeat, by vertex (NodeId::vertex)
 };
 
 struct MemoryFootprint {
@@ -47,25 +52,42 @@ struct MemoryFootprint {
 };
 
 // Time by what bounds it: compute, HBM, L2, shared memory, latency (kernel floor), and the GPU
-// waiting for the CPU to launch (eager mode).
+// waiting for the CPU to launch (eager mode). Each kernel's time counts under its bound, so the
+// classes sum to total_us while a section's GPU work runs on one stream; kernels that overlap on
+// several streams would count twice (no builder puts nodes on the comm stream yet).
 constexpr int kTimeClasses = 6;
 const char* time_class_name(int i);  // "compute", "hbm", "l2", "smem", "latency", "launch"
 
 struct Prediction {
   std::string gpu, gpu_file, gpu_profile, model, description;
-  std::string model_source;             // the preset or config file the model came from
-  std::vector<std::string> what_ifs;    // the GPU what-ifs applied (GpuSpec::what_ifs)
+  std::string model_source;           // the preset or config file the model came from
+  std::vector<std::string> what_ifs;  // the GPU what-ifs applied (GpuSpec::what_ifs)
   RunConfig run;
   std::vector<SectionPrediction> sections;
+  Timeline timeline;  // when each node runs; every view reads times from it
   double total_us = 0;
   std::array<double, kTimeClasses> time_by_class_us{};
   double flops = 0, hbm_bytes = 0;
   int64_t kernels = 0;  // launched per step
   double tokens_per_s = 0;
   MemoryFootprint memory;
+
+  const KernelPrediction& kernel(NodeId id) const {
+    return sections[id.section].kernels[id.vertex];
+  }
 };
 
-// Predicts one step. `graph` must outlive the prediction (kernels point into it).
+// Calls f(section, event, kernel) for every kernel of the step: the timeline's events on the
+// GPU's streams (host launches left out), repeat by repeat in launch order, with step times.
+template <class F>
+void for_each_kernel(const Prediction& p, F&& f) {
+  p.timeline.for_each_event([&](const TimelineEvent& e) {
+    if (e.stream != Stream::Host) f(p.sections[e.node.section], e, p.kernel(e.node));
+  });
+}
+
+// Predicts one step: costs every node (node_cost.h), schedules each section on its streams
+// (timeline.h), then sums up. The prediction does not point into `graph`.
 Prediction predict_workload(const OpGraph& graph, const ModelConfig& model, const RunConfig& run,
                             const GpuSpec& gpu);
 

@@ -1,17 +1,15 @@
-// predict_workload(): each section's kernels run in launch order on one stream.
-//  - A memory-bound kernel that consumes what the kernel just before it wrote finds that in L2
-//    (warm_l2), if it fits; so does the first kernel of a section, which reads the residual
-//    stream the previous section just wrote.
-//  - Graph launch: kernels run back to back; each kernel's time already holds its launch gap.
-//  - Eager launch: the CPU issues one kernel per launch.python_eager_us; over a section the
-//    GPU needs max(its own work, the CPU's issue time), and the difference is time the GPU waits
-//    ("launch").
-// Identical repeats (decoder blocks) are predicted once and multiplied.
+// predict_workload(), in three steps:
+//  1. cost every node (node_cost.h: the kernel model with the warm-L2 rule and a GEMM memo);
+//  2. schedule one repeat of each section on its streams (timeline.h). Graph launch: kernels
+//     run back to back, each kernel's time already holding its launch gap. Eager launch: the
+//     host issues one kernel per launch.python_eager_us, and over a repeat the GPU needs
+//     max(its own work, the host's issue time); the difference is time the GPU waits ("launch");
+//  3. summarise: per-section times from the schedule, totals, time by bound, throughput, memory.
+// Identical repeats (decoder blocks) are costed and scheduled once and multiplied.
+#include "model/node_cost.h"
 #include "model/prediction.h"
 
 #include "workloads/op_math.h"
-
-#include <algorithm>
 
 namespace ridgeline {
 
@@ -22,43 +20,16 @@ const char* time_class_name(int i) {
 
 namespace {
 
-bool memory_bound(const Op& op) {
-  return !std::holds_alternative<GemmOp>(op.shape) &&
-         !std::holds_alternative<AttentionOp>(op.shape);
-}
-
-// GEMMs of one shape cost the same wherever they stand (a GEMM never runs warm): a transformer
-// block has several (gate and up, q and o), so each shape is costed once per prediction.
-struct GemmMemo {
-  std::vector<std::pair<GemmOp, OpCost>> known;
-  OpCost cost(const Op& op, const GpuSpec& gpu) {
-    const auto* g = std::get_if<GemmOp>(&op.shape);
-    if (!g) return predict_op(op, gpu);
-    for (const auto& [shape, c] : known) {
-      if (shape == *g) return c;
-    }
-    known.emplace_back(*g, predict_op(op, gpu));
-    return known.back().second;
+SectionPrediction summarise_section(const GraphSection& s, int index,
+                                    const std::vector<OpCost>& costs, const SectionTimeline& st) {
+  SectionPrediction p{s.name,         s.repeat, s.first_layer, st.repeat_us, st.device_end_us,
+                      st.host_end_us, {}};
+  p.kernels.reserve(costs.size());
+  for (OpVertex v = 0; v < costs.size(); ++v) {
+    const GraphNode& n = s.dag()[v];
+    p.kernels.push_back(
+        {n.name, {index, v}, op_family(n.op), n.stream, costs[v], costs[v].time_us});
   }
-};
-
-SectionPrediction predict_section(const GraphSection& s, const GpuSpec& gpu, const RunConfig& run,
-                                  GemmMemo& memo) {
-  SectionPrediction p{s.name, s.repeat, s.first_layer, 0, 0, 0, {}};
-  std::vector<OpVertex> order = launch_order(s);
-  for (size_t i = 0; i < order.size(); ++i) {
-    const GraphNode& n = s.dag()[order[i]];
-    Op op = n.op;
-    bool after_producer = i == 0 || boost::edge(order[i - 1], order[i], s.dag()).second;
-    op.warm_l2 = memory_bound(op) && after_producer;
-    KernelPrediction k{n.name, &n.op, memo.cost(op, gpu), p.device_us, 0};
-    k.device_us = k.cost.time_us;
-    p.device_us += k.device_us;
-    p.kernels.push_back(std::move(k));
-  }
-  p.cpu_us =
-      run.launch == LaunchMode::Eager ? gpu.launch.python_eager_us.value * (double)order.size() : 0;
-  p.repeat_us = std::max(p.device_us, p.cpu_us);
   return p;
 }
 
@@ -89,8 +60,17 @@ Prediction predict_workload(const OpGraph& graph, const ModelConfig& model, cons
   pr.what_ifs = what_if_labels(gpu);
   pr.description = graph.description;
   pr.run = run;
+  const double host_issue_us =
+      run.launch == LaunchMode::Eager ? gpu.launch.python_eager_us.value : 0;
   GemmMemo memo;
-  for (const auto& s : graph.sections) pr.sections.push_back(predict_section(s, gpu, run, memo));
+  for (size_t i = 0; i < graph.sections.size(); ++i) {
+    const GraphSection& s = graph.sections[i];
+    std::vector<OpCost> costs = cost_section(s, gpu, memo);
+    std::vector<double> duration_us(costs.size());
+    for (size_t v = 0; v < costs.size(); ++v) duration_us[v] = costs[v].time_us;
+    pr.timeline.sections.push_back(schedule_section(s, (int)i, duration_us, host_issue_us));
+    pr.sections.push_back(summarise_section(s, (int)i, costs, pr.timeline.sections.back()));
+  }
   add_totals(pr);
   pr.tokens_per_s = (double)step_tokens(run) / (pr.total_us * 1e-6);
   pr.memory = memory_footprint(graph, model, run, gpu);

@@ -38,8 +38,7 @@ std::string kernel_family(const std::string& n) {
   return "elementwise";
 }
 
-std::string op_family_for_trace(const Op& op) {
-  std::string f = op_family(op);
+std::string op_family_for_trace(const std::string& f) {
   if (f == "attention_backward") return "attention";
   if (f.find("norm") != std::string::npos) return "norm";
   if (f.find("softmax") != std::string::npos) return "softmax";
@@ -108,24 +107,20 @@ std::vector<Group> group_kernels(const std::vector<TraceKernel>& kernels) {
 
 std::vector<MatchedOp> expand(const Prediction& p, const GpuSpec& gpu) {
   std::vector<MatchedOp> ops;
-  for (const auto& s : p.sections) {
-    for (int64_t r = 0; r < s.repeat; ++r) {
-      for (const auto& k : s.kernels) {
-        MatchedOp m;
-        m.name = k.name;
-        m.section = s.name;
-        m.layer = s.first_layer >= 0 ? s.first_layer + r : -1;
-        m.family = op_family_for_trace(*k.op);
-        m.predicted_us =
-            std::max(0.0, k.device_us - k.cost.detail.kernels * gpu.launch.graph_us.value);
-        m.roofline_us = k.cost.roofline_us;
-        m.bottleneck = bottleneck_name(k.cost.bottleneck);
-        m.hbm_bytes = k.cost.bytes.hbm;
-        m.flops = k.cost.flops();
-        ops.push_back(std::move(m));
-      }
-    }
-  }
+  for_each_kernel(p, [&](const SectionPrediction& s, const TimelineEvent& e,
+                         const KernelPrediction& k) {
+    MatchedOp m;
+    m.name = k.name;
+    m.section = s.name;
+    m.layer = e.layer;
+    m.family = op_family_for_trace(k.family);
+    m.predicted_us = std::max(0.0, k.device_us - k.cost.detail.kernels * gpu.launch.graph_us.value);
+    m.roofline_us = k.cost.roofline_us;
+    m.bottleneck = bottleneck_name(k.cost.bottleneck);
+    m.hbm_bytes = k.cost.bytes.hbm;
+    m.flops = k.cost.flops();
+    ops.push_back(std::move(m));
+  });
   return ops;
 }
 

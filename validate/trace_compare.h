@@ -25,7 +25,8 @@ struct TraceKernel {
 // GPU kernels (and memsets) of a Chrome trace, in start order. Errors name the file.
 std::vector<TraceKernel> read_trace_kernels(const nlohmann::json& trace, const std::string& label);
 std::string kernel_family(const std::string& kernel_name);
-std::string op_family_for_trace(const Op& op);  // the predicted op's family in the same terms
+// A predicted op's family (op_family()) in the same terms.
+std::string op_family_for_trace(const std::string& op_family);
 
 struct MatchedOp {
   std::string name, section, family;

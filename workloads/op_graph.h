@@ -14,10 +14,18 @@
 
 namespace ridgeline {
 
+// The stream a node runs on. Kernels of one stream run one after another; nodes of different
+// streams overlap unless an edge orders them (model/timeline.h schedules them). Compute: the
+// GPU's kernels (every builder's nodes today); comm: collectives, beside compute; host: the
+// CPU's work (the scheduler puts eager launches there).
+enum class Stream { Compute, Comm, Host };
+constexpr int kStreams = 3;
+const char* stream_name(Stream s);  // "compute", "comm", "host"
+
 struct GraphNode {
-  std::string name;  // e.g. "q_proj", "attention", "mlp.down_proj.dgrad"
+  std::string name;  // e.g. "q_proj", "attention", "mlp.down_proj.dgrad"; display only
   Op op;
-  int stream = 0;  // reserved for overlap of communication (one stream for now)
+  Stream stream = Stream::Compute;
 };
 
 using OpDag = boost::adjacency_list<boost::vecS, boost::vecS, boost::bidirectionalS, GraphNode>;
@@ -56,6 +64,15 @@ struct OpGraph {
   std::string description;
   std::vector<GraphSection> sections;
 };
+
+// A node of a graph: its section's index in OpGraph::sections and its vertex in that section's
+// DAG. Predictions and timelines refer to nodes this way, never by pointer.
+struct NodeId {
+  int section = 0;
+  OpVertex vertex = 0;
+  bool operator==(const NodeId&) const = default;
+};
+const GraphNode& node(const OpGraph& graph, NodeId id);  // throws when id is not in graph
 
 // Adds a kernel to `section`, after `after` (its producers); returns its vertex.
 OpVertex add_kernel(GraphSection& section, const std::string& name, const Op& op,

@@ -1,7 +1,8 @@
 // JSON and CSV views of a prediction. JSON holds total_us, tokens_per_s, time by bound, a
 // per-layer list, a per-op list (every kernel of every layer: name, section, layer, time_us,
-// bottleneck, flops, bytes by level) and memory (weights, KV cache, activations, gradients,
-// optimizer state, total, capacity, fits, max_batch).
+// bottleneck, flops, bytes by level, and from the timeline its stream and start_us in the step) and
+// memory (weights, KV cache, activations, gradients, optimizer state, total, capacity, fits,
+// max_batch).
 #include "cli/views/predict_views.h"
 #include "cli/views/views.h"
 #include "workloads/op.h"
@@ -45,26 +46,26 @@ void print_prediction_json(std::ostream& os, const Prediction& p) {
   for (int i = 0; i < kTimeClasses; ++i)
     j["time_by_bound_us"][time_class_name(i)] = p.time_by_class_us[i];
   j["layers"] = nlohmann::ordered_json::array();
-  for (const auto& s : p.sections) {
-    for (int64_t r = 0; r < s.repeat; ++r) {
-      j["layers"].push_back({{"section", s.name},
-                             {"layer", s.first_layer >= 0 ? s.first_layer + r : -1},
-                             {"time_us", s.repeat_us}});
-    }
-  }
+  p.timeline.for_each_repeat([&](int section, int64_t, int64_t layer, double, double) {
+    j["layers"].push_back({{"section", p.sections[section].name},
+                           {"layer", layer},
+                           {"time_us", p.timeline.sections[section].repeat_us}});
+  });
   j["ops"] = nlohmann::ordered_json::array();
   for_each_kernel(
-      p, [&](const SectionPrediction& s, int64_t layer, const KernelPrediction& k, double) {
+      p, [&](const SectionPrediction& s, const TimelineEvent& e, const KernelPrediction& k) {
         j["ops"].push_back(
             {{"name", k.name},
              {"section", s.name},
-             {"layer", layer},
-             {"op", op_family(*k.op)},
+             {"layer", e.layer},
+             {"op", k.family},
              {"time_us", k.device_us},
              {"bottleneck", bottleneck_name(k.cost.bottleneck)},
              {"flops", k.cost.flops()},
              {"bytes",
-              {{"hbm", k.cost.bytes.hbm}, {"l2", k.cost.bytes.l2}, {"smem", k.cost.bytes.smem}}}});
+              {{"hbm", k.cost.bytes.hbm}, {"l2", k.cost.bytes.l2}, {"smem", k.cost.bytes.smem}}},
+             {"stream", stream_name(e.stream)},
+             {"start_us", e.start_us}});
       });
   j["memory"] = memory_json(p.memory);
   os << j.dump(2) << "\n";
@@ -81,17 +82,17 @@ void print_prediction_csv(std::ostream& os, const Prediction& p) {
   os << "section,layer,name,op,start_us,time_us,bottleneck,flops,bytes_hbm,bytes_l2\n";
   double flops = 0, hbm = 0, l2 = 0;
   for_each_kernel(
-      p, [&](const SectionPrediction& s, int64_t layer, const KernelPrediction& k, double start) {
-        os << s.name << "," << layer << "," << k.name << "," << op_family(*k.op) << ","
-           << exact(start) << "," << exact(k.device_us) << ","
+      p, [&](const SectionPrediction& s, const TimelineEvent& e, const KernelPrediction& k) {
+        os << s.name << "," << e.layer << "," << k.name << "," << k.family << ","
+           << exact(e.start_us) << "," << exact(k.device_us) << ","
            << bottleneck_name(k.cost.bottleneck) << "," << exact(k.cost.flops()) << ","
            << exact(k.cost.bytes.hbm) << "," << exact(k.cost.bytes.l2) << "\n";
         flops += k.cost.flops();
         hbm += k.cost.bytes.hbm;
         l2 += k.cost.bytes.l2;
       });
-  os << "total,-1,step,step,0," << exact(p.total_us) << ",-," << exact(flops) << ","
-     << exact(hbm) << "," << exact(l2) << "\n";
+  os << "total,-1,step,step,0," << exact(p.total_us) << ",-," << exact(flops) << "," << exact(hbm)
+     << "," << exact(l2) << "\n";
 }
 
 }  // namespace ridgeline

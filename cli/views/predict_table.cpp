@@ -40,7 +40,7 @@ void print_top_kernels(std::ostream& os, const Prediction& p, int top) {
       t.us += s.repeat * k.device_us;
       t.count += s.repeat;
       t.bound = bottleneck_name(k.cost.bottleneck);
-      t.family = op_family(*k.op);
+      t.family = k.family;
     }
   }
   std::vector<std::pair<std::string, KernelTotal>> sorted(by_name.begin(), by_name.end());

@@ -1,5 +1,6 @@
 // Views of a workload prediction: a table for people, JSON and CSV for tools, and a Chrome /
-// Perfetto trace (open it in ui.perfetto.dev) with one slice per kernel of every layer.
+// Perfetto trace (open it in ui.perfetto.dev) with one track per stream and one slice per kernel
+// of every layer. Every time they show comes from the prediction's Timeline or its costs.
 #pragma once
 
 #include "model/prediction.h"
@@ -23,18 +24,5 @@ nlohmann::ordered_json prediction_inputs_json(const Prediction& p);
 std::string precision_line(const RunConfig& r);
 // The what-ifs applied, comma-separated ("" when none).
 std::string what_if_line(const std::vector<std::string>& what_ifs);
-
-// Calls f(section, layer_or_-1, kernel, step_start_us) for every kernel of the step in order.
-template <class F>
-void for_each_kernel(const Prediction& p, F&& f) {
-  double t = 0;
-  for (const auto& s : p.sections) {
-    for (int64_t r = 0; r < s.repeat; ++r) {
-      int64_t layer = s.first_layer >= 0 ? s.first_layer + r : -1;
-      for (const auto& k : s.kernels) f(s, layer, k, t + k.start_us);
-      t += s.repeat_us;
-    }
-  }
-}
 
 }  // namespace ridgeline

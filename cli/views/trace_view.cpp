@@ -1,12 +1,51 @@
 // Chrome / Perfetto trace of a predicted step (Trace Event Format, "X" complete events, times in
-// microseconds): thread 1 holds one slice per kernel on the GPU stream, thread 2 one slice per
-// layer (or section). Open the file in ui.perfetto.dev or chrome://tracing.
+// microseconds), drawn from the prediction's Timeline: one track (thread) per stream that has
+// events, "compute stream" (tid 1), "comm stream" (tid 2) and "host" (tid 3: the CPU's eager
+// launches), with one slice per node of every layer, and a "layers" track (tid 4) with one
+// slice per layer (or section). Open the file in ui.perfetto.dev or chrome://tracing.
 #include "cli/views/predict_views.h"
-#include "workloads/op.h"
 
 #include <nlohmann/json.hpp>
 
 namespace ridgeline {
+
+namespace {
+
+constexpr int kLayersTid = kStreams + 1;
+
+int stream_tid(Stream s) {
+  return 1 + (int)s;
+}
+
+std::string track_name(Stream s) {
+  return s == Stream::Host ? "host" : std::string(stream_name(s)) + " stream";
+}
+
+nlohmann::ordered_json track(int tid, const std::string& name) {
+  return {
+      {"name", "thread_name"}, {"ph", "M"}, {"pid", 1}, {"tid", tid}, {"args", {{"name", name}}}};
+}
+
+nlohmann::ordered_json slice(const Prediction& p, const TimelineEvent& e) {
+  const KernelPrediction& k = p.kernel(e.node);
+  nlohmann::ordered_json args{{"layer", e.layer}};
+  if (e.stream != Stream::Host) {
+    args = {{"bottleneck", bottleneck_name(k.cost.bottleneck)},
+            {"flops", k.cost.flops()},
+            {"hbm_bytes", k.cost.bytes.hbm},
+            {"layer", e.layer}};
+  }
+  return {{"name", k.name},
+          {"cat", e.stream == Stream::Host ? "launch" : k.family},
+          {"ph", "X"},
+          {"pid", 1},
+          {"tid", stream_tid(e.stream)},
+          {"ts", e.start_us},
+          {"dur", e.end_us - e.start_us},
+          {"args", args}};
+}
+
+}  // namespace
 
 void write_chrome_trace(std::ostream& os, const Prediction& p) {
   nlohmann::ordered_json events = nlohmann::ordered_json::array();
@@ -14,40 +53,21 @@ void write_chrome_trace(std::ostream& os, const Prediction& p) {
                     {"ph", "M"},
                     {"pid", 1},
                     {"args", {{"name", p.gpu + ": " + p.description}}}});
-  events.push_back({{"name", "thread_name"},
-                    {"ph", "M"},
-                    {"pid", 1},
-                    {"tid", 1},
-                    {"args", {{"name", "GPU stream"}}}});
-  events.push_back({{"name", "thread_name"},
-                    {"ph", "M"},
-                    {"pid", 1},
-                    {"tid", 2},
-                    {"args", {{"name", "layers"}}}});
-  double t = 0;
-  for (const auto& s : p.sections) {
-    for (int64_t r = 0; r < s.repeat; ++r) {
-      int64_t layer = s.first_layer >= 0 ? s.first_layer + r : -1;
-      std::string label = layer >= 0 ? "layer " + std::to_string(layer) : s.name;
-      events.push_back(
-          {{"name", label}, {"ph", "X"}, {"pid", 1}, {"tid", 2}, {"ts", t}, {"dur", s.repeat_us}});
-      for (const auto& k : s.kernels) {
-        events.push_back({{"name", k.name},
-                          {"cat", op_family(*k.op)},
-                          {"ph", "X"},
-                          {"pid", 1},
-                          {"tid", 1},
-                          {"ts", t + k.start_us},
-                          {"dur", k.device_us},
-                          {"args",
-                           {{"bottleneck", bottleneck_name(k.cost.bottleneck)},
-                            {"flops", k.cost.flops()},
-                            {"hbm_bytes", k.cost.bytes.hbm},
-                            {"layer", layer}}}});
-      }
-      t += s.repeat_us;
-    }
+  for (Stream s : {Stream::Compute, Stream::Comm, Stream::Host}) {
+    if (p.timeline.uses(s)) events.push_back(track(stream_tid(s), track_name(s)));
   }
+  events.push_back(track(kLayersTid, "layers"));
+  p.timeline.for_each_repeat([&](int section, int64_t, int64_t layer, double start_us,
+                                 double end_us) {
+    std::string label = layer >= 0 ? "layer " + std::to_string(layer) : p.sections[section].name;
+    events.push_back({{"name", label},
+                      {"ph", "X"},
+                      {"pid", 1},
+                      {"tid", kLayersTid},
+                      {"ts", start_us},
+                      {"dur", end_us - start_us}});
+  });
+  p.timeline.for_each_event([&](const TimelineEvent& e) { events.push_back(slice(p, e)); });
   nlohmann::ordered_json doc{{"traceEvents", events}, {"displayTimeUnit", "ns"}};
   os << doc.dump() << "\n";
 }
