@@ -28,6 +28,7 @@ SectionTimeline schedule_section(const GraphSection& section, int section_index,
   st.first_layer = section.first_layer;
   std::array<double, kStreams> free_at{};  // when each stream is next free
   std::vector<double> end(duration_us.size(), 0);
+  st.events.reserve(duration_us.size() * (host_issue_us > 0 ? 2 : 1));
   int64_t launches = 0;
   for (OpVertex v : launch_order(section)) {
     const Stream stream = dag[v].stream;
