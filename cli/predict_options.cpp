@@ -45,8 +45,9 @@ void add_workload_flags(CLI::App& cmd, PredictOptions& o, bool required) {
       ->check(CLI::IsMember({"last", "all"}));
   cmd.add_option("--launch", o.launch, "graph (default) or eager")
       ->check(CLI::IsMember({"graph", "eager"}));
-  cmd.add_option("--runtime", o.runtime, "pytorch-eager (default) or fused")
-      ->check(CLI::IsMember({"pytorch-eager", "fused"}));
+  cmd.add_option("--runtime", o.runtime,
+                 "Which kernels the implementation launches: a preset (pytorch-eager, the "
+                 "default, or fused) or a runtime .json file (docs/runtimes.md)");
   cmd.add_option("--weights", o.weights,
                  "Weight precision: bf16 (default), fp16, fp32, fp8 (e4m3, inference), int8 or "
                  "int4 (weight-only, dequantized in the GEMM; inference)")
@@ -75,7 +76,7 @@ RunConfig run_config_from(const PredictOptions& o) {
   r.blocks = o.blocks;
   r.logits_all = o.logits == "all";
   r.launch = o.launch == "eager" ? LaunchMode::Eager : LaunchMode::Graph;
-  r.runtime = o.runtime == "fused" ? Runtime::Fused : Runtime::PytorchEager;
+  r.runtime = load_runtime(o.runtime);
   if (o.weights == "int8" || o.weights == "int4") {  // weight-only: bf16 math, narrow weights
     r.weights = DType::Bf16;
     r.weight_bits = o.weights == "int8" ? 8 : 4;

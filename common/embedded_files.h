@@ -1,5 +1,5 @@
 // The JSON data files built into the binary (hardware/gpus/*.json, hardware/arch/*.json,
-// workloads/models/*.json), so that `ridgeline` finds its presets wherever it runs. Generated
+// workloads/models/*.json, workloads/runtimes/*.json), so that `ridgeline` finds its presets wherever it runs. Generated
 // at build time by common/embed_files.cmake.
 #pragma once
 

@@ -9,7 +9,9 @@
 //    and the fp32 logits;
 //  - gradients: one per weight, in the weight dtype; AdamW keeps two moments per weight, in the
 //    weight dtype (PyTorch's default for bf16 parameters);
-//  - reserved: 1 GiB for the CUDA context, cuBLAS/cuDNN workspaces and allocator slack.
+//  - reserved: the runtime profile's reserved_bytes (1 GiB in both presets) for the CUDA
+//    context, cuBLAS/cuDNN workspaces and allocator slack.
+// Sections are told apart by their kind (kernel_role.h), never by their display names.
 // The largest batch that fits scales the batch-proportional parts (KV cache, activations).
 #include "model/prediction.h"
 
@@ -23,8 +25,6 @@ namespace ridgeline {
 
 namespace {
 
-constexpr double kReservedBytes = 1024.0 * 1024 * 1024;
-
 double forward_outputs(const GraphSection& s) {
   double bytes = 0;
   for (OpVertex v : launch_order(s)) bytes += op_work(s.dag()[v].op).bytes_written;
@@ -34,7 +34,7 @@ double forward_outputs(const GraphSection& s) {
 double largest_kernel_activations(const OpGraph& g) {
   double most = 0;
   for (const auto& s : g.sections) {
-    if (s.name == "optimizer") continue;  // updates weights and state in place
+    if (s.kind == SectionKind::Optimizer) continue;  // updates weights and state in place
     for (OpVertex v : launch_order(s)) {
       const Op& op = s.dag()[v].op;
       OpWork w = op_work(op);
@@ -51,11 +51,12 @@ double activation_bytes(const OpGraph& g, const ModelConfig& m, const RunConfig&
   if (run.phase != Phase::Train) return 2 * largest_kernel_activations(g);
   double saved = 0;
   for (const auto& s : g.sections) {
-    if (s.name == "decoder_block") {
+    if (s.kind == SectionKind::DecoderBlock) {
       double per_block = forward_outputs(s);
       double input = (double)step_tokens(run) * m.hidden * dtype_bytes(run.activations);
       saved += run.recompute ? s.repeat * input + per_block : s.repeat * per_block;
-    } else if (s.name == "embedding" || s.name == "head" || s.name == "loss") {
+    } else if (s.kind == SectionKind::Embedding || s.kind == SectionKind::Head ||
+               s.kind == SectionKind::Loss) {
       saved += forward_outputs(s);
     }
   }
@@ -82,7 +83,7 @@ MemoryFootprint memory_footprint(const OpGraph& graph, const ModelConfig& model,
   f.activation_bytes = activation_bytes(graph, model, run);
   if (run.phase == Phase::Train) f.gradient_bytes = params * wbytes;
   if (run.optimizer == Optimizer::AdamW) f.optimizer_bytes = 2 * params * wbytes;
-  f.reserved_bytes = kReservedBytes;
+  f.reserved_bytes = run.runtime.reserved_bytes;
   f.capacity_bytes = gpu.memory.hbm.capacity_bytes.value;
   double fixed = f.weights_bytes + f.gradient_bytes + f.optimizer_bytes + f.reserved_bytes;
   double per_batch = (f.kv_cache_bytes + f.activation_bytes) / (double)run.batch;

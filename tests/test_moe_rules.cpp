@@ -17,13 +17,13 @@ using ridgeline::test::require_input_error;
 
 namespace {
 
-RunConfig decode(int64_t batch, int64_t kv, Runtime rt = Runtime::PytorchEager) {
+RunConfig decode(int64_t batch, int64_t kv, const std::string& rt = "pytorch-eager") {
   RunConfig r;
   r.phase = Phase::Decode;
   r.batch = batch;
   r.kv_len = kv;
   r.blocks = 1;
-  r.runtime = rt;
+  r.runtime = load_runtime(rt);
   return r;
 }
 
@@ -70,7 +70,7 @@ TEST_CASE("moe: expected distinct experts match random top-k routing", "[moe]") 
 
 TEST_CASE("moe: decode of one token reads top-k experts, not all of them", "[moe]") {
   ModelConfig m = load_model("mixtral-8x7b");
-  OpGraph g = build_graph(m, decode(1, 2048, Runtime::Fused));
+  OpGraph g = build_graph(m, decode(1, 2048, "fused"));
   const auto& gu = std::get<GemmOp>(find(g, "experts.gate_up_proj")->op.shape);
   CHECK(gu.groups == Approx(2.0));
   CHECK(gu.m == 1);
@@ -78,7 +78,7 @@ TEST_CASE("moe: decode of one token reads top-k experts, not all of them", "[moe
   CHECK(op_work(find(g, "experts.gate_up_proj")->op).bytes_read ==
         Approx(2.0 * (2 * 14336.0 * 4096 * 2 + 4096 * 2)));
   // At batch 64 nearly every expert has tokens.
-  OpGraph big = build_graph(m, decode(64, 2048, Runtime::Fused));
+  OpGraph big = build_graph(m, decode(64, 2048, "fused"));
   CHECK(std::get<GemmOp>(find(big, "experts.gate_up_proj")->op.shape).groups > 7.9);
 }
 
@@ -87,7 +87,7 @@ TEST_CASE("moe: kernels per layer do not grow with the number of experts", "[moe
   ModelConfig wide = m;
   wide.moe.experts = 128;
   wide.moe.top_k = 8;
-  for (Runtime rt : {Runtime::PytorchEager, Runtime::Fused}) {
+  for (const std::string rt : {"pytorch-eager", "fused"}) {
     CHECK(kernels(build_graph(m, decode(8, 512, rt))) ==
           kernels(build_graph(wide, decode(8, 512, rt))));
   }
@@ -132,14 +132,14 @@ TEST_CASE("moe: the imbalance is bounded by E/k (the busiest expert gets each to
 TEST_CASE("kv cache: its dtype sets the bytes decode attention reads, in every runtime",
           "[attention][kv]") {
   ModelConfig m = load_model("llama-3-8b");
-  for (Runtime rt : {Runtime::PytorchEager, Runtime::Fused}) {
+  for (const std::string rt : {"pytorch-eager", "fused"}) {
     RunConfig bf16 = decode(8, 4096, rt), fp8 = decode(8, 4096, rt);
     fp8.kv_cache = DType::Fp8;
     OpGraph a = build_graph(m, bf16), b = build_graph(m, fp8);
     double kv_bytes = 2.0 * 8 * 8 * 4097 * 128;  // K and V elements
     double read_a = op_work(find(a, "attention")->op).bytes_read;
     double read_b = op_work(find(b, "attention")->op).bytes_read;
-    if (rt == Runtime::Fused) {  // paged attention reads the fp8 cache itself
+    if (rt == "fused") {  // paged attention reads the fp8 cache itself
       CHECK(read_a - read_b == Approx(kv_bytes));
     } else {  // SDPA takes 16-bit K/V: the cache is dequantized before it, each step
       CHECK(find(b, "k_cache_dequant") != nullptr);
@@ -151,7 +151,7 @@ TEST_CASE("kv cache: its dtype sets the bytes decode attention reads, in every r
 TEST_CASE("kv cache: fp8 activations do not change what a 16-bit cache's attention reads",
           "[attention][kv]") {
   ModelConfig m = load_model("llama-3-8b");
-  RunConfig bf16 = decode(8, 4096, Runtime::Fused), act8 = bf16;
+  RunConfig bf16 = decode(8, 4096, "fused"), act8 = bf16;
   act8.activations = DType::Fp8;
   double kv_a = op_work(find(build_graph(m, bf16), "attention")->op).bytes_read;
   double kv_b = op_work(find(build_graph(m, act8), "attention")->op).bytes_read;

@@ -15,10 +15,11 @@ namespace {
 
 // A section of nodes with the given streams; edges are added by the test.
 GraphSection section_of(std::initializer_list<Stream> streams) {
-  GraphSection s("s", 1, -1);
+  GraphSection s(SectionKind::DecoderBlock, "s", 1, -1);
   int i = 0;
   for (Stream st : streams) {
-    OpVertex v = add_kernel(s, std::to_string(i++), test::gemm(64, 64, 64), {});
+    OpVertex v =
+        add_kernel(s, role::gemm(Projection::Q), std::to_string(i++), test::gemm(64, 64, 64), {});
     s.dag()[v].stream = st;
   }
   return s;
@@ -138,11 +139,11 @@ TEST_CASE("timeline: a prediction's kernels and events name their nodes by id", 
 
 TEST_CASE("timeline: a kernel after its producer on its stream runs warm, else cold",
           "[timeline]") {
-  GraphSection s("s", 1, -1);
+  GraphSection s(SectionKind::DecoderBlock, "s", 1, -1);
   Op add = test::elementwise(ElementwiseKind::Add, 1 << 20);
-  OpVertex a = add_kernel(s, "a", add, {});
-  OpVertex b = add_kernel(s, "b", add, {a});  // reads a: warm
-  add_kernel(s, "c", add, {a});               // does not read b, launched after it: cold
+  OpVertex a = add_kernel(s, role::residual_add(), "a", add, {});
+  OpVertex b = add_kernel(s, role::residual_add(), "b", add, {a});  // reads a: warm
+  add_kernel(s, role::residual_add(), "c", add, {a});  // does not read b, launched after it: cold
   GemmMemo memo;
   std::vector<OpCost> c = cost_section(s, test::h100(), memo);
   CHECK(c[b].time_us < c[2].time_us);

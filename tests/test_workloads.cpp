@@ -88,7 +88,7 @@ TEST_CASE("workload: a pytorch-eager prefill block launches Hugging Face's kerne
 
 TEST_CASE("workload: a fused runtime launches fewer, fused kernels", "[workload]") {
   RunConfig r = run(Phase::Decode, 8, 0, 512);
-  r.runtime = Runtime::Fused;
+  r.runtime = load_runtime("fused");
   OpGraph g = build_graph(tiny(), r);
   std::vector<std::string> expected = {"fused_add_input_norm",
                                        "qkv_proj",

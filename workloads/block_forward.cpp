@@ -1,12 +1,21 @@
-// The forward kernels of one decoder block, as each runtime launches them.
-//
-// pytorch-eager (a Hugging Face-style model in eager PyTorch), per block:
+// The forward kernels of one decoder block, as the run's runtime profile (runtime_profile.h,
+// docs/runtimes.md) launches them. Each part of the block is a choice of the profile:
+//   norm            input_norm ... post_norm (ATen's kernel or a single pass); with the residual
+//                   add fused into the norm, fused_add_input_norm / fused_add_post_norm read the
+//                   residual too and no residual_add kernels run
+//   qkv_projection  q_proj, k_proj, v_proj, or one qkv_proj (GPT-2's weights are one c_attn)
+//   rope            HF's rotate_half on q and on k (mul_cos, neg, cat, mul_sin, add), or one
+//                   fused kernel (which may also write the KV cache)
+//   kv_cache        k/v_cache_write copies, the rope kernel's write, or none; an fp8 cache read
+//                   as k/v_cache_dequant before attention or inside the attention kernel
+//   mlp             gate_proj + up_proj or one gate_up_proj; silu + mul or one silu_mul
+//   moe             moe_forward.cpp
+// pytorch-eager (workloads/runtimes/pytorch-eager.json), per block:
 //   input_norm, q/k/v_proj, RoPE on q and k as mul, neg, cat, mul, add (rotate_half),
 //   [decode: k/v cache writes as copies], attention (SDPA: cuDNN's flash kernels), o_proj,
-//   residual add,
-//   post_norm, gate_proj, up_proj, silu, mul, down_proj, residual add.
-// fused (a serving engine): fused add+norm, one qkv_proj, one RoPE kernel that also writes the
-//   KV cache, attention, o_proj, fused add+norm, one gate_up_proj, silu_mul, down_proj.
+//   residual add, post_norm, gate_proj, silu, up_proj, mul, down_proj, residual add.
+// fused (fused.json): fused add+norm, one qkv_proj, one RoPE kernel that also writes the KV
+//   cache, attention, o_proj, fused add+norm, one gate_up_proj, silu_mul, down_proj.
 // GPT-2 (LayerNorm, fused c_attn, GELU MLP, biases in the GEMM epilogues) and Mixtral-style
 // MoE MLPs (moe_forward.cpp) share the same structure.
 #include "workloads/builder_ops.h"
@@ -37,19 +46,35 @@ Op strided(Op op) {
   return op;
 }
 
-Op norm_op(const ModelConfig& m, const RunConfig& run, int64_t rows, int64_t cols, DType d) {
-  Op op = row_op(norm_kind(m), rows, cols, d);
-  if (run.runtime == Runtime::PytorchEager) std::get<RowOp>(op.shape).impl = RowImpl::PyTorch;
-  return op;
+std::vector<OpVertex> distinct(std::vector<OpVertex> producers) {
+  std::vector<OpVertex> out;
+  for (OpVertex v : producers) {
+    if (std::find(out.begin(), out.end(), v) == out.end()) out.push_back(v);
+  }
+  return out;
 }
 
 RowOpKind norm_kind(const ModelConfig& m) {
   return m.norm == NormKind::LayerNorm ? RowOpKind::LayerNorm : RowOpKind::RmsNorm;
 }
 
-OpVertex Emitter::emit(const std::string& name, const Op& op, std::vector<OpVertex> after) {
+OpVertex emit_norm(Emitter& e, const ModelConfig& m, const RunConfig& run, NormSite site,
+                   int64_t rows, std::vector<OpVertex> after) {
+  const BlockChoices& c = run.runtime.choices_for(m);
+  bool fused_add = c.residual_add == ResidualAdd::FusedIntoNorm;
+  // A norm that also adds the residual reads and writes twice the row.
+  Op op = row_op(norm_kind(m), rows, fused_add ? 2 * m.hidden : m.hidden, e.act);
+  std::get<RowOp>(op.shape).impl = c.norm_impl;
+  std::string name = site == NormSite::Input  ? "input_norm"
+                     : site == NormSite::Post ? "post_norm"
+                                              : "final_norm";
+  return e.emit(role::norm(site), fused_add ? "fused_add_" + name : name, op, std::move(after));
+}
+
+OpVertex Emitter::emit(const KernelRole& role, const std::string& name, const Op& op,
+                       std::vector<OpVertex> after) {
   if (after.empty() && any) after.push_back(last);
-  last = add_kernel(section, name, op, after);
+  last = add_kernel(section, role, name, op, after);
   any = true;
   return last;
 }
@@ -58,14 +83,19 @@ namespace {
 
 // RoPE as Hugging Face writes it: x*cos + rotate_half(x)*sin, rotate_half = cat(-x2, x1).
 // q and k are transposed views and cos/sin broadcast, so all but the final add are strided.
-OpVertex emit_rope(Emitter& e, const std::string& t, int64_t numel, OpVertex x) {
-  OpVertex c = e.emit(t + "_rope_mul_cos", strided(ew_op(ElementwiseKind::Mul, numel, e.act)), {x});
-  OpVertex n =
-      e.emit(t + "_rope_neg", strided(ew_op(ElementwiseKind::MulScalar, numel / 2, e.act)), {x});
-  OpVertex cat = e.emit(t + "_rope_cat", strided(ew_op(ElementwiseKind::Copy, numel, e.act)), {n});
-  OpVertex s =
-      e.emit(t + "_rope_mul_sin", strided(ew_op(ElementwiseKind::Mul, numel, e.act)), {cat});
-  return e.emit(t + "_rope_add", ew_op(ElementwiseKind::Add, numel, e.act), {c, s});
+OpVertex emit_rope(Emitter& e, Tensor t, int64_t numel, OpVertex x) {
+  std::string p = t == Tensor::Q ? "q" : "k";
+  auto part = [&](RopePart r) { return role::rope(r, t); };
+  OpVertex c = e.emit(part(RopePart::MulCos), p + "_rope_mul_cos",
+                      strided(ew_op(ElementwiseKind::Mul, numel, e.act)), {x});
+  OpVertex n = e.emit(part(RopePart::Neg), p + "_rope_neg",
+                      strided(ew_op(ElementwiseKind::MulScalar, numel / 2, e.act)), {x});
+  OpVertex cat = e.emit(part(RopePart::Cat), p + "_rope_cat",
+                        strided(ew_op(ElementwiseKind::Copy, numel, e.act)), {n});
+  OpVertex s = e.emit(part(RopePart::MulSin), p + "_rope_mul_sin",
+                      strided(ew_op(ElementwiseKind::Mul, numel, e.act)), {cat});
+  return e.emit(part(RopePart::Add), p + "_rope_add", ew_op(ElementwiseKind::Add, numel, e.act),
+                {c, s});
 }
 
 // The attention kernel's math (and Q/O) dtype: 16-bit unless both the activations and the KV
@@ -97,65 +127,116 @@ Op cast_op(int64_t numel, DType from, DType to) {
   return op;
 }
 
-OpVertex emit_attention_eager(Emitter& e, const ModelConfig& m, const RunConfig& run,
-                              const BlockShape& s, OpVertex norm) {
-  int64_t T = s.tokens, d = m.head_dim, H = m.hidden;
-  bool gpt2 = m.position == PositionKind::Learned;
-  if (gpt2) {
-    OpVertex qkv = e.emit("c_attn", weight_gemm(T, 3 * m.heads * d, H, run), {norm});
-    return e.emit("attention", Op{"", attention_shape(m, run, s, false), false}, {qkv});
+// The producers of q, k and v as attention (or the cache) meets them.
+struct Qkv {
+  OpVertex q, k, v;
+};
+
+Qkv emit_projections(Emitter& e, const ModelConfig& m, const RunConfig& run, const BlockChoices& c,
+                     int64_t T, OpVertex norm) {
+  int64_t d = m.head_dim, H = m.hidden;
+  if (c.qkv_projection == QkvProjection::Fused || m.fused_qkv_weight) {
+    int64_t width = (m.heads + 2 * m.kv_heads) * d;
+    bool engine = c.qkv_projection == QkvProjection::Fused;
+    OpVertex qkv = e.emit(role::gemm(Projection::Qkv), engine ? "qkv_proj" : "c_attn",
+                          weight_gemm(T, width, H, run), {norm});
+    return {qkv, qkv, qkv};
   }
-  OpVertex q = e.emit("q_proj", weight_gemm(T, m.heads * d, H, run), {norm});
-  OpVertex k = e.emit("k_proj", weight_gemm(T, m.kv_heads * d, H, run), {norm});
-  OpVertex v = e.emit("v_proj", weight_gemm(T, m.kv_heads * d, H, run), {norm});
-  OpVertex qr = emit_rope(e, "q", T * m.heads * d, q);
-  OpVertex kr = emit_rope(e, "k", T * m.kv_heads * d, k);
-  DType attn = attention_dtype(run);
-  if (s.cache_write) {  // into a slice of the cache, cast to its dtype
-    Op write = strided(cast_op(T * m.kv_heads * d, e.act, run.kv_cache));
-    kr = e.emit("k_cache_write", write, {kr});
-    v = e.emit("v_cache_write", write, {v});
-    if (run.kv_cache != attn) {  // SDPA takes K/V in its own dtype: the cache is cast back whole
-      Op dequant = cast_op(s.batch * m.kv_heads * s.kv_len * d, run.kv_cache, attn);
-      kr = e.emit("k_cache_dequant", dequant, {kr});
-      v = e.emit("v_cache_dequant", dequant, {v});
-    }
-  }
-  // cuDNN's attention writes its output as [b, s, h, d] already, so HF's
-  // transpose(1, 2).contiguous() launches no copy (seen in the H100 profiles, 2026-11-29).
-  return e.emit("attention", Op{"", attention_shape(m, run, s, false), false}, {qr, kr, v});
+  OpVertex q =
+      e.emit(role::gemm(Projection::Q), "q_proj", weight_gemm(T, m.heads * d, H, run), {norm});
+  OpVertex k =
+      e.emit(role::gemm(Projection::K), "k_proj", weight_gemm(T, m.kv_heads * d, H, run), {norm});
+  OpVertex v =
+      e.emit(role::gemm(Projection::V), "v_proj", weight_gemm(T, m.kv_heads * d, H, run), {norm});
+  return {q, k, v};
 }
 
-OpVertex emit_attention_fused(Emitter& e, const ModelConfig& m, const RunConfig& run,
-                              const BlockShape& s, OpVertex norm) {
+// RoPE on q and k (and, fused with the cache write, K and V into the cache).
+Qkv emit_positions(Emitter& e, const ModelConfig& m, const BlockChoices& c, int64_t T, Qkv x) {
+  int64_t d = m.head_dim;
+  if (c.cache_update == CacheUpdate::FusedWithRope) {  // the cache write even without RoPE
+    OpVertex r =
+        e.emit(role::rope(RopePart::FusedWithCacheWrite, Tensor::Qkv), "rope_and_cache_write",
+               ew_op(ElementwiseKind::Copy, T * (m.heads + 2 * m.kv_heads) * d, e.act),
+               distinct({x.q, x.k, x.v}));
+    return {r, r, r};
+  }
+  if (m.position != PositionKind::Rope) return x;
+  if (c.rope == RopeImpl::Fused) {
+    OpVertex r = e.emit(role::rope(RopePart::Fused, Tensor::Qkv), "rope",
+                        ew_op(ElementwiseKind::Copy, T * (m.heads + m.kv_heads) * d, e.act),
+                        distinct({x.q, x.k}));
+    return {r, r, x.v};
+  }
+  OpVertex q = emit_rope(e, Tensor::Q, T * m.heads * d, x.q);
+  OpVertex k = emit_rope(e, Tensor::K, T * m.kv_heads * d, x.k);
+  return {q, k, x.v};
+}
+
+OpVertex emit_attention(Emitter& e, const ModelConfig& m, const RunConfig& run, const BlockShape& s,
+                        OpVertex norm) {
+  const BlockChoices& c = run.runtime.choices_for(m);
   int64_t T = s.tokens, d = m.head_dim;
-  int64_t qkv_width = (m.heads + 2 * m.kv_heads) * d;
-  OpVertex qkv = e.emit("qkv_proj", weight_gemm(T, qkv_width, m.hidden, run), {norm});
-  OpVertex rope =
-      e.emit("rope_and_cache_write", ew_op(ElementwiseKind::Copy, T * qkv_width, e.act), {qkv});
+  Qkv x = emit_positions(e, m, c, T, emit_projections(e, m, run, c, T, norm));
+  bool cache = s.cache_write && c.cache_update != CacheUpdate::None;
+  DType attn = attention_dtype(run);
+  if (cache && c.cache_update == CacheUpdate::CopyPerKv) {  // into a slice, cast to its dtype
+    Op write = strided(cast_op(T * m.kv_heads * d, e.act, run.kv_cache));
+    x.k = e.emit(role::cache_write(Tensor::K), "k_cache_write", write, {x.k});
+    x.v = e.emit(role::cache_write(Tensor::V), "v_cache_write", write, {x.v});
+  }
+  if (cache && c.cache_read == CacheRead::DequantizeBefore && run.kv_cache != attn) {
+    // SDPA takes K/V in its own dtype: the cache is cast back whole.
+    Op dequant = cast_op(s.batch * m.kv_heads * s.kv_len * d, run.kv_cache, attn);
+    x.k = e.emit(role::cache_dequant(Tensor::K), "k_cache_dequant", dequant, {x.k});
+    x.v = e.emit(role::cache_dequant(Tensor::V), "v_cache_dequant", dequant, {x.v});
+  }
   // Paged attention reads the cached keys in the cache's dtype, dequantizing as it loads them.
-  return e.emit("attention", Op{"", attention_shape(m, run, s, s.cache_write), false}, {rope});
+  // cuDNN's attention writes its output as [b, s, h, d] already, so HF's
+  // transpose(1, 2).contiguous() launches no copy (seen in the H100 profiles, 2026-11-29).
+  bool in_kernel = cache && c.cache_read == CacheRead::InKernel;
+  return e.emit(role::attention(), "attention",
+                Op{"", attention_shape(m, run, s, in_kernel), false}, distinct({x.q, x.k, x.v}));
+}
+
+OpVertex emit_gated_mlp(Emitter& e, const ModelConfig& m, const RunConfig& run, int64_t T,
+                        int64_t width, OpVertex in) {
+  const BlockChoices& c = run.runtime.choices_for(m);
+  bool one_gemm = c.gate_up == GateUpProjection::Fused;
+  auto up_proj = [&] {
+    return e.emit(role::gemm(Projection::Up), "up_proj", weight_gemm(T, width, m.hidden, run),
+                  {in});
+  };
+  OpVertex gate = one_gemm ? e.emit(role::gemm(Projection::GateUp), "gate_up_proj",
+                                    weight_gemm(T, 2 * width, m.hidden, run), {in})
+                           : e.emit(role::gemm(Projection::Gate), "gate_proj",
+                                    weight_gemm(T, width, m.hidden, run), {in});
+  OpVertex act;
+  if (c.activation == MlpActivation::Fused) {
+    OpVertex up = one_gemm ? gate : up_proj();
+    act = e.emit(role::activation(Activation::SiluMul), "silu_mul",
+                 ew_op(ElementwiseKind::SiluMul, T * width, e.act), distinct({gate, up}));
+  } else {
+    // down(silu(gate(x)) * up(x)): PyTorch evaluates silu(gate(x)) before up(x).
+    OpVertex silu = e.emit(role::activation(Activation::Silu), "silu",
+                           ew_op(ElementwiseKind::Silu, T * width, e.act), {gate});
+    OpVertex up = one_gemm ? gate : up_proj();
+    act = e.emit(role::activation(Activation::GateMul), "mul",
+                 ew_op(ElementwiseKind::Mul, T * width, e.act), {silu, up});
+  }
+  return e.emit(role::gemm(Projection::Down), "down_proj", weight_gemm(T, m.hidden, width, run),
+                {act});
 }
 
 OpVertex emit_dense_mlp(Emitter& e, const ModelConfig& m, const RunConfig& run, int64_t T,
-                        int64_t width, const std::string& prefix, OpVertex in) {
-  if (m.mlp == MlpKind::Gelu) {
-    OpVertex fc = e.emit(prefix + "c_fc", weight_gemm(T, width, m.hidden, run), {in});
-    OpVertex g = e.emit(prefix + "gelu", ew_op(ElementwiseKind::Gelu, T * width, e.act), {fc});
-    return e.emit(prefix + "c_proj", weight_gemm(T, m.hidden, width, run), {g});
-  }
-  if (run.runtime == Runtime::Fused) {
-    OpVertex gu = e.emit(prefix + "gate_up_proj", weight_gemm(T, 2 * width, m.hidden, run), {in});
-    OpVertex sm =
-        e.emit(prefix + "silu_mul", ew_op(ElementwiseKind::SiluMul, T * width, e.act), {gu});
-    return e.emit(prefix + "down_proj", weight_gemm(T, m.hidden, width, run), {sm});
-  }
-  // down(silu(gate(x)) * up(x)): PyTorch evaluates silu(gate(x)) before up(x).
-  OpVertex gate = e.emit(prefix + "gate_proj", weight_gemm(T, width, m.hidden, run), {in});
-  OpVertex act = e.emit(prefix + "silu", ew_op(ElementwiseKind::Silu, T * width, e.act), {gate});
-  OpVertex up = e.emit(prefix + "up_proj", weight_gemm(T, width, m.hidden, run), {in});
-  OpVertex mul = e.emit(prefix + "mul", ew_op(ElementwiseKind::Mul, T * width, e.act), {act, up});
-  return e.emit(prefix + "down_proj", weight_gemm(T, m.hidden, width, run), {mul});
+                        OpVertex in) {
+  int64_t width = m.intermediate;
+  if (m.mlp == MlpKind::GatedSilu) return emit_gated_mlp(e, m, run, T, width, in);
+  OpVertex fc =
+      e.emit(role::gemm(Projection::Fc), "c_fc", weight_gemm(T, width, m.hidden, run), {in});
+  OpVertex g = e.emit(role::activation(Activation::Gelu), "gelu",
+                      ew_op(ElementwiseKind::Gelu, T * width, e.act), {fc});
+  return e.emit(role::gemm(Projection::Proj), "c_proj", weight_gemm(T, m.hidden, width, run), {g});
 }
 
 }  // namespace
@@ -163,21 +244,20 @@ OpVertex emit_dense_mlp(Emitter& e, const ModelConfig& m, const RunConfig& run, 
 void emit_block_forward(Emitter& e, const ModelConfig& m, const RunConfig& run,
                         const BlockShape& s) {
   int64_t T = s.tokens, H = m.hidden;
-  bool fused = run.runtime == Runtime::Fused;
-  // Fused runtimes add the residual inside the next norm: a norm that reads and writes twice.
-  Op norm = norm_op(m, run, T, fused ? 2 * H : H, e.act);
-  OpVertex n1 = e.emit(fused ? "fused_add_input_norm" : "input_norm", norm);
-  OpVertex attn =
-      fused ? emit_attention_fused(e, m, run, s, n1) : emit_attention_eager(e, m, run, s, n1);
-  bool gpt2 = m.position == PositionKind::Learned;
-  OpVertex o =
-      e.emit(gpt2 ? "attn_c_proj" : "o_proj", weight_gemm(T, H, m.heads * m.head_dim, run), {attn});
-  OpVertex r1 =
-      fused ? o : e.emit("residual_add_1", ew_op(ElementwiseKind::Add, T * H, e.act), {o});
-  OpVertex n2 = e.emit(fused ? "fused_add_post_norm" : "post_norm", norm, {r1});
-  OpVertex mlp = m.moe.experts > 0 ? emit_moe_mlp(e, m, run, T, n2)
-                                   : emit_dense_mlp(e, m, run, T, m.intermediate, "", n2);
-  if (!fused) e.emit("residual_add_2", ew_op(ElementwiseKind::Add, T * H, e.act), {mlp});
+  bool separate_add = run.runtime.choices_for(m).residual_add == ResidualAdd::Separate;
+  OpVertex n1 = emit_norm(e, m, run, NormSite::Input, T, {});
+  OpVertex attn = emit_attention(e, m, run, s, n1);
+  OpVertex o = e.emit(role::gemm(Projection::O), m.fused_qkv_weight ? "attn_c_proj" : "o_proj",
+                      weight_gemm(T, H, m.heads * m.head_dim, run), {attn});
+  OpVertex r1 = separate_add ? e.emit(role::residual_add(), "residual_add_1",
+                                      ew_op(ElementwiseKind::Add, T * H, e.act), {o})
+                             : o;
+  OpVertex n2 = emit_norm(e, m, run, NormSite::Post, T, {r1});
+  OpVertex mlp =
+      m.moe.experts > 0 ? emit_moe_mlp(e, m, run, T, n2) : emit_dense_mlp(e, m, run, T, n2);
+  if (separate_add)
+    e.emit(role::residual_add(), "residual_add_2", ew_op(ElementwiseKind::Add, T * H, e.act),
+           {mlp});
 }
 
 }  // namespace ridgeline

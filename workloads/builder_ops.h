@@ -22,7 +22,8 @@ struct Emitter {
   bool any = false;
 
   // A kernel after the given producers (or after the last kernel when none are given).
-  OpVertex emit(const std::string& name, const Op& op, std::vector<OpVertex> after = {});
+  OpVertex emit(const KernelRole& role, const std::string& name, const Op& op,
+                std::vector<OpVertex> after = {});
 };
 
 // The forward kernels of one decoder block; returns its last kernel. `q_len`/`kv_len` shape the
@@ -40,8 +41,12 @@ OpVertex emit_moe_mlp(Emitter& e, const ModelConfig& m, const RunConfig& run, in
 
 // Norm kind of the model as a row op.
 RowOpKind norm_kind(const ModelConfig& m);
-// The model's norm as the runtime runs it (ATen's kernel in pytorch-eager, single pass in fused).
-Op norm_op(const ModelConfig& m, const RunConfig& run, int64_t rows, int64_t cols, DType d);
+// The model's norm at `site` over `rows` rows, as the runtime runs it (its implementation, and
+// whether it also adds the residual); returns its vertex.
+OpVertex emit_norm(Emitter& e, const ModelConfig& m, const RunConfig& run, NormSite site,
+                   int64_t rows, std::vector<OpVertex> after);
+// The producers once each, in the order given (a fused kernel may stand for several inputs).
+std::vector<OpVertex> distinct(std::vector<OpVertex> producers);
 // The same elementwise op on strided or broadcast operands.
 Op strided(Op op);
 

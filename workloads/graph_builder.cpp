@@ -12,21 +12,24 @@ namespace ridgeline {
 namespace {
 
 GraphSection embedding_section(const ModelConfig& m, const RunConfig& run) {
-  GraphSection s{"embedding", 1, -1};
+  GraphSection s{SectionKind::Embedding, "embedding", 1, -1};
   Emitter e{s, run.activations};
   int64_t T = step_tokens(run);
-  e.emit("embed_tokens", ew_op(ElementwiseKind::Copy, T * m.hidden, run.activations));
+  e.emit(role::embedding(EmbeddingPart::Tokens), "embed_tokens",
+         ew_op(ElementwiseKind::Copy, T * m.hidden, run.activations));
   if (m.position == PositionKind::Learned) {
     OpVertex tok = e.last;
-    OpVertex pos =
-        e.emit("embed_positions", ew_op(ElementwiseKind::Copy, T * m.hidden, run.activations), {});
-    e.emit("embed_add", ew_op(ElementwiseKind::Add, T * m.hidden, run.activations), {tok, pos});
+    OpVertex pos = e.emit(role::embedding(EmbeddingPart::Positions), "embed_positions",
+                          ew_op(ElementwiseKind::Copy, T * m.hidden, run.activations), {});
+    e.emit(role::embedding(EmbeddingPart::Add), "embed_add",
+           ew_op(ElementwiseKind::Add, T * m.hidden, run.activations), {tok, pos});
   }
   return s;
 }
 
 GraphSection block_section(const ModelConfig& m, const RunConfig& run) {
-  GraphSection s{"decoder_block", run.blocks > 0 ? run.blocks : m.layers, 0};
+  GraphSection s{SectionKind::DecoderBlock, "decoder_block", run.blocks > 0 ? run.blocks : m.layers,
+                 0};
   Emitter e{s, run.activations};
   BlockShape shape{run.batch, step_tokens(run), 0, 0, true, false};
   if (run.phase == Phase::Decode) {
@@ -44,15 +47,13 @@ GraphSection block_section(const ModelConfig& m, const RunConfig& run) {
 }
 
 GraphSection head_section(const ModelConfig& m, const RunConfig& run) {
-  GraphSection s{"head", 1, -1};
+  GraphSection s{SectionKind::Head, "head", 1, -1};
   Emitter e{s, run.activations};
   int64_t T = step_tokens(run);
-  Op norm =
-      norm_op(m, run, T, run.runtime == Runtime::Fused ? 2 * m.hidden : m.hidden, run.activations);
-  e.emit(run.runtime == Runtime::Fused ? "fused_add_final_norm" : "final_norm", norm);
+  emit_norm(e, m, run, NormSite::Final, T, {});
   bool all = run.logits_all || run.phase == Phase::Train;
   int64_t rows = all ? T : run.batch;
-  e.emit("lm_head", weight_gemm(rows, m.vocab, m.hidden, run));
+  e.emit(role::gemm(Projection::LmHead), "lm_head", weight_gemm(rows, m.vocab, m.hidden, run));
   return s;
 }
 
@@ -68,7 +69,7 @@ OpGraph build_graph(const ModelConfig& model, const RunConfig& run) {
                   (run.phase == Phase::Prefill && run.kv_len > 0
                        ? " over " + std::to_string(run.kv_len) + " cached"
                        : "") +
-                  ", " + runtime_name(run.runtime);
+                  ", " + run.runtime.name;
   bool whole = run.blocks == 0;
   if (whole) g.sections.push_back(embedding_section(model, run));
   g.sections.push_back(block_section(model, run));

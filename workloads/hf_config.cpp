@@ -346,6 +346,7 @@ void read_gpt2(JsonReader& r, ModelConfig& m) {
   // default, true).
   m.tied_embeddings = flag(r, "tie_word_embeddings", true);
   m.qkv_bias = m.attn_out_bias = m.mlp_bias = true;  // Conv1D layers all carry biases
+  m.fused_qkv_weight = true;                         // c_attn
   m.norm = NormKind::LayerNorm;
   m.mlp = MlpKind::Gelu;
   m.position = PositionKind::Learned;

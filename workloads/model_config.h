@@ -55,6 +55,7 @@ struct ModelConfig {
   bool attn_out_bias = false;  // bias on the attention output projection: GPT-2, Llama with
                                // attention_bias (Qwen2 has q/k/v biases only)
   bool mlp_bias = false;       // GPT-2
+  bool fused_qkv_weight = false;  // q, k and v stored as one weight matrix (GPT-2's c_attn)
   int64_t sliding_window = 0;  // 0: full attention (Mistral's window is honoured when set)
   NormKind norm = NormKind::RmsNorm;
   MlpKind mlp = MlpKind::GatedSilu;

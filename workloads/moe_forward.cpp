@@ -1,8 +1,10 @@
 // The MoE MLP of a decoder block (Mixtral-style: a router, top-k of E SwiGLU experts, the
 // weighted sum), as each runtime launches it. Only experts that receive tokens run and read
-// their weights (moe_routing.h); each projection of all experts is one grouped GEMM.
+// their weights (moe_routing.h); each projection of all experts is one grouped GEMM. The
+// runtime profile's "moe" "impl" picks one of the two kernel sets below.
 //
-// pytorch-eager: Hugging Face transformers' grouped_mm experts backend, the default of
+// hf_grouped_mm (pytorch-eager): Hugging Face transformers' grouped_mm experts backend, the default
+// of
 //   transformers 5.17 for Mixtral (transformers/integrations/moe.py): 40 kernels a layer
 //   whatever the experts, as every profile of validate/data/h200-sxm-moe-2026-12-01.json lists
 //   them: router Linear, logits to fp32, softmax, top-k (gather + sort), renormalise (sum, div);
@@ -12,7 +14,8 @@
 //   and down torch._grouped_mm (CUTLASS, each after a prepare kernel), silu and mul, the
 //   routing weights applied in fp32, the inverse permutation (arange, index_put), the
 //   un-permute gather, the fp32 sum of each token's k rows and the cast back.
-// fused: a serving engine's fused-MoE kernels (vLLM's fused_moe): router GEMM, one fused
+// fused_moe (fused): a serving engine's fused-MoE kernels (vLLM's fused_moe): router GEMM, one
+// fused
 //   softmax + top-k kernel, one alignment kernel that sorts token ids by expert, the gate_up
 //   grouped GEMM reading rows through those ids (no gather), silu_mul, the down grouped GEMM
 //   with the routing weights in its epilogue, and moe_sum over each token's k rows.
@@ -44,53 +47,62 @@ Op cast(int64_t n, DType from, DType to) {
   return op;
 }
 
+const KernelRole routing = role::of(RoleKind::MoeRouting);
+const KernelRole dispatch = role::of(RoleKind::MoeDispatch);
+const KernelRole combine = role::of(RoleKind::MoeCombine);
+
 struct Moe {
   int64_t T, E, H, I, pairs;
   ExpertLoad load;
 };
 
 OpVertex emit_fused(Emitter& e, const Moe& x, const RunConfig& run, OpVertex in) {
-  OpVertex logits = e.emit("router", weight_gemm(x.T, x.E, x.H, run), {in});
-  OpVertex routed = e.emit("router_topk_softmax",
+  OpVertex logits =
+      e.emit(role::gemm(Projection::Router), "router", weight_gemm(x.T, x.E, x.H, run), {in});
+  OpVertex routed = e.emit(routing, "router_topk_softmax",
                            row_op(RowOpKind::Softmax, x.T, x.E, DType::Fp32), {logits});
-  OpVertex align = e.emit("moe_align", index_op(x.pairs), {routed});
-  OpVertex gu = e.emit("experts.gate_up_proj", grouped_gemm(x.load, 2 * x.I, x.H, run), {align});
-  OpVertex act =
-      e.emit("experts.silu_mul", ew_op(ElementwiseKind::SiluMul, x.pairs * x.I, e.act), {gu});
-  OpVertex down = e.emit("experts.down_proj", grouped_gemm(x.load, x.H, x.I, run), {act});
+  OpVertex align = e.emit(dispatch, "moe_align", index_op(x.pairs), {routed});
+  OpVertex gu = e.emit(role::gemm(Projection::ExpertsGateUp), "experts.gate_up_proj",
+                       grouped_gemm(x.load, 2 * x.I, x.H, run), {align});
+  OpVertex act = e.emit(role::activation(Activation::SiluMul), "experts.silu_mul",
+                        ew_op(ElementwiseKind::SiluMul, x.pairs * x.I, e.act), {gu});
+  OpVertex down = e.emit(role::gemm(Projection::ExpertsDown), "experts.down_proj",
+                         grouped_gemm(x.load, x.H, x.I, run), {act});
   // k rows per token summed into one: read as k/2 adds of two rows each.
-  return e.emit("moe_sum", ew_op(ElementwiseKind::Add, x.pairs * x.H / 2, e.act), {down});
+  return e.emit(combine, "moe_sum", ew_op(ElementwiseKind::Add, x.pairs * x.H / 2, e.act), {down});
 }
 
 // Hugging Face: the router and the renormalised top-k weights (8 kernels with the GEMM's
 // split-K reduction).
 OpVertex emit_hf_router(Emitter& e, const Moe& x, const RunConfig& run, OpVertex in) {
-  OpVertex logits = e.emit("router", weight_gemm(x.T, x.E, x.H, run), {in});
-  e.emit("router_logits_fp32", cast(x.T * x.E, e.act, DType::Fp32), {logits});
-  e.emit("router_softmax", row_op(RowOpKind::Softmax, x.T, x.E, DType::Fp32));
-  e.emit("router_topk", index_op(x.T * x.E));
-  e.emit("router_topk_sort", index_op(x.pairs));
-  e.emit("router_weight_sum", index_op(x.pairs));
-  return e.emit("router_weight_div", ew_op(ElementwiseKind::Mul, x.pairs, DType::Fp32));
+  OpVertex logits =
+      e.emit(role::gemm(Projection::Router), "router", weight_gemm(x.T, x.E, x.H, run), {in});
+  e.emit(routing, "router_logits_fp32", cast(x.T * x.E, e.act, DType::Fp32), {logits});
+  e.emit(routing, "router_softmax", row_op(RowOpKind::Softmax, x.T, x.E, DType::Fp32));
+  e.emit(routing, "router_topk", index_op(x.T * x.E));
+  e.emit(routing, "router_topk_sort", index_op(x.pairs));
+  e.emit(routing, "router_weight_sum", index_op(x.pairs));
+  return e.emit(routing, "router_weight_div", ew_op(ElementwiseKind::Mul, x.pairs, DType::Fp32));
 }
 
 // Hugging Face: the token-expert pairs sorted by expert, their rows gathered, the group offsets
 // and the sentinel masks (16 kernels).
 OpVertex emit_hf_dispatch(Emitter& e, const Moe& x, OpVertex in) {
   for (const char* step : {"copy", "arange", "copy_keys", "copy_values", "sort"})
-    e.emit(std::string("experts.ids_") + step, index_op(2 * x.pairs));
-  e.emit("experts.perm_div", index_op(x.pairs));
+    e.emit(dispatch, std::string("experts.ids_") + step, index_op(2 * x.pairs));
+  e.emit(dispatch, "experts.perm_div", index_op(x.pairs));
   OpVertex sorted = e.last;
-  e.emit("experts.gather", ew_op(ElementwiseKind::Copy, x.pairs * x.H, e.act), {in, sorted});
-  e.emit("experts.weight_gather", index_op(x.pairs));
-  e.emit("experts.ids_to_int", index_op(x.pairs));
-  e.emit("experts.histc_fill", index_op(x.E));
-  e.emit("experts.histc", index_op(x.pairs));
-  e.emit("experts.offsets_init", index_op(x.E));
-  e.emit("experts.offsets", index_op(x.E));
-  e.emit("experts.sentinel_compare", index_op(x.pairs));
-  e.emit("experts.sentinel_clamp", index_op(x.pairs));
-  return e.emit("experts.sentinel_fill",
+  e.emit(dispatch, "experts.gather", ew_op(ElementwiseKind::Copy, x.pairs * x.H, e.act),
+         {in, sorted});
+  e.emit(dispatch, "experts.weight_gather", index_op(x.pairs));
+  e.emit(dispatch, "experts.ids_to_int", index_op(x.pairs));
+  e.emit(dispatch, "experts.histc_fill", index_op(x.E));
+  e.emit(dispatch, "experts.histc", index_op(x.pairs));
+  e.emit(dispatch, "experts.offsets_init", index_op(x.E));
+  e.emit(dispatch, "experts.offsets", index_op(x.E));
+  e.emit(dispatch, "experts.sentinel_compare", index_op(x.pairs));
+  e.emit(dispatch, "experts.sentinel_clamp", index_op(x.pairs));
+  return e.emit(dispatch, "experts.sentinel_fill",
                 ew_op(ElementwiseKind::MulScalar, x.pairs * x.H, e.act));
 }
 
@@ -98,21 +110,25 @@ OpVertex emit_hf_dispatch(Emitter& e, const Moe& x, OpVertex in) {
 // un-permuted sum (16 kernels, the GEMMs' prepare kernels included).
 OpVertex emit_hf_experts(Emitter& e, const Moe& x, const RunConfig& run) {
   int64_t P = x.pairs;
-  OpVertex gu = e.emit("experts.gate_up_proj", grouped_gemm(x.load, 2 * x.I, x.H, run));
-  e.emit("experts.gate_up_mask_copy", index_op(P));
-  e.emit("experts.gate_up_mask", ew_op(ElementwiseKind::MulScalar, P * 2 * x.I, e.act));
-  OpVertex silu = e.emit("experts.silu", ew_op(ElementwiseKind::Silu, P * x.I, e.act));
-  e.emit("experts.mul", ew_op(ElementwiseKind::Mul, P * x.I, e.act), {silu, gu});
-  e.emit("experts.down_proj", grouped_gemm(x.load, x.H, x.I, run));
-  e.emit("experts.down_mask_copy", index_op(P));
-  e.emit("experts.down_mask", ew_op(ElementwiseKind::MulScalar, P * x.H, e.act));
-  e.emit("experts.scale", cast(P * x.H, e.act, DType::Fp32));  // x weight, in fp32
-  e.emit("experts.inverse_arange", index_op(P));
-  e.emit("experts.inverse_index_put", index_op(P));
-  e.emit("experts.unpermute", ew_op(ElementwiseKind::Copy, P * x.H, DType::Fp32));
+  OpVertex gu = e.emit(role::gemm(Projection::ExpertsGateUp), "experts.gate_up_proj",
+                       grouped_gemm(x.load, 2 * x.I, x.H, run));
+  e.emit(dispatch, "experts.gate_up_mask_copy", index_op(P));
+  e.emit(dispatch, "experts.gate_up_mask", ew_op(ElementwiseKind::MulScalar, P * 2 * x.I, e.act));
+  OpVertex silu = e.emit(role::activation(Activation::Silu), "experts.silu",
+                         ew_op(ElementwiseKind::Silu, P * x.I, e.act));
+  e.emit(role::activation(Activation::GateMul), "experts.mul",
+         ew_op(ElementwiseKind::Mul, P * x.I, e.act), {silu, gu});
+  e.emit(role::gemm(Projection::ExpertsDown), "experts.down_proj",
+         grouped_gemm(x.load, x.H, x.I, run));
+  e.emit(dispatch, "experts.down_mask_copy", index_op(P));
+  e.emit(dispatch, "experts.down_mask", ew_op(ElementwiseKind::MulScalar, P * x.H, e.act));
+  e.emit(combine, "experts.scale", cast(P * x.H, e.act, DType::Fp32));  // x weight, in fp32
+  e.emit(combine, "experts.inverse_arange", index_op(P));
+  e.emit(combine, "experts.inverse_index_put", index_op(P));
+  e.emit(combine, "experts.unpermute", ew_op(ElementwiseKind::Copy, P * x.H, DType::Fp32));
   // k rows per token summed into one: read as k/2 adds of two rows each.
-  e.emit("experts.sum", ew_op(ElementwiseKind::Add, P * x.H / 2, DType::Fp32));
-  return e.emit("experts.to_dtype", cast(x.T * x.H, DType::Fp32, e.act));
+  e.emit(combine, "experts.sum", ew_op(ElementwiseKind::Add, P * x.H / 2, DType::Fp32));
+  return e.emit(combine, "experts.to_dtype", cast(x.T * x.H, DType::Fp32, e.act));
 }
 
 }  // namespace
@@ -125,7 +141,7 @@ OpVertex emit_moe_mlp(Emitter& e, const ModelConfig& m, const RunConfig& run, in
         m.moe.expert_intermediate,
         T * m.moe.top_k,
         expert_load(m.moe.experts, m.moe.top_k, T, run.moe_imbalance)};
-  if (run.runtime == Runtime::Fused) return emit_fused(e, x, run, in);
+  if (run.runtime.choices_for(m).moe == MoeImpl::FusedMoe) return emit_fused(e, x, run, in);
   emit_hf_router(e, x, run, in);
   emit_hf_dispatch(e, x, in);
   return emit_hf_experts(e, x, run);

@@ -7,9 +7,9 @@
 
 namespace ridgeline {
 
-OpVertex add_kernel(GraphSection& section, const std::string& name, const Op& op,
-                    const std::vector<OpVertex>& after) {
-  OpVertex v = boost::add_vertex(GraphNode{name, op, Stream::Compute}, section.dag());
+OpVertex add_kernel(GraphSection& section, const KernelRole& role, const std::string& name,
+                    const Op& op, const std::vector<OpVertex>& after) {
+  OpVertex v = boost::add_vertex(GraphNode{name, op, Stream::Compute, role}, section.dag());
   section.dag()[v].op.id = name;
   for (OpVertex u : after) boost::add_edge(u, v, section.dag());
   return v;

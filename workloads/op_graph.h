@@ -1,9 +1,11 @@
 // The operator graph of a workload: sections (embedding, one decoder block, head, optimizer),
 // each a Boost.Graph DAG of kernels run `repeat` times in a row. Identical decoder blocks are
 // one section with repeat = layers, so a 126-layer model is as cheap to predict as one layer,
-// while views can still list every kernel of every layer.
+// while views can still list every kernel of every layer. Every node has a typed role and every
+// section a typed kind (kernel_role.h); names are for display only.
 #pragma once
 
+#include "workloads/kernel_role.h"
 #include "workloads/op.h"
 
 #include <boost/graph/adjacency_list.hpp>
@@ -26,23 +28,26 @@ struct GraphNode {
   std::string name;  // e.g. "q_proj", "attention", "mlp.down_proj.dgrad"; display only
   Op op;
   Stream stream = Stream::Compute;
+  KernelRole role;  // what the kernel is for; decides numbers where the name never does
 };
 
 using OpDag = boost::adjacency_list<boost::vecS, boost::vecS, boost::bidirectionalS, GraphNode>;
 using OpVertex = boost::graph_traits<OpDag>::vertex_descriptor;
 
 struct GraphSection {
-  std::string name;  // "embedding", "decoder_block", "head", "optimizer", ...
+  SectionKind kind = SectionKind::DecoderBlock;
+  std::string name;  // for display: "embedding", "decoder_block", "head", "optimizer", ...
   int64_t repeat = 1;
   int64_t first_layer = -1;  // layer index of the first repeat, -1 outside the decoder stack
 
   GraphSection() = default;
-  GraphSection(std::string name_, int64_t repeat_, int64_t first_layer_)
-      : name(std::move(name_)), repeat(repeat_), first_layer(first_layer_) {}
+  GraphSection(SectionKind kind_, std::string name_, int64_t repeat_, int64_t first_layer_)
+      : kind(kind_), name(std::move(name_)), repeat(repeat_), first_layer(first_layer_) {}
   // Boost's adjacency_list has no real move (its swap copies), so the DAG lives on the heap:
   // sections move for the price of a pointer and copy deeply.
   GraphSection(const GraphSection& o)
-      : name(o.name),
+      : kind(o.kind),
+        name(o.name),
         repeat(o.repeat),
         first_layer(o.first_layer),
         dag_(std::make_unique<OpDag>(*o.dag_)) {}
@@ -74,9 +79,9 @@ struct NodeId {
 };
 const GraphNode& node(const OpGraph& graph, NodeId id);  // throws when id is not in graph
 
-// Adds a kernel to `section`, after `after` (its producers); returns its vertex.
-OpVertex add_kernel(GraphSection& section, const std::string& name, const Op& op,
-                    const std::vector<OpVertex>& after);
+// Adds a kernel with its role to `section`, after `after` (its producers); returns its vertex.
+OpVertex add_kernel(GraphSection& section, const KernelRole& role, const std::string& name,
+                    const Op& op, const std::vector<OpVertex>& after);
 // The kernels of a section in launch order (a topological order that keeps insertion order).
 std::vector<OpVertex> launch_order(const GraphSection& section);
 

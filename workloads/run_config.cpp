@@ -21,8 +21,8 @@ const char* phase_name(Phase p) {
   return "?";
 }
 
-const char* runtime_name(Runtime r) {
-  return r == Runtime::Fused ? "fused" : "pytorch-eager";
+const char* runtime_name(const RuntimeProfile& r) {
+  return r.name.c_str();
 }
 const char* launch_name(LaunchMode l) {
   return l == LaunchMode::Eager ? "eager" : "graph";

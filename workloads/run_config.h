@@ -1,9 +1,11 @@
 // How a model is run: phase, sizes, precision, which kernels the implementation launches
-// (runtime) and how (launch mode). Plain data, checked by check_run_config().
+// (runtime, a profile read from data: runtime_profile.h) and how (launch mode). Plain data,
+// checked by check_run_config().
 #pragma once
 
 #include "workloads/model_config.h"
 #include "workloads/op.h"
+#include "workloads/runtime_profile.h"
 
 #include <cstdint>
 #include <string>
@@ -11,10 +13,6 @@
 namespace ridgeline {
 
 enum class Phase { Prefill, Decode, Train };
-// pytorch-eager: a Hugging Face-style PyTorch model, one kernel per PyTorch op.
-// fused: a serving engine's kernels (fused QKV + RoPE + cache write, fused SiLU*mul, fused
-// residual + norm, paged attention).
-enum class Runtime { PytorchEager, Fused };
 enum class LaunchMode { Graph, Eager };  // replayed from a CUDA graph, or launched from Python
 enum class Optimizer { None, AdamW };
 
@@ -26,7 +24,7 @@ struct RunConfig {
                             // (prefill of a chunk over a cached prefix)
   int64_t blocks = 0;       // 0: the whole model; N: only N decoder blocks
   bool logits_all = false;  // logits for every position (always in training)
-  Runtime runtime = Runtime::PytorchEager;
+  RuntimeProfile runtime = default_runtime();  // --runtime: pytorch-eager unless told
   LaunchMode launch = LaunchMode::Graph;
   DType weights = DType::Bf16;
   int weight_bits = 0;  // weight-only int8 / int4 (inference): weights stored in 8 or 4 bits
@@ -38,7 +36,7 @@ struct RunConfig {
 };
 
 const char* phase_name(Phase p);
-const char* runtime_name(Runtime r);
+const char* runtime_name(const RuntimeProfile& r);
 const char* launch_name(LaunchMode l);
 
 // Throws InputError naming the flag for impossible combinations (e.g. decode without

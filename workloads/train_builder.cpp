@@ -8,7 +8,8 @@
 //   residual add             -> one add where the gradients of the two branches meet
 //   cat                      -> its halves copied into a zeroed gradient, then accumulated
 //   views, cache writes      -> nothing (q/k/v gradients are copied contiguous before their GEMMs)
-// With recomputation the block's forward kernels run again before its backward.
+// With recomputation the block's forward kernels run again before its backward. Which rule
+// applies is read from each kernel's role (kernel_role.h), never from its name.
 #include "workloads/train_builder.h"
 
 #include "workloads/builder_ops.h"
@@ -20,23 +21,28 @@ namespace ridgeline {
 
 namespace {
 
-bool ends_with(const std::string& s, const std::string& tail) {
-  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
-}
+// The forward kernel a backward kernel belongs to: its name (for display) and role.
+struct Forward {
+  const std::string& name;
+  const KernelRole& role;
+};
 
-void emit_gemm_backward(Emitter& e, const std::string& name, const GemmOp& g) {
+void emit_gemm_backward(Emitter& e, const Forward& f, const GemmOp& g) {
+  auto grad = [&](GradKind k) { return role::backward(f.role, k); };
   // q/k/v's gradients arrive as transposed views and are made contiguous before their GEMMs.
-  if (name == "q_proj" || name == "k_proj" || name == "v_proj") {
-    e.emit(name + ".grad_contiguous", ew_op(ElementwiseKind::Copy, g.m * g.n, g.dtype));
+  Projection p = f.role.projection;
+  if (p == Projection::Q || p == Projection::K || p == Projection::V) {
+    e.emit(grad(GradKind::GradContiguous), f.name + ".grad_contiguous",
+           ew_op(ElementwiseKind::Copy, g.m * g.n, g.dtype));
   }
   // A grouped GEMM's gradients are grouped GEMMs over the same experts.
-  auto grad = [&](int64_t m, int64_t n, int64_t k) {
+  auto grad_gemm = [&](int64_t m, int64_t n, int64_t k) {
     Op op = gemm_op(m, n, k, g.dtype == DType::Fp8 ? DType::Bf16 : g.dtype, g.batch);
     std::get<GemmOp>(op.shape).groups = g.groups;
     return op;
   };
-  e.emit(name + ".dgrad", grad(g.m, g.k, g.n));
-  e.emit(name + ".wgrad", grad(g.n, g.k, g.m));
+  e.emit(grad(GradKind::Dgrad), f.name + ".dgrad", grad_gemm(g.m, g.k, g.n));
+  e.emit(grad(GradKind::Wgrad), f.name + ".wgrad", grad_gemm(g.n, g.k, g.m));
 }
 
 RowOpKind backward_of(RowOpKind k) {
@@ -50,39 +56,41 @@ RowOpKind backward_of(RowOpKind k) {
   }
 }
 
-void emit_elementwise_backward(Emitter& e, const std::string& name, const ElementwiseOp& x) {
+void emit_elementwise_backward(Emitter& e, const Forward& f, const ElementwiseOp& x) {
   // A gradient meets the same broadcast or strided operands (RoPE's cos/sin tables, the halves
   // of a cat), so ATen runs it on the same generic, non-vectorized path as the forward kernel.
-  auto ew = [&](const std::string& suffix, ElementwiseKind k, int64_t n) {
+  auto ew = [&](GradKind g, const std::string& suffix, ElementwiseKind k, int64_t n) {
     Op op = ew_op(k, n, x.dtype);
-    e.emit(name + suffix, x.strided ? strided(op) : op);
+    e.emit(role::backward(f.role, g), f.name + suffix, x.strided ? strided(op) : op);
   };
+  const KernelRole& r = f.role;
   switch (x.kind) {
     case ElementwiseKind::Silu:
     case ElementwiseKind::Gelu:
-      return ew(".backward", ElementwiseKind::Mul, x.numel);
+      return ew(GradKind::Input, ".backward", ElementwiseKind::Mul, x.numel);
     case ElementwiseKind::SiluMul:
-      return ew(".backward", ElementwiseKind::Mul, 2 * x.numel);
-    case ElementwiseKind::Mul:
-      if (name.find("rope_mul") != std::string::npos)
-        return ew(".backward", ElementwiseKind::Mul, x.numel);
-      ew(".backward_a", ElementwiseKind::Mul, x.numel);
-      return ew(".backward_b", ElementwiseKind::Mul, x.numel);
+      return ew(GradKind::Input, ".backward", ElementwiseKind::Mul, 2 * x.numel);
+    case ElementwiseKind::Mul:  // by a constant (RoPE's cos, sin): one kernel; else one a side
+      if (r.is_rope_part(RopePart::MulCos) || r.is_rope_part(RopePart::MulSin))
+        return ew(GradKind::Input, ".backward", ElementwiseKind::Mul, x.numel);
+      ew(GradKind::InputA, ".backward_a", ElementwiseKind::Mul, x.numel);
+      return ew(GradKind::InputB, ".backward_b", ElementwiseKind::Mul, x.numel);
     case ElementwiseKind::MulScalar:
-      ew(".backward", ElementwiseKind::MulScalar, x.numel);
-      if (name.find("rope_neg") !=
-          std::string::npos) {  // cat's backward: the halves into a zeroed grad
-        ew(".grad_fill", ElementwiseKind::MulScalar, x.numel);
-        ew(".grad_copy_1", ElementwiseKind::Copy, x.numel);
-        ew(".grad_copy_2", ElementwiseKind::Copy, x.numel);
-        ew(".grad_accumulate", ElementwiseKind::Add, 2 * x.numel);
+      ew(GradKind::Input, ".backward", ElementwiseKind::MulScalar, x.numel);
+      if (r.is_rope_part(RopePart::Neg)) {  // cat's backward: the halves into a zeroed grad
+        ew(GradKind::CatFill, ".grad_fill", ElementwiseKind::MulScalar, x.numel);
+        ew(GradKind::CatCopy1, ".grad_copy_1", ElementwiseKind::Copy, x.numel);
+        ew(GradKind::CatCopy2, ".grad_copy_2", ElementwiseKind::Copy, x.numel);
+        ew(GradKind::CatAccumulate, ".grad_accumulate", ElementwiseKind::Add, 2 * x.numel);
       }
       return;
     case ElementwiseKind::Add:
-      if (name.rfind("residual_add", 0) == 0) ew(".grad_sum", ElementwiseKind::Add, x.numel);
+      if (r.kind == RoleKind::ResidualAdd)
+        ew(GradKind::BranchSum, ".grad_sum", ElementwiseKind::Add, x.numel);
       return;
-    case ElementwiseKind::Copy:
-      if (ends_with(name, "rope_and_cache_write")) ew(".backward", ElementwiseKind::Copy, x.numel);
+    case ElementwiseKind::Copy:  // a fused RoPE kernel's backward rotates the gradient back
+      if (r.is_rope_part(RopePart::Fused) || r.is_rope_part(RopePart::FusedWithCacheWrite))
+        ew(GradKind::Input, ".backward", ElementwiseKind::Copy, x.numel);
       return;
     default:
       return;
@@ -94,46 +102,53 @@ void emit_backward_of(Emitter& e, const GraphSection& forward) {
   std::vector<OpVertex> order = launch_order(forward);
   for (auto it = order.rbegin(); it != order.rend(); ++it) {
     const GraphNode& n = forward.dag()[*it];
-    if (auto* g = std::get_if<GemmOp>(&n.op.shape)) emit_gemm_backward(e, n.name, *g);
+    Forward f{n.name, n.role};
+    if (auto* g = std::get_if<GemmOp>(&n.op.shape)) emit_gemm_backward(e, f, *g);
     if (auto* a = std::get_if<AttentionOp>(&n.op.shape)) {
       AttentionOp b = *a;
       b.backward = true;
-      e.emit(n.name + ".backward", Op{"", b, false});
+      e.emit(role::backward(n.role, GradKind::Input), n.name + ".backward", Op{"", b, false});
     }
     if (auto* r = std::get_if<RowOp>(&n.op.shape)) {
       Op b = row_op(backward_of(r->kind), r->rows, r->cols, r->dtype);
       std::get<RowOp>(b.shape).impl = r->impl;
-      e.emit(n.name + ".backward", b);
+      e.emit(role::backward(n.role, GradKind::Input), n.name + ".backward", b);
     }
-    if (auto* x = std::get_if<ElementwiseOp>(&n.op.shape)) emit_elementwise_backward(e, n.name, *x);
+    if (auto* x = std::get_if<ElementwiseOp>(&n.op.shape)) emit_elementwise_backward(e, f, *x);
   }
 }
 
 void copy_kernels(Emitter& e, const GraphSection& from, const std::string& prefix) {
-  for (OpVertex v : launch_order(from)) e.emit(prefix + from.dag()[v].name, from.dag()[v].op);
+  for (OpVertex v : launch_order(from)) {
+    const GraphNode& n = from.dag()[v];
+    e.emit(role::recompute(n.role), prefix + n.name, n.op);
+  }
 }
 
 GraphSection loss_section(const ModelConfig& m, const RunConfig& run) {
-  GraphSection s{"loss", 1, -1};
+  GraphSection s{SectionKind::Loss, "loss", 1, -1};
   Emitter e{s, run.activations};
   int64_t T = step_tokens(run);
   int64_t n = T * m.vocab;
   // Logits upcast to fp32 (2 bytes in, 4 out), log-softmax and its backward in fp32, gradient
   // back to bf16 (4 in, 2 out): copies of 6 bytes per logit, written as fp32 copies of 3/4 of them.
-  e.emit("logits_to_fp32", ew_op(ElementwiseKind::Copy, n * 3 / 4, DType::Fp32));
+  e.emit(role::loss(LossPart::LogitsToFp32), "logits_to_fp32",
+         ew_op(ElementwiseKind::Copy, n * 3 / 4, DType::Fp32));
   // F.cross_entropy runs ATen's log_softmax whatever the runtime of the model itself.
   Op ls = row_op(RowOpKind::Softmax, T, m.vocab, DType::Fp32);
   std::get<RowOp>(ls.shape).impl = RowImpl::PyTorch;
   Op lsb = row_op(RowOpKind::SoftmaxBackward, T, m.vocab, DType::Fp32);
   std::get<RowOp>(lsb.shape).impl = RowImpl::PyTorch;
-  e.emit("log_softmax", ls);
-  e.emit("log_softmax.backward", lsb);
-  e.emit("logits_grad_to_bf16", ew_op(ElementwiseKind::Copy, n * 3 / 4, DType::Fp32));
+  e.emit(role::loss(LossPart::LogSoftmax), "log_softmax", ls);
+  e.emit(role::loss(LossPart::LogSoftmaxBackward), "log_softmax.backward", lsb);
+  e.emit(role::loss(LossPart::GradToBf16), "logits_grad_to_bf16",
+         ew_op(ElementwiseKind::Copy, n * 3 / 4, DType::Fp32));
   return s;
 }
 
 GraphSection backward_section(const GraphSection& forward, const RunConfig& run, bool recompute) {
-  GraphSection s{forward.name + "_backward", forward.repeat, forward.first_layer};
+  GraphSection s{backward_kind(forward.kind), forward.name + "_backward", forward.repeat,
+                 forward.first_layer};
   Emitter e{s, run.activations};
   if (recompute) copy_kernels(e, forward, "recompute.");
   emit_backward_of(e, forward);
@@ -147,22 +162,24 @@ void add_training_sections(OpGraph& g, const ModelConfig& model, const RunConfig
   std::vector<GraphSection> forward = g.sections;
   if (whole) g.sections.push_back(loss_section(model, run));  // block stacks get dY from outside
   for (auto it = forward.rbegin(); it != forward.rend(); ++it) {
-    if (it->name == "embedding") {
-      GraphSection s{"embedding_backward", 1, -1};
+    if (it->kind == SectionKind::Embedding) {
+      GraphSection s{SectionKind::EmbeddingBackward, "embedding_backward", 1, -1};
       Emitter e{s, run.activations};
-      e.emit("embed_grad_zero",
+      KernelRole table = role::embedding(EmbeddingPart::Tokens);
+      e.emit(role::backward(table, GradKind::TableZero), "embed_grad_zero",
              ew_op(ElementwiseKind::MulScalar, model.vocab * model.hidden / 2, run.weights));
-      e.emit("embed_grad_index_add",
+      e.emit(role::backward(table, GradKind::TableIndexAdd), "embed_grad_index_add",
              ew_op(ElementwiseKind::Add, step_tokens(run) * model.hidden, run.weights));
       g.sections.push_back(std::move(s));
       continue;
     }
-    g.sections.push_back(backward_section(*it, run, run.recompute && it->name == "decoder_block"));
+    bool recompute = run.recompute && it->kind == SectionKind::DecoderBlock;
+    g.sections.push_back(backward_section(*it, run, recompute));
   }
   if (run.optimizer == Optimizer::AdamW) {
-    GraphSection s{"optimizer", 1, -1};
+    GraphSection s{SectionKind::Optimizer, "optimizer", 1, -1};
     Emitter e{s, run.activations};
-    e.emit("adamw",
+    e.emit(role::of(RoleKind::Optimizer), "adamw",
            ew_op(ElementwiseKind::AdamW, weight_parameter_count(model, run.blocks), run.weights));
     g.sections.push_back(std::move(s));
   }

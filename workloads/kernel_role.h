@@ -1,0 +1,137 @@
+// What a kernel and a section are for, as typed values. Builders give every node a role and every
+// section a kind; the backward pass, the memory footprint and anything else that decides a
+// number reads these, never the display names ("q_proj", "residual_add_1"), which are for
+// people and may change (renamed, sharded, prefixed "recompute.") without moving a number.
+//
+//   q_proj                  {WeightGemm, projection Q}
+//   q_rope_neg              {Rope, rope Neg, tensor Q}
+//   post_norm               {Norm, norm Post}
+//   q_proj.dgrad            {WeightGemm, projection Q, pass Backward, grad Dgrad}
+//   recompute.silu          {Activation, activation Silu, pass Recompute}
+// role_name() spells a role for messages and tests: "weight_gemm.q", "rope.q.neg",
+// "backward.dgrad(weight_gemm.q)".
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace ridgeline {
+
+enum class RoleKind : uint8_t {
+  Unset,  // never emitted by a builder (a test walks every built graph to check)
+  WeightGemm,
+  Attention,
+  Norm,
+  ResidualAdd,
+  Activation,
+  Rope,
+  CacheWrite,
+  CacheDequant,
+  Embedding,
+  MoeRouting,   // router probabilities, top-k, routing weights
+  MoeDispatch,  // sorting token-expert pairs, gathers, group offsets, expert-parallel masks
+  MoeCombine,   // routing weights applied, un-permute, the sum over each token's k rows
+  Loss,
+  Optimizer,
+};
+
+// Which weight a GEMM multiplies by. Qkv is one fused weight (a serving engine's qkv_proj,
+// GPT-2's c_attn); Fc and Proj are a GELU MLP's two weights (GPT-2's c_fc, c_proj).
+enum class Projection : uint8_t {
+  None,
+  Q,
+  K,
+  V,
+  Qkv,
+  O,
+  Gate,
+  Up,
+  GateUp,
+  Down,
+  Fc,
+  Proj,
+  Router,
+  ExpertsGateUp,
+  ExpertsDown,
+  LmHead,
+};
+enum class NormSite : uint8_t { None, Input, Post, Final };  // before attention, the MLP, the head
+// RoPE as Hugging Face's rotate_half launches it (x*cos + cat(-x2, x1)*sin), or one fused kernel
+// (which may also write K and V into the KV cache).
+enum class RopePart : uint8_t { None, MulCos, Neg, Cat, MulSin, Add, Fused, FusedWithCacheWrite };
+enum class Tensor : uint8_t { None, Q, K, V, Qkv };  // the tensor a RoPE or cache kernel works on
+// Silu, Gelu: the activation alone; GateMul: silu(gate) * up; SiluMul: both in one kernel.
+enum class Activation : uint8_t { None, Silu, Gelu, GateMul, SiluMul };
+enum class EmbeddingPart : uint8_t { None, Tokens, Positions, Add };
+enum class LossPart : uint8_t { None, LogitsToFp32, LogSoftmax, LogSoftmaxBackward, GradToBf16 };
+enum class Pass : uint8_t { Forward, Backward, Recompute };
+// The backward kernels of a forward kernel (Pass::Backward).
+enum class GradKind : uint8_t {
+  None,
+  Dgrad,           // a GEMM's input gradient, dY·W
+  Wgrad,           // a GEMM's weight gradient, dYᵀ·X
+  GradContiguous,  // a transposed gradient (q, k, v) copied contiguous before its GEMMs
+  Input,           // the one input-gradient kernel of an attention, norm or elementwise op
+  InputA,          // a product of two activations: the gradient of each side
+  InputB,
+  CatFill,  // cat's backward: a zeroed gradient, the two halves copied in, accumulated
+  CatCopy1,
+  CatCopy2,
+  CatAccumulate,
+  BranchSum,  // where the residual stream's two branches' gradients meet
+  TableZero,  // the embedding table's gradient zeroed, then the token rows index-added
+  TableIndexAdd,
+};
+
+struct KernelRole {
+  RoleKind kind = RoleKind::Unset;
+  Projection projection = Projection::None;  // WeightGemm
+  NormSite norm = NormSite::None;            // Norm
+  RopePart rope = RopePart::None;            // Rope
+  Tensor tensor = Tensor::None;              // Rope, CacheWrite, CacheDequant
+  Activation activation = Activation::None;  // Activation
+  EmbeddingPart embedding = EmbeddingPart::None;
+  LossPart loss = LossPart::None;
+  Pass pass = Pass::Forward;
+  GradKind grad = GradKind::None;  // Pass::Backward
+
+  bool operator==(const KernelRole&) const = default;
+  bool is_rope_part(RopePart p) const { return kind == RoleKind::Rope && rope == p; }
+};
+
+// One-line constructors for builders.
+namespace role {
+KernelRole gemm(Projection p);
+KernelRole attention();
+KernelRole norm(NormSite site);
+KernelRole residual_add();
+KernelRole activation(Activation a);
+KernelRole rope(RopePart part, Tensor t);
+KernelRole cache_write(Tensor t);
+KernelRole cache_dequant(Tensor t);
+KernelRole embedding(EmbeddingPart part);
+KernelRole of(RoleKind kind);  // MoeRouting, MoeDispatch, MoeCombine, Optimizer
+KernelRole loss(LossPart part);
+// The `grad` kernel of the backward of `forward`, and `forward` run again for recomputation.
+KernelRole backward(KernelRole forward, GradKind grad);
+KernelRole recompute(KernelRole forward);
+}  // namespace role
+
+// What a section of a step is; backward sections say whose backward they are.
+enum class SectionKind : uint8_t {
+  Embedding,
+  DecoderBlock,
+  Head,
+  Loss,
+  HeadBackward,
+  BlockBackward,
+  EmbeddingBackward,
+  Optimizer,
+};
+
+std::string role_name(const KernelRole& r);
+const char* section_kind_name(SectionKind k);
+// The kind of the backward section of a forward section (Embedding, DecoderBlock, Head).
+SectionKind backward_kind(SectionKind forward);
+
+}  // namespace ridgeline

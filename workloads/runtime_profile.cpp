@@ -1,0 +1,166 @@
+// Runtime profiles: finding a preset or a file and reading it strictly; see runtime_profile.h.
+// Presets are workloads/runtimes/*.json, built into the binary (embedded_files.h). Every key of
+// a file is required except "learned_position_models", whose keys (any of "norm", "attention",
+// "kv_cache", "mlp", "moe" with any of their keys) override the file's choices for models with
+// learned position embeddings.
+#include "workloads/runtime_profile.h"
+
+#include "common/embedded_files.h"
+#include "common/errors.h"
+#include "common/json_reader.h"
+
+#include <algorithm>
+#include <string_view>
+#include <utility>
+
+namespace ridgeline {
+
+namespace {
+
+constexpr std::string_view kRuntimeDir = "workloads/runtimes/";
+
+template <class E>
+using ChoiceTable = std::vector<std::pair<std::string, E>>;
+
+const ChoiceTable<RowImpl> kNormImpl = {{"aten", RowImpl::PyTorch},
+                                        {"single_pass", RowImpl::SinglePass}};
+const ChoiceTable<ResidualAdd> kResidualAdd = {{"separate", ResidualAdd::Separate},
+                                               {"fused_into_norm", ResidualAdd::FusedIntoNorm}};
+const ChoiceTable<QkvProjection> kQkv = {{"separate", QkvProjection::Separate},
+                                         {"fused", QkvProjection::Fused}};
+const ChoiceTable<RopeImpl> kRope = {{"hf_rotate_half", RopeImpl::HfRotateHalf},
+                                     {"fused", RopeImpl::Fused}};
+const ChoiceTable<CacheUpdate> kCacheUpdate = {{"copy_per_kv", CacheUpdate::CopyPerKv},
+                                               {"fused_with_rope", CacheUpdate::FusedWithRope},
+                                               {"none", CacheUpdate::None}};
+const ChoiceTable<CacheRead> kCacheRead = {{"dequantize_before", CacheRead::DequantizeBefore},
+                                           {"in_kernel", CacheRead::InKernel}};
+const ChoiceTable<GateUpProjection> kGateUp = {{"separate", GateUpProjection::Separate},
+                                               {"fused", GateUpProjection::Fused}};
+const ChoiceTable<MlpActivation> kActivation = {{"separate", MlpActivation::Separate},
+                                                {"fused", MlpActivation::Fused}};
+const ChoiceTable<MoeImpl> kMoe = {{"hf_grouped_mm", MoeImpl::HfGroupedMm},
+                                   {"fused_moe", MoeImpl::FusedMoe}};
+
+// Reads `key` of `r` into `out` when present; a missing key is an error unless `optional`.
+template <class E>
+void read_choice(JsonReader& r, const std::string& key, const ChoiceTable<E>& table, E& out,
+                 bool optional) {
+  if (optional && !r.has(key)) return;
+  std::vector<std::string> names;
+  for (const auto& [name, value] : table) names.push_back(name);
+  std::string got = r.one_of(key, names);
+  for (const auto& [name, value] : table) {
+    if (name == got) out = value;
+  }
+}
+
+// The block choices of `r` (the file, or its "learned_position_models" object): every key
+// required unless `optional`, where what is absent keeps its value in `c`.
+void read_choices(JsonReader& r, BlockChoices& c, bool optional) {
+  auto object = [&](const std::string& key) -> JsonReader* {
+    return optional && !r.has(key) ? nullptr : &r.child(key);
+  };
+  if (JsonReader* n = object("norm")) {
+    read_choice(*n, "impl", kNormImpl, c.norm_impl, optional);
+    read_choice(*n, "residual_add", kResidualAdd, c.residual_add, optional);
+  }
+  if (JsonReader* a = object("attention")) {
+    read_choice(*a, "qkv_projection", kQkv, c.qkv_projection, optional);
+    read_choice(*a, "rope", kRope, c.rope, optional);
+  }
+  if (JsonReader* kv = object("kv_cache")) {
+    read_choice(*kv, "update", kCacheUpdate, c.cache_update, optional);
+    read_choice(*kv, "read", kCacheRead, c.cache_read, optional);
+  }
+  if (JsonReader* m = object("mlp")) {
+    read_choice(*m, "gate_up_projection", kGateUp, c.gate_up, optional);
+    read_choice(*m, "activation", kActivation, c.activation, optional);
+  }
+  if (JsonReader* moe = object("moe")) read_choice(*moe, "impl", kMoe, c.moe, optional);
+}
+
+// Choices that cannot go together.
+void check_choices(const JsonReader& r, const BlockChoices& c, const std::string& at) {
+  if (c.cache_update == CacheUpdate::FusedWithRope && c.rope != RopeImpl::Fused) {
+    r.fail_at(at + "kv_cache/update",
+              "\"fused_with_rope\" writes the cache from the fused RoPE kernel; it needs "
+              "/attention/rope \"fused\"");
+  }
+}
+
+std::string stem_of(const std::string& label) {
+  size_t slash = label.find_last_of('/');
+  std::string file = slash == std::string::npos ? label : label.substr(slash + 1);
+  size_t dot = file.rfind(".json");
+  return dot != std::string::npos && dot + 5 == file.size() ? file.substr(0, dot) : file;
+}
+
+RuntimeProfile from_document(const nlohmann::json& doc, const std::string& label) {
+  JsonReader r(doc, label);
+  RuntimeProfile p;
+  p.name = stem_of(label);
+  p.file = label;
+  p.description = r.string("description");
+  r.string("source");  // where the kernel list came from; for people
+  read_choices(r, p.block, false);
+  check_choices(r, p.block, "");
+  p.reserved_bytes = r.child("memory").non_negative("reserved_bytes");
+  p.learned_positions = p.block;
+  if (r.has("learned_position_models")) {
+    JsonReader& o = r.child("learned_position_models");
+    read_choices(o, p.learned_positions, true);
+    check_choices(r, p.learned_positions, "learned_position_models/");
+  }
+  r.finish();
+  return p;
+}
+
+const EmbeddedFile* find_preset(const std::string& name) {
+  for (const auto& f : embedded_files()) {
+    if (f.path == std::string(kRuntimeDir) + name + ".json") return &f;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+const BlockChoices& RuntimeProfile::choices_for(const ModelConfig& m) const {
+  return m.position == PositionKind::Learned ? learned_positions : block;
+}
+
+std::vector<std::string> runtime_preset_names() {
+  std::vector<std::string> out;
+  for (const auto& f : embedded_files()) {
+    if (f.path.substr(0, kRuntimeDir.size()) != kRuntimeDir) continue;
+    std::string_view rest = f.path.substr(kRuntimeDir.size());
+    out.emplace_back(rest.substr(0, rest.size() - 5));  // drop ".json"
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+RuntimeProfile load_runtime_text(const std::string& text, const std::string& label) {
+  return from_document(parse_json_text(text, label), label);
+}
+
+RuntimeProfile load_runtime(const std::string& name_or_path) {
+  bool path = name_or_path.find('/') != std::string::npos ||
+              (name_or_path.size() > 5 && name_or_path.rfind(".json") == name_or_path.size() - 5);
+  if (path) return from_document(read_json_file(name_or_path), name_or_path);
+  const EmbeddedFile* f = find_preset(name_or_path);
+  if (!f) {
+    std::string list;
+    for (const auto& n : runtime_preset_names()) list += (list.empty() ? "" : ", ") + n;
+    throw InputError(located("--runtime", "unknown runtime \"" + name_or_path + "\"; presets: " +
+                                              list + " (or give a path to a runtime .json file)"));
+  }
+  return load_runtime_text(std::string(f->text), std::string(f->path));
+}
+
+const RuntimeProfile& default_runtime() {
+  static const RuntimeProfile eager = load_runtime("pytorch-eager");
+  return eager;
+}
+
+}  // namespace ridgeline
