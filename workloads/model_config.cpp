@@ -3,12 +3,11 @@
 // into the binary (embedded_files.h); reading the document itself is hf_config.cpp.
 #include "workloads/model_config.h"
 
-#include "common/embedded_files.h"
 #include "common/errors.h"
 #include "common/json_reader.h"
+#include "common/presets.h"
 #include "workloads/hf_config.h"
 
-#include <algorithm>
 #include <string_view>
 
 namespace ridgeline {
@@ -22,13 +21,6 @@ constexpr long double kMaxParameters = 1e15L;
 
 bool ends_with(const std::string& s, std::string_view tail) {
   return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
-}
-
-const EmbeddedFile* find_preset(const std::string& name) {
-  for (const auto& f : embedded_files()) {
-    if (f.path == std::string(kModelDir) + name + ".json") return &f;
-  }
-  return nullptr;
 }
 
 // "llama-3-8b.json" is "llama-3-8b"; a Hugging Face download, ".../Meta-Llama-3-8B/config.json",
@@ -62,10 +54,9 @@ long double block_parameters(const ModelConfig& m, bool active) {
   if (m.qkv_bias) attention += q + 2 * kv;
   if (m.attn_out_bias) attention += h;
   long double experts = active ? m.moe.top_k : m.moe.experts;
-  long double mlp = m.moe.experts > 0
-                        ? experts * mlp_parameters(m, m.moe.expert_intermediate) +
-                              h * m.moe.experts  // the router, no bias
-                        : mlp_parameters(m, m.intermediate);
+  long double mlp = m.moe.experts > 0 ? experts * mlp_parameters(m, m.moe.expert_intermediate) +
+                                            h * m.moe.experts  // the router, no bias
+                                      : mlp_parameters(m, m.intermediate);
   return attention + mlp + 2 * norm_parameters(m);  // pre-attention, pre-MLP
 }
 
@@ -92,23 +83,10 @@ ModelConfig from_document(const nlohmann::json& doc, const std::string& label) {
   return m;
 }
 
-std::string joined(const std::vector<std::string>& names) {
-  std::string s;
-  for (const auto& n : names) s += (s.empty() ? "" : ", ") + n;
-  return s;
-}
-
 }  // namespace
 
 std::vector<std::string> model_preset_names() {
-  std::vector<std::string> out;
-  for (const auto& f : embedded_files()) {
-    if (f.path.substr(0, kModelDir.size()) != kModelDir) continue;
-    std::string_view rest = f.path.substr(kModelDir.size());
-    out.emplace_back(rest.substr(0, rest.size() - 5));  // drop ".json"
-  }
-  std::sort(out.begin(), out.end());
-  return out;
+  return preset_names(kModelDir);
 }
 
 ModelConfig load_model_text(const std::string& text, const std::string& label) {
@@ -116,13 +94,12 @@ ModelConfig load_model_text(const std::string& text, const std::string& label) {
 }
 
 ModelConfig load_model(const std::string& name_or_path) {
-  bool looks_like_path =
-      name_or_path.find('/') != std::string::npos || ends_with(name_or_path, ".json");
-  if (looks_like_path) return from_document(read_json_file(name_or_path), name_or_path);
-  const EmbeddedFile* f = find_preset(name_or_path);
+  if (looks_like_path(name_or_path))
+    return from_document(read_json_file(name_or_path), name_or_path);
+  const EmbeddedFile* f = find_preset(kModelDir, name_or_path);
   if (!f) {
     throw InputError(located("--model", "unknown model \"" + name_or_path +
-                                            "\"; presets: " + joined(model_preset_names()) +
+                                            "\"; presets: " + joined_names(model_preset_names()) +
                                             " (or give a path to a Hugging Face config.json)"));
   }
   return load_model_text(std::string(f->text), std::string(f->path));
