@@ -47,11 +47,9 @@ import signal
 import socket
 import statistics
 import sys
-import threading
 import time
 import traceback
 
-T0 = time.monotonic()
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
@@ -69,10 +67,13 @@ except Exception:
     triton = None
     tl = None
 
-# Shared helpers (nvidia-smi clocks, versions, JSON sanitising); importing
-# measure_ops needs no GPU.
-from measure_ops import (err_text, library_versions, nvidia_smi, percentile,  # noqa: E402
-                         sanitize, utc_now)
+# The harness shared with measure_ops.py and measure_models.py; importing it needs no GPU.
+from ridgeline_measure.environment import cpu_model, library_versions, nvidia_smi  # noqa: E402
+from ridgeline_measure.harness import (Interrupted, _on_sigterm, elapsed_s, err_text,  # noqa: E402
+                                       gc_paused, log, new_event, percentile, sanitize, utc_now,
+                                       write_atomic)
+from ridgeline_measure.harness import start_watchdog as harness_watchdog  # noqa: E402
+from ridgeline_measure.profiling import _is_kernel_event  # noqa: E402
 
 DEVICE = "cuda"            # (a CPU smoke test of the control flow overrides it)
 GRAPH_SIZES = (100, 400, 1600)
@@ -99,22 +100,6 @@ METHOD_TEXT = (
     "roundtrip: perf_counter around unit + torch.cuda.synchronize(), median "
     "of 200 after 20 warm-up. kernels_per_unit from torch.profiler over 3 "
     "calls; per_kernel_us = per-unit time / kernels_per_unit.")
-
-
-def log(msg):
-    print(msg, flush=True)
-
-
-def elapsed_s():
-    return time.monotonic() - T0
-
-
-class Interrupted(BaseException):
-    pass
-
-
-def _on_sigterm(signum, frame):
-    raise Interrupted(f"signal {signum}")
 
 
 # ---------------------------------------------------------------------------
@@ -185,21 +170,6 @@ def make_units():
 # Measurements
 # ---------------------------------------------------------------------------
 
-def new_event():
-    return torch.cuda.Event(enable_timing=True)
-
-
-@contextlib.contextmanager
-def gc_paused():
-    """No cyclic garbage collection inside a timed loop."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
-
 
 def stats_us(values_us):
     vals = sorted(values_us)
@@ -209,7 +179,6 @@ def stats_us(values_us):
 
 def kernels_per_unit(fn, calls=3):
     """Kernels (and memcpy/memset) per unit call from torch.profiler."""
-    from measure_ops import _is_kernel_event
     from torch.profiler import ProfilerActivity, profile
     torch.cuda.synchronize()
     with profile(activities=[ProfilerActivity.CUDA]) as prof:
@@ -338,14 +307,6 @@ def graph_of_one(unit, stream):
 # Driver
 # ---------------------------------------------------------------------------
 
-def cpu_model():
-    with contextlib.suppress(Exception):
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.lower().startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    return platform.processor() or None
-
 
 def collect_meta(args):
     meta = {"utc_start": utc_now(), "hostname": socket.gethostname(),
@@ -385,28 +346,18 @@ def warm_gpu(seconds=0.3):
 
 def write_output(path, doc):
     text = json.dumps(sanitize(doc), indent=1) + "\n"
-    tmp = f"{path}.tmp{threading.get_ident()}"
-    with open(tmp, "w") as f:
-        f.write(text)
-    os.replace(tmp, path)
+    write_atomic(path, text)
 
 
 def start_watchdog(limit_s, path, doc):
-    def watch():
-        while elapsed_s() < limit_s:
-            time.sleep(0.5)
-        log(f"hard limit of {limit_s:.0f}s reached: writing and exiting")
-        for _ in range(3):
-            try:
-                snap = dict(doc)
-                snap["meta"] = dict(doc["meta"], hard_limit_hit_s=round(elapsed_s(), 1),
-                                    utc_end=utc_now())
-                write_output(path, snap)
-                break
-            except Exception:
-                time.sleep(0.2)
-        os._exit(3)
-    threading.Thread(target=watch, name="watchdog", daemon=True).start()
+    """Hard stop past limit_s: writes what was measured and exits (harness.start_watchdog)."""
+    def write_final():
+        snap = dict(doc)
+        snap["meta"] = dict(doc["meta"], hard_limit_hit_s=round(elapsed_s(), 1),
+                            utc_end=utc_now())
+        write_output(path, snap)
+
+    harness_watchdog(limit_s, write_final, poll_s=0.5)
 
 
 def run_section(doc, results, name, key, deadline_s, thunk):

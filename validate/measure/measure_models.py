@@ -55,13 +55,20 @@ import re
 import signal
 import socket
 import sys
-import threading
 import time
 import traceback
 import json
 import warnings
 
-T0 = time.monotonic()   # the budget counts from process start
+# The harness shared with measure_ops.py and measure_launch.py; importing it needs no GPU.
+from ridgeline_measure.environment import (backend_flags, cpu_model, library_versions,  # noqa: E402
+                                           nvidia_smi, transformers_version)
+from ridgeline_measure.harness import (Interrupted, _on_sigterm, clamp, cuda_alive,  # noqa: E402
+                                       elapsed_s, err_text, gc_paused, log, percentile,
+                                       sanitize, utc_now, write_atomic)
+from ridgeline_measure.harness import start_watchdog as harness_watchdog  # noqa: E402
+from ridgeline_measure.profiling import _is_kernel_event, sdpa_backend_guess  # noqa: E402
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
@@ -76,12 +83,7 @@ if torch is not None:
 else:
     lm = None
 
-# Shared helpers; importing these needs no GPU.
-from measure_ops import (_is_kernel_event, backend_flags, cuda_alive,  # noqa: E402
-                         err_text, library_versions, nvidia_smi, percentile, sanitize,
-                         sdpa_backend_guess, utc_now)
 from op_grid import split_of  # noqa: E402  (the same stable 30% hash split as the kernel grid)
-from measure_launch import cpu_model, gc_paused  # noqa: E402
 
 DEVICE = "cuda"
 GIB = 1 << 30
@@ -151,17 +153,6 @@ METHOD_TEXT = (
 # Small utilities
 # ---------------------------------------------------------------------------
 
-def log(msg):
-    print(msg, flush=True)
-
-
-def elapsed_s():
-    return time.monotonic() - T0
-
-
-def clamp(x, lo, hi):
-    return max(lo, min(hi, x))
-
 
 def stats_ms(values):
     vals = sorted(values)
@@ -170,16 +161,8 @@ def stats_ms(values):
             "mean_ms": sum(vals) / len(vals)}
 
 
-class Interrupted(BaseException):
-    """Raised by the SIGTERM handler so the main loop can write its output."""
-
-
 class PredictedOOM(Exception):
     """Weights (+ KV cache) alone would not fit: the case is not tried."""
-
-
-def _on_sigterm(signum, frame):
-    raise Interrupted(f"signal {signum}")
 
 
 def oom_error_types():
@@ -788,30 +771,18 @@ def write_output(path, doc):
     text = ('{"meta": ' + json.dumps(sanitize(doc["meta"]), indent=1) +
             ',\n"records": [\n' + body + "\n],\n"
             '"traces": ' + json.dumps(sanitize(doc["traces"])) + "}\n")
-    tmp = f"{path}.tmp{threading.get_ident()}"
-    with open(tmp, "w") as f:
-        f.write(text)
-    os.replace(tmp, path)
+    write_atomic(path, text)
 
 
 def start_watchdog(limit_s, path, doc):
-    """Hard stop: past limit_s, write what was measured and exit, even if the
-    main thread is stuck in a CUDA call."""
-    def watch():
-        while elapsed_s() < limit_s:
-            time.sleep(1.0)
-        log(f"hard limit of {limit_s:.0f}s reached: writing and exiting")
-        for _ in range(3):
-            try:
-                snap = {"meta": dict(doc["meta"], hard_limit_hit_s=round(elapsed_s(), 1),
-                                     utc_end=utc_now()),
-                        "records": list(doc["records"]), "traces": dict(doc["traces"])}
-                write_output(path, snap)
-                break
-            except Exception:
-                time.sleep(0.2)
-        os._exit(3)
-    threading.Thread(target=watch, name="watchdog", daemon=True).start()
+    """Hard stop past limit_s: writes what was measured and exits (harness.start_watchdog)."""
+    def write_final():
+        snap = {"meta": dict(doc["meta"], hard_limit_hit_s=round(elapsed_s(), 1),
+                             utc_end=utc_now()),
+                "records": list(doc["records"]), "traces": dict(doc["traces"])}
+        write_output(path, snap)
+
+    harness_watchdog(limit_s, write_final)
 
 
 def fmt_ms(v):
@@ -928,14 +899,6 @@ def select_cases(args):
     return cases
 
 
-def transformers_version():
-    try:
-        from importlib.metadata import version
-        return version("transformers")
-    except Exception:
-        return None
-
-
 def collect_meta(args, cfg, cases):
     meta = {"utc_start": utc_now(), "hostname": socket.gethostname(),
             "argv": sys.argv, "platform": platform.platform(),
@@ -1012,7 +975,7 @@ def run_pass(pass_name, cases, state, cfg, doc, records_by_id, deadline_s, out_p
             log(profile_line(i + 1, total, rec))
         failed = (("error" in rec or "capture_error" in rec) if pass_name == "timing"
                   else "profile_error" in rec)
-        if failed and not rec.get("oom_predicted") and not cuda_alive():
+        if failed and not rec.get("oom_predicted") and not cuda_alive(DEVICE):
             doc["meta"]["cuda_context_lost_at"] = f"{pass_name}: {case['id']}"
             skipped = [c["id"] for c in cases[i + 1:]]
             log("CUDA context is no longer usable; stopping")

@@ -40,7 +40,6 @@ import argparse
 import collections
 import contextlib
 import copy
-import datetime
 import gc
 import json
 import math
@@ -50,14 +49,21 @@ import re
 import shutil
 import signal
 import socket
-import subprocess
 import sys
-import threading
 import time
 import traceback
-import warnings
 
-T0 = time.monotonic()   # the budget counts from process start
+# The harness shared with measure_models.py and measure_launch.py; importing it needs no GPU.
+from ridgeline_measure.environment import (DEFAULT_L2_BYTES, MIB, backend_flags,  # noqa: E402
+                                           detect_l2_bytes, library_versions, nvidia_smi,
+                                           read_tf32_flag, tf32_matmul)
+from ridgeline_measure.harness import (Interrupted, _on_sigterm, clamp, elapsed_s,  # noqa: E402
+                                       err_text, log, new_event, percentile, sanitize, utc_now)
+from ridgeline_measure.harness import cuda_alive as _cuda_alive  # noqa: E402
+from ridgeline_measure.harness import start_watchdog as harness_watchdog  # noqa: E402
+from ridgeline_measure.harness import write_atomic  # noqa: E402
+from ridgeline_measure.profiling import _is_kernel_event, sdpa_backend_guess  # noqa: E402
+
 
 try:
     import torch
@@ -74,15 +80,6 @@ except Exception:        # the ops that need Triton record an error instead
     tl = None
 
 DEVICE = "cuda"         # (a CPU smoke test of the control flow overrides it)
-MIB = 1 << 20
-DEFAULT_L2_BYTES = 50 * MIB
-SMI_FIELDS = ("name", "driver_version", "clocks.sm", "clocks.mem",
-              "clocks.max.sm", "power.draw", "power.limit", "temperature.gpu")
-# Profiler device-side records that are not work of the op.
-NON_KERNEL_EVENTS = {"Context Sync", "Stream Sync", "Event Sync", "Device Sync",
-                     "Activity Buffer Request", "Command Buffer Full",
-                     "Lazy Function Loading"}
-API_CALL_NAME = re.compile(r"^cu(da)?[A-Z]")   # cudaLaunchKernel, cuLaunchKernel
 BIG_OP_BYTES = 4 * (1 << 30)   # empty_cache() after ops that used more
 # Re-measured at the start, every REFERENCE_EVERY ops and at the end, to show
 # clock / thermal drift and any lasting effect of the profiler on timings.
@@ -125,133 +122,10 @@ METHOD_TEXT = (
 # Small utilities
 # ---------------------------------------------------------------------------
 
-def log(msg):
-    print(msg, flush=True)
-
-
-def elapsed_s():
-    return time.monotonic() - T0
-
-
-def err_text(exc, prefix=""):
-    text = f"{type(exc).__name__}: {exc}"
-    return (prefix + text)[:1500]
-
-
-def percentile(sorted_vals, q):
-    """Linear-interpolated percentile of an already sorted list, q in [0, 100]."""
-    if not sorted_vals:
-        return None
-    pos = (len(sorted_vals) - 1) * q / 100.0
-    lo = int(math.floor(pos))
-    hi = min(lo + 1, len(sorted_vals) - 1)
-    return sorted_vals[lo] + (sorted_vals[hi] - sorted_vals[lo]) * (pos - lo)
-
-
-def clamp(x, lo, hi):
-    return max(lo, min(hi, x))
-
-
-def sanitize(obj):
-    """Makes obj JSON-safe: non-finite floats become None, odd types str."""
-    if isinstance(obj, float):
-        return obj if math.isfinite(obj) else None
-    if isinstance(obj, dict):
-        return {str(k): sanitize(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [sanitize(v) for v in obj]
-    if obj is None or isinstance(obj, (bool, int, str)):
-        return obj
-    return str(obj)
-
-
-class Interrupted(BaseException):
-    """Raised by the SIGTERM handler so the main loop can write its output."""
-
-
-def _on_sigterm(signum, frame):
-    raise Interrupted(f"signal {signum}")
-
 
 # ---------------------------------------------------------------------------
 # Environment description (meta)
 # ---------------------------------------------------------------------------
-
-def nvidia_smi():
-    """Clocks / power / temperature per GPU, or {'error': ...}."""
-    cmd = ["nvidia-smi", "--query-gpu=" + ",".join(SMI_FIELDS),
-           "--format=csv,noheader"]
-    try:
-        out = subprocess.run(cmd, capture_output=True, text=True, timeout=30)
-        if out.returncode != 0:
-            return {"error": (out.stderr or out.stdout).strip()[:500]}
-        gpus = []
-        for line in out.stdout.strip().splitlines():
-            values = [v.strip() for v in line.split(",")]
-            gpus.append(dict(zip(SMI_FIELDS, values)))
-        return {"utc": utc_now(), "gpus": gpus}
-    except Exception as exc:  # no nvidia-smi, timeout, ...
-        return {"error": err_text(exc)}
-
-
-def utc_now():
-    return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
-
-
-def detect_l2_bytes():
-    try:
-        l2 = int(getattr(torch.cuda.get_device_properties(0), "L2_cache_size", 0))
-        if l2 > 0:
-            return l2, True
-    except Exception:
-        pass
-    return DEFAULT_L2_BYTES, False
-
-
-def library_versions():
-    versions = {"python": platform.python_version(), "torch": None,
-                "cuda": None, "cudnn": None, "triton": None, "numpy": None}
-    try:
-        versions["torch"] = torch.__version__
-        versions["cuda"] = torch.version.cuda
-        versions["cudnn"] = torch.backends.cudnn.version()
-    except Exception:
-        pass
-    if triton is not None:
-        versions["triton"] = getattr(triton, "__version__", None)
-    try:
-        import numpy
-        versions["numpy"] = numpy.__version__
-    except Exception:
-        pass
-    return versions
-
-
-def backend_flags():
-    """PyTorch switches that change which kernels run."""
-    flags = {}
-    probes = {
-        "matmul_tf32": read_tf32_flag,
-        "cudnn_tf32": lambda: torch.backends.cudnn.allow_tf32,
-        "bf16_reduced_precision_reduction":
-            lambda: torch.backends.cuda.matmul.allow_bf16_reduced_precision_reduction,
-        "fp16_reduced_precision_reduction":
-            lambda: torch.backends.cuda.matmul.allow_fp16_reduced_precision_reduction,
-        "flash_sdp": lambda: torch.backends.cuda.flash_sdp_enabled(),
-        "mem_efficient_sdp": lambda: torch.backends.cuda.mem_efficient_sdp_enabled(),
-        "math_sdp": lambda: torch.backends.cuda.math_sdp_enabled(),
-        "cudnn_sdp": lambda: torch.backends.cuda.cudnn_sdp_enabled(),
-        "float32_matmul_precision": torch.get_float32_matmul_precision,
-    }
-    for name, probe in probes.items():
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                value = probe()
-            flags[name] = value if isinstance(value, (bool, int, str)) else str(value)
-        except Exception as exc:
-            flags[name] = "unreadable: " + err_text(exc)[:200]
-    return flags
 
 
 def collect_meta(args, cfg):
@@ -493,37 +367,6 @@ def triton_preflight():
 # ---------------------------------------------------------------------------
 # TF32 switch for the fp32 / tf32 GEMMs
 # ---------------------------------------------------------------------------
-
-def read_tf32_flag():
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        try:
-            return bool(torch.backends.cuda.matmul.allow_tf32)
-        except Exception:
-            return torch.backends.cuda.matmul.fp32_precision == "tf32"
-
-
-def set_tf32_flag(enabled):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        try:
-            torch.backends.cuda.matmul.allow_tf32 = bool(enabled)
-        except Exception:   # only the newer API works
-            torch.backends.cuda.matmul.fp32_precision = "tf32" if enabled else "ieee"
-
-
-@contextlib.contextmanager
-def tf32_matmul(enabled):
-    """Sets the cuBLAS TF32 flag for the duration (warm-up, capture, profile)."""
-    try:
-        previous = read_tf32_flag()
-    except Exception:
-        previous = False
-    set_tf32_flag(enabled)
-    try:
-        yield
-    finally:
-        set_tf32_flag(previous)
 
 
 # ---------------------------------------------------------------------------
@@ -873,10 +716,6 @@ def choose_impl(candidates, probe_set):
     raise RuntimeError("no implementation ran: " + " | ".join(errors))
 
 
-def new_event():
-    return torch.cuda.Event(enable_timing=True)
-
-
 def warm_up(run, sets, stream, calls):
     """Eager calls on the capture stream, as the CUDA-graph docs prescribe."""
     stream.wait_stream(torch.cuda.current_stream())
@@ -1006,13 +845,6 @@ def time_op(run, sets, stream, cfg):
 # Kernel names via torch.profiler
 # ---------------------------------------------------------------------------
 
-def _is_kernel_event(evt):
-    """True for a kernel / memcpy / memset that ran on the GPU."""
-    device_type = getattr(evt, "device_type", None)
-    if device_type is None or not str(device_type).endswith("CUDA"):
-        return False
-    return evt.name not in NON_KERNEL_EVENTS and not API_CALL_NAME.match(evt.name)
-
 
 def profile_kernels(run, one_set, calls=2):
     """Distinct kernel names and kernels per call over `calls` eager calls."""
@@ -1032,19 +864,6 @@ def profile_kernels(run, one_set, calls=2):
                 "kernels_profiled": len(names), "calls_profiled": calls}
     except Exception as exc:   # no kernels_per_call: unknown, not zero
         return {"kernels": [], "profile_error": err_text(exc)[:300]}
-
-
-def sdpa_backend_guess(kernel_names):
-    text = " ".join(kernel_names).lower()
-    if not text:
-        return None
-    if "cudnn" in text:
-        return "cudnn"
-    if "flash" in text:
-        return "flash"
-    if "fmha" in text or "memeff" in text or "mem_eff" in text:
-        return "mem_efficient"
-    return "math_or_other"
 
 
 # ---------------------------------------------------------------------------
@@ -1102,13 +921,7 @@ def measure_op(op, cfg, rec):
 
 
 def cuda_alive():
-    try:
-        x = torch.ones(16, device=DEVICE)
-        x.add_(1)
-        torch.cuda.synchronize()
-        return True
-    except Exception:
-        return False
+    return _cuda_alive(DEVICE)
 
 
 def run_one(op, cfg):
@@ -1190,10 +1003,7 @@ def write_output(path, meta, records):
     body = ",\n".join(json.dumps(sanitize(r)) for r in records)
     text = ('{"meta": ' + json.dumps(sanitize(meta), indent=1) +
             ',\n"records": [\n' + body + "\n]}\n")
-    tmp = f"{path}.tmp{threading.get_ident()}"
-    with open(tmp, "w") as f:
-        f.write(text)
-    os.replace(tmp, path)
+    write_atomic(path, text)
 
 
 def progress_line(i, total, rec):
@@ -1312,26 +1122,14 @@ def reference_check(cfg, meta, label):
 
 
 def start_watchdog(limit_s, out_path, meta, records):
-    """Hard stop: past limit_s, write what was measured and exit, even if the
-    main thread is stuck in a CUDA call."""
-    def watch():
-        while elapsed_s() < limit_s:
-            time.sleep(1.0)
-        log(f"hard limit of {limit_s:.0f}s reached: writing and exiting")
-        for _ in range(3):
-            try:
-                snapshot = dict(meta)
-                snapshot["hard_limit_hit_s"] = round(elapsed_s(), 1)
-                snapshot["utc_end"] = utc_now()
-                write_output(out_path, snapshot, list(records))
-                break
-            except Exception:        # meta changed under us: try again
-                time.sleep(0.2)
-        os._exit(3)
+    """Hard stop past limit_s: writes what was measured and exits (harness.start_watchdog)."""
+    def write_final():
+        snapshot = dict(meta)            # meta may change under us: the watchdog tries again
+        snapshot["hard_limit_hit_s"] = round(elapsed_s(), 1)
+        snapshot["utc_end"] = utc_now()
+        write_output(out_path, snapshot, list(records))
 
-    thread = threading.Thread(target=watch, name="watchdog", daemon=True)
-    thread.start()
-    return thread
+    return harness_watchdog(limit_s, write_final)
 
 
 def run_all(ops, args, cfg, meta, records, skipped):
