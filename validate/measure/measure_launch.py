@@ -69,11 +69,12 @@ except Exception:
 
 # The harness shared with measure_ops.py and measure_models.py; importing it needs no GPU.
 from ridgeline_measure.environment import cpu_model, library_versions, nvidia_smi  # noqa: E402
-from ridgeline_measure.harness import (Interrupted, _on_sigterm, elapsed_s, err_text,  # noqa: E402
+from ridgeline_measure.harness import (_on_sigterm, elapsed_s, err_text,  # noqa: E402
                                        gc_paused, log, new_event, percentile, sanitize, utc_now,
                                        write_atomic)
 from ridgeline_measure.harness import start_watchdog as harness_watchdog  # noqa: E402
 from ridgeline_measure.profiling import _is_kernel_event  # noqa: E402
+from ridgeline_measure.run import run_guarded, stamp_end  # noqa: E402
 
 DEVICE = "cuda"            # (a CPU smoke test of the control flow overrides it)
 GRAPH_SIZES = (100, 400, 1600)
@@ -516,7 +517,8 @@ def main(argv=None):
         return 2
     signal.signal(signal.SIGTERM, _on_sigterm)
     doc = {"meta": {}, "results": {}}
-    try:
+
+    def body():
         doc["meta"] = collect_meta(args)
         start_watchdog(args.hard_limit_s, args.out, doc)
         log(f"{doc['meta'].get('device_name')}  driver {doc['meta'].get('driver_version')}  "
@@ -540,21 +542,14 @@ def main(argv=None):
         for unit in units:
             profile_unit(unit, doc, args.deadline_s)
         log(f"  profiled  t={elapsed_s():.1f}s")
-    except (Interrupted, KeyboardInterrupt) as exc:
-        doc["meta"]["interrupted"] = str(exc) or type(exc).__name__
-        log(f"interrupted ({doc['meta']['interrupted']}); writing what was measured")
-    except Exception as exc:
-        doc["meta"]["fatal_error"] = err_text(exc)
-        doc["meta"]["fatal_traceback"] = traceback.format_exc()[-3000:]
-        log("fatal: " + doc["meta"]["fatal_error"])
-    finally:
-        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+
+    def close():
         doc["summary"] = summary_rows(doc)
-        doc["meta"]["nvidia_smi_end"] = nvidia_smi()
-        doc["meta"]["utc_end"] = utc_now()
-        doc["meta"]["wall_s"] = round(elapsed_s(), 1)
+        stamp_end(doc["meta"])
         write_output(args.out, doc)
         log(f"wrote {args.out}")
+
+    run_guarded(lambda: doc["meta"], body, close)
     print_summary(doc)
     return 0
 

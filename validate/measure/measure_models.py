@@ -63,11 +63,12 @@ import warnings
 # The harness shared with measure_ops.py and measure_launch.py; importing it needs no GPU.
 from ridgeline_measure.environment import (backend_flags, cpu_model, library_versions,  # noqa: E402
                                            nvidia_smi, transformers_version)
-from ridgeline_measure.harness import (Interrupted, _on_sigterm, clamp, cuda_alive,  # noqa: E402
+from ridgeline_measure.harness import (_on_sigterm, clamp, cuda_alive,  # noqa: E402
                                        elapsed_s, err_text, gc_paused, log, percentile,
                                        sanitize, utc_now, write_atomic)
 from ridgeline_measure.harness import start_watchdog as harness_watchdog  # noqa: E402
 from ridgeline_measure.profiling import _is_kernel_event, sdpa_backend_guess  # noqa: E402
+from ridgeline_measure.run import run_guarded, stamp_end  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
@@ -1022,7 +1023,7 @@ def main(argv=None, grid=None):
     state = State()
     meta["skipped_ids"] = []
     meta["profile_skipped_ids"] = []
-    try:
+    def body():
         start_watchdog(cfg.hard_limit_s, args.out, doc)
         preflight(meta)
         timing_deadline = cfg.budget_s * (cfg.timing_share if cfg.profile else 1.0)
@@ -1037,24 +1038,17 @@ def main(argv=None, grid=None):
                      and "median_ms" in records_by_id[c["id"]]]
             meta["profile_skipped_ids"] = run_pass("profile", timed, state, cfg, doc,
                                                    records_by_id, cfg.budget_s, args.out)
-    except (Interrupted, KeyboardInterrupt) as exc:
-        meta["interrupted"] = str(exc) or type(exc).__name__
-        log(f"interrupted ({meta['interrupted']}); writing what was measured")
-    except Exception as exc:   # a bug outside the per-case guard: keep the data
-        meta["fatal_error"] = err_text(exc)
-        meta["fatal_traceback"] = traceback.format_exc()[-3000:]
-        log("fatal: " + meta["fatal_error"])
-    finally:
-        signal.signal(signal.SIGTERM, signal.SIG_IGN)   # let the write finish
+
+    def close():
         done = {r["id"] for r in doc["records"]}
         if not meta["skipped_ids"]:
             meta["skipped_ids"] = [c["id"] for c in cases if c["id"] not in done]
         meta["records"] = len(doc["records"])
-        meta["nvidia_smi_end"] = nvidia_smi()
-        meta["utc_end"] = utc_now()
-        meta["wall_s"] = round(elapsed_s(), 1)
+        stamp_end(meta)
         write_output(args.out, doc)
         log(f"wrote {args.out}")
+
+    run_guarded(lambda: meta, body, close)
     print_summary(doc["records"], meta)
     return 0
 

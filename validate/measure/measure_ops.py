@@ -57,12 +57,13 @@ import traceback
 from ridgeline_measure.environment import (DEFAULT_L2_BYTES, MIB, backend_flags,  # noqa: E402
                                            detect_l2_bytes, library_versions, nvidia_smi,
                                            read_tf32_flag, tf32_matmul)
-from ridgeline_measure.harness import (Interrupted, _on_sigterm, clamp, elapsed_s,  # noqa: E402
+from ridgeline_measure.harness import (_on_sigterm, clamp, elapsed_s,  # noqa: E402
                                        err_text, log, new_event, percentile, sanitize, utc_now)
 from ridgeline_measure.harness import cuda_alive as _cuda_alive  # noqa: E402
 from ridgeline_measure.harness import start_watchdog as harness_watchdog  # noqa: E402
 from ridgeline_measure.harness import write_atomic  # noqa: E402
 from ridgeline_measure.profiling import _is_kernel_event, sdpa_backend_guess  # noqa: E402
+from ridgeline_measure.run import run_guarded, stamp_end  # noqa: E402
 
 
 try:
@@ -1181,31 +1182,25 @@ def main(argv=None):
         f"torch {meta['versions']['torch']}  triton {meta['versions']['triton']}  "
         f"{len(ops)} ops, budget {cfg.budget_s:.0f}s")
     records, skipped = [], []
-    try:
+
+    def body():
         start_watchdog(cfg.hard_limit_s, args.out, meta, records)
         preflight(meta)
         log(f"triton preflight: {meta['triton_preflight']}")
         reference_check(cfg, meta, "start")
         run_all(ops, args, cfg, meta, records, skipped)
-    except (Interrupted, KeyboardInterrupt) as exc:
-        meta["interrupted"] = str(exc) or type(exc).__name__
-        log(f"interrupted ({meta['interrupted']}); writing what was measured")
-    except Exception as exc:   # a bug outside the per-op guard: keep the data
-        meta["fatal_error"] = err_text(exc)
-        meta["fatal_traceback"] = traceback.format_exc()[-3000:]
-        log("fatal: " + meta["fatal_error"])
-    finally:
-        signal.signal(signal.SIGTERM, signal.SIG_IGN)   # let the write finish
+
+    def close():
         done = {r["id"] for r in records}
         if not skipped:
-            skipped = [op["id"] for op in ops if op["id"] not in done]
+            skipped.extend(op["id"] for op in ops if op["id"] not in done)
         meta["skipped_ids"] = skipped
         meta["records"] = len(records)
-        meta["nvidia_smi_end"] = nvidia_smi()
-        meta["utc_end"] = utc_now()
-        meta["wall_s"] = round(elapsed_s(), 1)
+        stamp_end(meta)
         write_output(args.out, meta, records)
         log(f"wrote {args.out}")
+
+    run_guarded(lambda: meta, body, close)
     print_summary(records, skipped)
     return 0
 
