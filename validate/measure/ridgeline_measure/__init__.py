@@ -11,6 +11,9 @@ things the same way; what they share lives here, once:
                the L2 size, the CPU
   profiling    which torch.profiler device records are kernels, and what
                attention backend their names suggest
+  run          the guard that always leaves a file (interrupts, bugs)
+  ops_*        measure_ops.py's steps: Triton kernels, op builders, timing,
+               one op and the op list (ops_device: where tensors live)
 
 Every module imports without torch (so --dry-run, --help and py_compile work
 on a machine without a GPU); what needs torch looks it up when called.
