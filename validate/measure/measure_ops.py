@@ -59,7 +59,7 @@ from ridgeline_measure.run import run_guarded, stamp_end  # noqa: E402
 from ridgeline_measure.ops_one import (cuda_alive, interleave, interleave_key, load_ops,
                                        print_summary, progress_line, run_one, write_output)
 from ridgeline_measure.ops_timing import Config, choose_launches, plan_sets
-from ridgeline_measure import ops_device  # noqa: E402  (a CPU smoke test sets ops_device.DEVICE)
+from ridgeline_measure import device  # noqa: E402  (a CPU smoke test sets device.DEVICE)
 from ridgeline_measure.ops_triton import triton_preflight  # noqa: E402
 # Re-exported for test_op_grid.py, which checks the planning helpers through this script.
 __all__ = ["Config", "choose_launches", "interleave", "interleave_key", "percentile", "plan_sets",
@@ -203,7 +203,7 @@ def select_ops(args):
 def preflight(meta):
     """Initialises CUDA, cuBLAS and Triton once, outside any op's timing."""
     torch.manual_seed(0)
-    a = torch.randn(256, 256, device=ops_device.DEVICE, dtype=torch.bfloat16)
+    a = torch.randn(256, 256, device=device.DEVICE, dtype=torch.bfloat16)
     torch.mm(a, a.t())
     torch.cuda.synchronize()
     meta["triton_preflight"] = triton_preflight()

@@ -13,7 +13,10 @@ things the same way; what they share lives here, once:
                attention backend their names suggest
   run          the guard that always leaves a file (interrupts, bugs)
   ops_*        measure_ops.py's steps: Triton kernels, op builders, timing,
-               one op and the op list (ops_device: where tensors live)
+               one op and the op list
+  models_*     measure_models.py's steps: the case grid, models, inputs and
+               steps, profiling and one case
+  device       where a measurement's tensors live
 
 Every module imports without torch (so --dry-run, --help and py_compile work
 on a machine without a GPU); what needs torch looks it up when called.

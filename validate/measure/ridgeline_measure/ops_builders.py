@@ -21,7 +21,7 @@ except Exception:        # the ops that need Triton record an error instead
     tl = None
 
 from .environment import tf32_matmul
-from . import ops_device
+from . import device
 from .ops_triton import (triton_layernorm, triton_rmsnorm, triton_silu_mul,
                          triton_softmax)
 
@@ -60,11 +60,11 @@ def elem_bytes(dtype):
 
 
 def randn(shape, dtype):
-    return torch.randn(tuple(shape), device=ops_device.DEVICE, dtype=dtype)
+    return torch.randn(tuple(shape), device=device.DEVICE, dtype=dtype)
 
 
 def empty(shape, dtype):
-    return torch.empty(tuple(shape), device=ops_device.DEVICE, dtype=dtype)
+    return torch.empty(tuple(shape), device=device.DEVICE, dtype=dtype)
 
 
 def build_gemm(op):
@@ -129,7 +129,7 @@ def build_grouped_gemm(m, n, k, groups, dt):
         raise RuntimeError(f"torch._grouped_mm is missing in torch {torch.__version__}")
     tdt = torch.bfloat16
     nbytes = groups * (m * k + n * k + m * n) * elem_bytes(tdt)
-    offsets = torch.arange(1, groups + 1, device=ops_device.DEVICE, dtype=torch.int32) * m
+    offsets = torch.arange(1, groups + 1, device=device.DEVICE, dtype=torch.int32) * m
 
     def make_set():
         return (randn((groups * m, k), tdt), randn((groups, n, k), tdt))
@@ -142,7 +142,7 @@ def build_grouped_gemm(m, n, k, groups, dt):
 
 def build_gemm_fp8(m, n, k):
     f8 = torch.float8_e4m3fn
-    one = torch.ones((), device=ops_device.DEVICE, dtype=torch.float32)   # unit scales
+    one = torch.ones((), device=device.DEVICE, dtype=torch.float32)   # unit scales
 
     def make_set():
         a = randn((m, k), torch.bfloat16).to(f8)   # [m, k] row-major

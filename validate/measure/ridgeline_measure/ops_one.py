@@ -26,8 +26,8 @@ except Exception:        # the ops that need Triton record an error instead
     tl = None
 
 from .harness import elapsed_s, err_text, log, sanitize
-from . import ops_device
-from .ops_device import BIG_OP_BYTES
+from . import device
+from .device import BIG_OP_BYTES
 from .environment import read_tf32_flag
 from .harness import cuda_alive as _cuda_alive
 from .harness import write_atomic
@@ -91,7 +91,7 @@ def measure_op(op, cfg, rec):
 
 
 def cuda_alive():
-    return _cuda_alive(ops_device.DEVICE)
+    return _cuda_alive(device.DEVICE)
 
 
 def run_one(op, cfg):

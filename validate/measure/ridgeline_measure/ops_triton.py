@@ -21,7 +21,7 @@ except Exception:        # the ops that need Triton record an error instead
     tl = None
 
 from .harness import err_text
-from . import ops_device
+from . import device
 
 
 # ---------------------------------------------------------------------------
@@ -157,9 +157,9 @@ def _max_errs(out, ref):
 
 
 def _preflight_layernorm(cols):
-    x = torch.randn(8, cols, device=ops_device.DEVICE, dtype=torch.bfloat16)
-    w = torch.randn(cols, device=ops_device.DEVICE, dtype=torch.bfloat16)
-    b = torch.randn(cols, device=ops_device.DEVICE, dtype=torch.bfloat16)
+    x = torch.randn(8, cols, device=device.DEVICE, dtype=torch.bfloat16)
+    w = torch.randn(cols, device=device.DEVICE, dtype=torch.bfloat16)
+    b = torch.randn(cols, device=device.DEVICE, dtype=torch.bfloat16)
     y = torch.empty_like(x)
     triton_layernorm(x, w, b, y, 1e-5)
     ref = F.layer_norm(x.float(), (cols,), w.float(), b.float(), eps=1e-5)
@@ -168,7 +168,7 @@ def _preflight_layernorm(cols):
 
 def _preflight_softmax(cols):
     # x 4 so that rows are peaked (exercises the max subtraction)
-    x = (4.0 * torch.randn(8, cols, device=ops_device.DEVICE)).to(torch.bfloat16)
+    x = (4.0 * torch.randn(8, cols, device=device.DEVICE)).to(torch.bfloat16)
     y = torch.empty_like(x)
     triton_softmax(x, y)
     ref = torch.softmax(x.float(), dim=-1)
@@ -191,14 +191,14 @@ def triton_preflight():
     ops record alt_error instead of a time."""
     result = {"ok": True, "rel_tol": PREFLIGHT_REL_TOL}
     try:
-        a = torch.randn(4096, device=ops_device.DEVICE, dtype=torch.bfloat16)
-        b = torch.randn(4096, device=ops_device.DEVICE, dtype=torch.bfloat16)
+        a = torch.randn(4096, device=device.DEVICE, dtype=torch.bfloat16)
+        b = torch.randn(4096, device=device.DEVICE, dtype=torch.bfloat16)
         out = torch.empty_like(a)
         triton_silu_mul(a, b, out)
         ref = F.silu(a.float()) * b.float()
         result["silu_mul_max_abs_err"], result["silu_mul_rel_err"] = _max_errs(out, ref)
-        x = torch.randn(8, 1024, device=ops_device.DEVICE, dtype=torch.bfloat16)
-        w = torch.randn(1024, device=ops_device.DEVICE, dtype=torch.bfloat16)
+        x = torch.randn(8, 1024, device=device.DEVICE, dtype=torch.bfloat16)
+        w = torch.randn(1024, device=device.DEVICE, dtype=torch.bfloat16)
         y = torch.empty_like(x)
         triton_rmsnorm(x, w, y, 1e-6)
         xf = x.float()
