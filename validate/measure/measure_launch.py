@@ -51,19 +51,7 @@ import traceback
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-try:
-    import torch
-    import torch.nn.functional as F
-except ImportError:        # lets py_compile / --help work without torch
-    torch = None
-    F = None
-
-try:
-    import triton
-    import triton.language as tl
-except Exception:
-    triton = None
-    tl = None
+from ridgeline_measure.optional import torch
 
 # The harness shared with measure_ops.py and measure_models.py; importing it needs no GPU.
 from ridgeline_measure.environment import cpu_model, library_versions, nvidia_smi  # noqa: E402

@@ -77,17 +77,9 @@ __all__ = ["METHOD_TEXT", "MODEL_SPECS", "device", "lm", "log", "main", "make_ca
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
-try:
-    import torch
-    import torch.nn.functional as F  # noqa: F401
-except ImportError:      # lets --dry-run and py_compile work without torch
-    torch = None
+from ridgeline_measure.optional import torch
 
-if torch is not None:
-    import llama_model as lm
-else:
-    lm = None
-
+from ridgeline_measure.models_cases import lm  # noqa: E402
 
 
 # ---------------------------------------------------------------------------

@@ -66,19 +66,7 @@ __all__ = ["Config", "choose_launches", "interleave", "interleave_key", "percent
            "sanitize"]
 
 
-try:
-    import torch
-    import torch.nn.functional as F
-except ImportError:      # lets --dry-run and py_compile work without torch
-    torch = None
-    F = None
-
-try:
-    import triton
-    import triton.language as tl
-except Exception:        # the ops that need Triton record an error instead
-    triton = None
-    tl = None
+from ridgeline_measure.optional import torch
 
 # Re-measured at the start, every REFERENCE_EVERY ops and at the end, to show
 # clock / thermal drift and any lasting effect of the profiler on timings.

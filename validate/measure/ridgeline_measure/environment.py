@@ -12,16 +12,8 @@ import subprocess
 import warnings
 
 from .harness import err_text, utc_now
+from .optional import torch, triton
 
-try:
-    import torch
-except ImportError:      # lets --dry-run and py_compile work without torch
-    torch = None
-
-try:
-    import triton
-except Exception:        # the ops that need Triton record an error instead
-    triton = None
 
 MIB = 1 << 20
 DEFAULT_L2_BYTES = 50 * MIB

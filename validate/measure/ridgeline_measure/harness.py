@@ -16,11 +16,7 @@ import threading
 import time
 
 T0 = time.monotonic()   # the budget counts from process start
-
-try:
-    import torch
-except ImportError:      # lets --dry-run and py_compile work without torch
-    torch = None
+from .optional import torch
 
 
 def log(msg):

@@ -8,19 +8,7 @@ and the round trip of one call plus a synchronize.
 import statistics
 import time
 
-try:
-    import torch
-    import torch.nn.functional as F
-except ImportError:        # lets py_compile / --help work without torch
-    torch = None
-    F = None
-
-try:
-    import triton
-    import triton.language as tl
-except Exception:
-    triton = None
-    tl = None
+from .optional import F, tl, torch, triton
 
 from . import device
 from .harness import gc_paused, new_event, percentile

@@ -8,15 +8,8 @@ import time
 import traceback
 import warnings
 
-try:
-    import torch
-except ImportError:      # lets --dry-run and py_compile work without torch
-    torch = None
+from .optional import torch
 
-if torch is not None:
-    import llama_model as lm   # validate/measure is on sys.path (the entry script's folder)
-else:
-    lm = None
 
 from .models_cases import (GIB, GRID, NAME_CHARS, TOP_KERNELS, PredictedOOM, is_oom,
                            predicted_bytes)

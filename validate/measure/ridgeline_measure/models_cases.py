@@ -7,10 +7,7 @@ own grid through GRID.
 
 import collections
 
-try:
-    import torch
-except ImportError:      # lets --dry-run and py_compile work without torch
-    torch = None
+from .optional import torch
 
 if torch is not None:
     import llama_model as lm   # validate/measure is on sys.path (the entry script's folder)

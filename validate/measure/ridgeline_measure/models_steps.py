@@ -9,15 +9,9 @@ import math
 import time
 import traceback
 
-try:
-    import torch
-except ImportError:      # lets --dry-run and py_compile work without torch
-    torch = None
+from .optional import torch
 
-if torch is not None:
-    import llama_model as lm   # validate/measure is on sys.path (the entry script's folder)
-else:
-    lm = None
+from .models_cases import lm
 
 from . import device
 from .models_cases import (ADAMW, MODEL_SPECS, ROPE_LEN, input_key, is_oom, model_config,

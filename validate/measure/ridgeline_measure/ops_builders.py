@@ -6,19 +6,7 @@ region launches only the op's own kernels).
 
 import contextlib
 
-try:
-    import torch
-    import torch.nn.functional as F
-except ImportError:      # lets --dry-run and py_compile work without torch
-    torch = None
-    F = None
-
-try:
-    import triton
-    import triton.language as tl
-except Exception:        # the ops that need Triton record an error instead
-    triton = None
-    tl = None
+from .optional import F, torch
 
 from .environment import tf32_matmul
 from . import device

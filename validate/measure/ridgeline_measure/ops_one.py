@@ -11,19 +11,7 @@ import json
 import time
 import traceback
 
-try:
-    import torch
-    import torch.nn.functional as F
-except ImportError:      # lets --dry-run and py_compile work without torch
-    torch = None
-    F = None
-
-try:
-    import triton
-    import triton.language as tl
-except Exception:        # the ops that need Triton record an error instead
-    triton = None
-    tl = None
+from .optional import torch
 
 from .harness import elapsed_s, err_text, log, sanitize
 from . import device

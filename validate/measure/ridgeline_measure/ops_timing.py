@@ -7,19 +7,7 @@ fails; kernel names per call from torch.profiler.
 import contextlib
 import math
 
-try:
-    import torch
-    import torch.nn.functional as F
-except ImportError:      # lets --dry-run and py_compile work without torch
-    torch = None
-    F = None
-
-try:
-    import triton
-    import triton.language as tl
-except Exception:        # the ops that need Triton record an error instead
-    triton = None
-    tl = None
+from .optional import torch
 
 from .harness import clamp, err_text, new_event, percentile
 from .environment import DEFAULT_L2_BYTES

@@ -6,19 +6,7 @@ and its op records why as alt_error.
 """
 
 
-try:
-    import torch
-    import torch.nn.functional as F
-except ImportError:      # lets --dry-run and py_compile work without torch
-    torch = None
-    F = None
-
-try:
-    import triton
-    import triton.language as tl
-except Exception:        # the ops that need Triton record an error instead
-    triton = None
-    tl = None
+from .optional import F, tl, torch, triton
 
 from .harness import err_text
 from . import device
