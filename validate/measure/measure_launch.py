@@ -41,9 +41,7 @@ import contextlib
 import gc
 import json
 import os
-import platform
 import signal
-import socket
 import sys
 import time
 import traceback
@@ -54,11 +52,12 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from ridgeline_measure.optional import torch
 
 # The harness shared with measure_ops.py and measure_models.py; importing it needs no GPU.
-from ridgeline_measure.environment import cpu_model, library_versions, nvidia_smi  # noqa: E402
+from ridgeline_measure.environment import cpu_model, nvidia_smi
 from ridgeline_measure.harness import (_on_sigterm, elapsed_s, err_text, log, sanitize,
                                        utc_now, write_atomic)
 from ridgeline_measure.harness import start_watchdog as harness_watchdog  # noqa: E402
 from ridgeline_measure.run import run_guarded, stamp_end  # noqa: E402
+from ridgeline_measure.environment import device_meta, smi_start_meta, start_meta  # noqa: E402
 # The units and the ways of timing them, in the package beside the harness.
 from ridgeline_measure import device  # noqa: E402  (a CPU smoke test sets device.DEVICE)
 from ridgeline_measure.launch_units import (CHAIN_SHAPE, EAGER_CALLS, EAGER_REPEATS,
@@ -90,26 +89,15 @@ METHOD_TEXT = (
 
 
 def collect_meta(args):
-    meta = {"utc_start": utc_now(), "hostname": socket.gethostname(),
-            "argv": sys.argv, "platform": platform.platform(),
-            "cpu_model": cpu_model(), "cpu_count": os.cpu_count(),
-            "method": METHOD_TEXT, "versions": library_versions(),
-            "config": {"graph_sizes": list(GRAPH_SIZES),
+    meta = start_meta(METHOD_TEXT, cpu_model=cpu_model(), cpu_count=os.cpu_count())
+    meta["config"] = {"graph_sizes": list(GRAPH_SIZES),
                        "graph_timed_replays": GRAPH_TIMED_REPLAYS,
                        "eager_calls": EAGER_CALLS, "eager_repeats": EAGER_REPEATS,
                        "roundtrips": ROUNDTRIPS, "chain_shape": list(CHAIN_SHAPE),
                        "deadline_s": args.deadline_s,
-                       "hard_limit_s": args.hard_limit_s}}
-    try:
-        props = torch.cuda.get_device_properties(0)
-        meta.update({"device_name": props.name,
-                     "compute_capability": f"{props.major}.{props.minor}",
-                     "sm_count": props.multi_processor_count})
-    except Exception as exc:
-        meta["device_error"] = err_text(exc)
-    smi = nvidia_smi()
-    meta["nvidia_smi_start"] = smi
-    meta["driver_version"] = (smi.get("gpus") or [{}])[0].get("driver_version")
+                       "hard_limit_s": args.hard_limit_s}
+    device_meta(meta, ("device_name", "compute_capability", "sm_count"))
+    smi_start_meta(meta)
     meta["env"] = {k: os.environ[k] for k in sorted(os.environ)
                    if k.startswith(("CUDA_", "PYTORCH_", "TORCH_", "TRITON_"))}
     return meta

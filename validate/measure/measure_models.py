@@ -49,21 +49,21 @@ import collections
 import contextlib
 import gc
 import os
-import platform
 import re
 import signal
-import socket
 import sys
 import time
 import json
 
 # The harness shared with measure_ops.py and measure_launch.py; importing it needs no GPU.
-from ridgeline_measure.environment import (backend_flags, cpu_model, library_versions,  # noqa: E402
-                                           nvidia_smi, transformers_version)
-from ridgeline_measure.harness import (_on_sigterm, cuda_alive, elapsed_s, err_text, log,
-                                       sanitize, utc_now, write_atomic)
+from ridgeline_measure.environment import (backend_flags, cpu_model, nvidia_smi,
+                                           transformers_version)
+from ridgeline_measure.harness import (_on_sigterm, cuda_alive, elapsed_s, log, sanitize,
+                                       utc_now, write_atomic)
 from ridgeline_measure.harness import start_watchdog as harness_watchdog  # noqa: E402
 from ridgeline_measure.run import run_guarded, stamp_end  # noqa: E402
+from ridgeline_measure.environment import (DEVICE_FIELDS, device_meta,  # noqa: E402
+                                           smi_start_meta, start_meta)
 # The grid and the per-case steps, in the package beside the harness (measure_moe.py reads
 # MODEL_SPECS, make_case, moe_spec, METHOD_TEXT, lm and device through this module).
 from ridgeline_measure import device  # noqa: E402  (a CPU smoke test sets device.DEVICE)
@@ -222,25 +222,14 @@ def select_cases(args):
 
 
 def collect_meta(args, cfg, cases):
-    meta = {"utc_start": utc_now(), "hostname": socket.gethostname(),
-            "argv": sys.argv, "platform": platform.platform(),
-            "cpu_model": cpu_model(), "cpu_count": os.cpu_count(),
-            "grid": GRID["name"], "method": GRID["method"], "versions": library_versions()}
+    meta = start_meta(GRID["method"], cpu_model=cpu_model(), cpu_count=os.cpu_count(),
+                      grid=GRID["name"])
     key = "transformers_installed_not_used" if GRID["name"] == "llama" else "transformers"
     meta["versions"][key] = transformers_version()
-    try:
-        props = torch.cuda.get_device_properties(0)
-        meta.update({"device_name": props.name,
-                     "compute_capability": f"{props.major}.{props.minor}",
-                     "sm_count": props.multi_processor_count,
-                     "total_memory_bytes": props.total_memory,
-                     "l2_cache_bytes": getattr(props, "L2_cache_size", None)})
+    props = device_meta(meta, DEVICE_FIELDS + ("l2_cache_bytes",))
+    if props is not None:
         cfg.total_mem = props.total_memory
-    except Exception as exc:
-        meta["device_error"] = err_text(exc)
-    smi = nvidia_smi()
-    meta["nvidia_smi_start"] = smi
-    meta["driver_version"] = (smi.get("gpus") or [{}])[0].get("driver_version")
+    smi_start_meta(meta)
     meta["backend_flags"] = backend_flags()
     meta["kernel_paths"] = lm.kernel_paths()
     used = list(dict.fromkeys(c["model"] for c in cases))

@@ -41,20 +41,18 @@ import contextlib
 import copy
 import gc
 import os
-import platform
 import re
 import shutil
 import signal
-import socket
 import sys
 
 # The harness shared with measure_models.py and measure_launch.py; importing it needs no GPU.
-from ridgeline_measure.environment import (MIB, backend_flags, detect_l2_bytes,
-                                           library_versions, nvidia_smi)
-from ridgeline_measure.harness import (_on_sigterm, elapsed_s, err_text, log, percentile,
-                                       sanitize, utc_now)
+from ridgeline_measure.environment import MIB, backend_flags, detect_l2_bytes, nvidia_smi
+from ridgeline_measure.harness import (_on_sigterm, elapsed_s, log, percentile, sanitize,
+                                       utc_now)
 from ridgeline_measure.harness import start_watchdog as harness_watchdog  # noqa: E402
 from ridgeline_measure.run import run_guarded, stamp_end  # noqa: E402
+from ridgeline_measure.environment import device_meta, smi_start_meta, start_meta
 # The op-specific steps, in the package beside the harness (imported here also for the tests).
 from ridgeline_measure.ops_one import (cuda_alive, interleave, interleave_key, load_ops,
                                        print_summary, progress_line, run_one, write_output)
@@ -116,25 +114,11 @@ METHOD_TEXT = (
 
 
 def collect_meta(args, cfg):
-    meta = {"utc_start": utc_now(), "hostname": socket.gethostname(),
-            "argv": sys.argv, "platform": platform.platform(),
-            "method": METHOD_TEXT, "versions": library_versions()}
-    try:
-        props = torch.cuda.get_device_properties(0)
-        meta.update({
-            "device_name": props.name,
-            "compute_capability": f"{props.major}.{props.minor}",
-            "sm_count": props.multi_processor_count,
-            "total_memory_bytes": props.total_memory,
-        })
-    except Exception as exc:
-        meta["device_error"] = err_text(exc)
+    meta = start_meta(METHOD_TEXT)
+    device_meta(meta)
     meta["l2_cache_bytes"] = cfg.l2_bytes
     meta["l2_cache_from_device_properties"] = cfg.l2_from_props
-    smi = nvidia_smi()
-    meta["nvidia_smi_start"] = smi
-    gpus = smi.get("gpus") or [{}]
-    meta["driver_version"] = gpus[0].get("driver_version")
+    smi_start_meta(meta)
     meta["backend_flags"] = backend_flags()
     meta["c_compiler"] = shutil.which(os.environ.get("CC", "") or "cc") or shutil.which("gcc")
     meta["config"] = dict(vars(cfg))

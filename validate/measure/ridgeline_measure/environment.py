@@ -8,7 +8,9 @@ backends), the L2 size and the CPU. Nothing here needs a GPU to import.
 
 import contextlib
 import platform
+import socket
 import subprocess
+import sys
 import warnings
 
 from .harness import err_text, utc_now
@@ -141,3 +143,41 @@ def transformers_version():
         return version("transformers")
     except Exception:
         return None
+
+
+def start_meta(method, **before_method):
+    """The opening of a run's meta: when, where, how it was called, then any
+    script-specific fields, the method text and the library versions."""
+    meta = {"utc_start": utc_now(), "hostname": socket.gethostname(),
+            "argv": sys.argv, "platform": platform.platform()}
+    meta.update(before_method)
+    meta["method"] = method
+    meta["versions"] = library_versions()
+    return meta
+
+
+DEVICE_FIELDS = ("device_name", "compute_capability", "sm_count", "total_memory_bytes")
+
+
+def device_meta(meta, fields=DEVICE_FIELDS):
+    """Adds the GPU's properties named in fields to meta and returns them; None
+    (and meta["device_error"]) where there is no usable GPU."""
+    try:
+        props = torch.cuda.get_device_properties(0)
+        known = {"device_name": props.name,
+                 "compute_capability": f"{props.major}.{props.minor}",
+                 "sm_count": props.multi_processor_count,
+                 "total_memory_bytes": props.total_memory,
+                 "l2_cache_bytes": getattr(props, "L2_cache_size", None)}
+        meta.update({k: known[k] for k in fields})
+        return props
+    except Exception as exc:
+        meta["device_error"] = err_text(exc)
+        return None
+
+
+def smi_start_meta(meta):
+    """nvidia-smi at the start of a run, and the driver version it reports."""
+    smi = nvidia_smi()
+    meta["nvidia_smi_start"] = smi
+    meta["driver_version"] = (smi.get("gpus") or [{}])[0].get("driver_version")
