@@ -1,6 +1,7 @@
-// `ridgeline calibrate run` runs the CUDA microbenchmarks (ridgeline-gpu-bench, calibrate/) on
-// this machine's GPU and writes one measurements file; `ridgeline calibrate fit` fits the model's
-// parameters to measured kernels (fit split only) and writes a calibrated profile plus a report.
+// `ridgeline calibrate run` runs the CUDA microbenchmarks (ridgeline-gpu-bench) and PyTorch's ops
+// on this machine's GPU and writes one measurements file (the steps are calibrate/run/'s);
+// `ridgeline calibrate fit` fits the model's parameters to measured kernels (fit split only) and
+// writes a calibrated profile plus a report.
 //   ridgeline calibrate fit --data validate/data/h100-sxm-ops-2026-11-29.json --out
 //   hardware/profiles/h100-sxm.json
 // The GPU is the one the measurement files record unless --gpu names it; a --gpu they contradict
@@ -8,6 +9,7 @@
 // Broken-looking measurements or a poor fit are reported loudly, and then no profile is written
 // unless --force.
 #include "calibrate/fit/pipeline.h"
+#include "calibrate/run/calibration_run.h"
 #include "cli/commands.h"
 #include "cli/output_file.h"
 #include "cli/views/fit_report_view.h"
@@ -17,10 +19,6 @@
 #include "hardware/gpu_load.h"
 #include "validate/recorded_device.h"
 
-#include <sys/wait.h>
-
-#include <cstdlib>
-#include <filesystem>
 #include <fstream>
 #include <iomanip>
 #include <iostream>
@@ -30,87 +28,9 @@ namespace ridgeline {
 
 namespace {
 
-// The microbenchmark executable: --bench, else beside this build's ridgeline
-// (build/cli/ridgeline -> build/calibrate/ridgeline-gpu-bench), else on the PATH.
-std::string find_bench(const std::string& given) {
-  if (!given.empty()) return given;
-  std::error_code ec;
-  std::string self = std::filesystem::read_symlink("/proc/self/exe", ec).string();
-  std::string dir = self.substr(0, self.find_last_of('/') + 1);
-  for (const std::string& candidate :
-       {dir + "../calibrate/ridgeline-gpu-bench", dir + "ridgeline-gpu-bench"}) {
-    if (std::ifstream(candidate).good()) return candidate;
-  }
-  return "ridgeline-gpu-bench";
-}
-
-struct RunOptions {
-  std::string bench, out = "measurements.json", pytorch = "auto", scripts;
-  bool quick = false;
-};
-
-int shell(const std::string& cmd) {
-  std::cout << "ridgeline calibrate run: " << cmd << "\n" << std::flush;
-  int status = std::system(cmd.c_str());
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
-}
-
-// A word for /bin/sh: single-quoted, with any single quote in it closed, escaped and reopened.
-std::string sh_word(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
-// Fused attention and PyTorch's own row kernels (RMSNorm, LayerNorm, softmax) are not the
-// suite's to time: where this machine has PyTorch with CUDA, validate/measure/measure_ops.py
-// times the op grid's attention and row-kernel ops the same way the validation data were taken.
-// Their records join the suite's file under "records" (meta.pytorch says how they were taken).
-void run_pytorch_ops(const RunOptions& o) {
-  if (o.pytorch == "off") return;
-  bool have_torch =
-      std::system(
-          "python3 -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)' "
-          ">/dev/null 2>&1") == 0;
-  if (!have_torch) {
-    if (o.pytorch == "on")
-      throw InputError("--pytorch on: python3 cannot import torch with CUDA on this machine");
-    std::cout << "ridgeline calibrate run: no PyTorch with CUDA here: attention and PyTorch's "
-                 "row kernels not measured (--pytorch on requires them)\n";
-    return;
-  }
-  std::string grid = o.out + ".ops.jsonl", results = o.out + ".pytorch.json";
-  std::string only = o.quick ? "^(attn-(prefill|decode)-b1-|rmsnorm-bf16-|softmax-bf16-2048)"
-                             : "^(attn|rmsnorm|layernorm|softmax)-";
-  if (shell("python3 " + sh_word(o.scripts + "/op_grid.py") + " > " + sh_word(grid)) != 0 ||
-      shell("python3 " + sh_word(o.scripts + "/measure_ops.py") + " --input " + sh_word(grid) +
-            " --only " + sh_word(only) + " --budget-s " + (o.quick ? "60" : "300") +
-            " --hard-limit-s " + (o.quick ? "90" : "360") + " --out " + sh_word(results)) != 0) {
-    throw InputError(
-        "calibrate run: the PyTorch measurements failed (see above); --pytorch off "
-        "runs the suite alone");
-  }
-  nlohmann::json suite = read_json_file(o.out), torch_run = read_json_file(results);
-  suite["records"] = torch_run.at("records");
-  suite["meta"]["pytorch"] = torch_run.at("meta");
-  std::ofstream(o.out) << suite.dump(1) << "\n";
-  std::filesystem::remove(grid);
-  std::filesystem::remove(results);
-}
-
-int run_calibration(const RunOptions& o) {
-  // Each step has a time budget, so that a run ends within 10 minutes on any GPU (suite 180 s,
-  // PyTorch 300 s, 360 s with a hung op; --quick 60 + 90 s). A suite cut short marks the points
-  // it skipped, and calibrate fit reports the run as unfinished.
-  if (int code = shell(sh_word(o.bench) + " --out " + sh_word(o.out) +
-                       (o.quick ? " --quick --max-seconds 60" : " --max-seconds 180"));
-      code != 0) {
-    throw InputError("calibrate run: " + o.bench + " failed (exit " + std::to_string(code) +
-                     "); it is built where nvcc is present "
-                     "(build/calibrate/ridgeline-gpu-bench) and needs a GPU");
-  }
-  run_pytorch_ops(o);
-  std::cout << "\nmeasurements in " << o.out << "; next: ridgeline calibrate fit --data " << o.out
+int run_calibration(const CalibrationRun& r) {
+  run_calibration(r, [](const std::string& line) { std::cout << line << "\n" << std::flush; });
+  std::cout << "\nmeasurements in " << r.out << "; next: ridgeline calibrate fit --data " << r.out
             << " --out <profile.json>\n";
   return 0;
 }
@@ -123,7 +43,7 @@ Command add_calibrate_command(CLI::App& app) {
     std::vector<std::string> data, hardware, workloads;
     std::string out, report;
     bool force = false;
-    RunOptions run;
+    CalibrationRun run;
   };
   auto o = std::make_shared<Options>();
   CLI::App* cal =
@@ -160,8 +80,8 @@ Command add_calibrate_command(CLI::App& app) {
   cal->require_subcommand(1);
   return [o, run]() {
     if (run->parsed()) {
-      RunOptions r = o->run;
-      r.bench = find_bench(r.bench);
+      CalibrationRun r = o->run;
+      r.bench = find_gpu_bench(r.bench);
       if (r.scripts.empty()) r.scripts = std::string(RIDGELINE_SOURCE_DIR) + "/validate/measure";
       return run_calibration(r);
     }

@@ -2,6 +2,7 @@
 // profile, its architecture's, or none); `ridgeline gpus show NAME [--set path=value]` prints one
 // with every figure's provenance, derived peaks and ridge points.
 #include "cli/commands.h"
+#include "cli/views/report_views.h"
 #include "cli/views/views.h"
 #include "common/errors.h"
 #include "hardware/gpu_load.h"
@@ -38,7 +39,7 @@ Command add_gpus_command(CLI::App& app) {
   show->add_option("name", opt->name, "Preset name or path to a GPU .json")->required();
   show->add_option("--set", opt->sets, "What-if override PATH=VALUE (repeatable)");
   show->add_option("--format", opt->format, "table or json")
-      ->check(CLI::IsMember({"table", "json"}));
+      ->check(CLI::IsMember(gpu_show_views().names()));
   return [opt, show, list_format]() {
     if (show->parsed()) {
       if (list_format->count() > 0) {
@@ -47,10 +48,7 @@ Command add_gpus_command(CLI::App& app) {
                                  "`gpus show NAME`"));
       }
       GpuSpec g = load_gpu(opt->name, opt->sets);
-      if (opt->format == "json")
-        std::cout << gpu_json(g).dump(2) << "\n";
-      else
-        print_gpu_show(std::cout, g);
+      gpu_show_views().pick(opt->format, "--format")(std::cout, g);
       return 0;
     }
     std::vector<GpuSpec> all;

@@ -5,7 +5,7 @@
 // Exit status 1 when any line failed; the other lines are still predicted and printed.
 #include "cli/commands.h"
 #include "cli/op_runner.h"
-#include "cli/views/views.h"
+#include "cli/views/report_views.h"
 #include "common/errors.h"
 #include "hardware/gpu_load.h"
 
@@ -76,7 +76,7 @@ Command add_op_command(CLI::App& app) {
   cmd->add_option("--input", o->input, "JSONL file of ops, one per line ('-' for stdin)");
   cmd->add_option("--format", o->format,
                   "table, json, jsonl or csv (default: table for flags, jsonl for --input)")
-      ->check(CLI::IsMember({"table", "json", "jsonl", "csv"}));
+      ->check(CLI::IsMember(op_views().names()));
   cmd->add_option("--id", o->id, "Id of the op given by flags");
   cmd->add_option("--op", o->op,
                   "gemm, attention, elementwise, reduce, rmsnorm, layernorm, softmax");
@@ -117,14 +117,7 @@ Command add_op_command(CLI::App& app) {
       results = run_op_lines(in, o->input, gpu);
     }
     std::string format = !o->format.empty() ? o->format : (from_flags ? "table" : "jsonl");
-    if (format == "table")
-      print_op_table(std::cout, gpu, results);
-    else if (format == "json")
-      print_op_json(std::cout, gpu, results);
-    else if (format == "csv")
-      print_op_csv(std::cout, results);
-    else
-      print_op_jsonl(std::cout, results);
+    op_views().pick(format, "--format")(std::cout, OpReport{gpu, results});
     int failed = 0;
     for (const auto& r : results) {
       if (!r.error.empty()) {

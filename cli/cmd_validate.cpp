@@ -8,6 +8,7 @@
 #include "cli/commands.h"
 #include "cli/output_file.h"
 #include "cli/predict_options.h"
+#include "cli/views/report_views.h"
 #include "cli/views/scorecard_views.h"
 #include "cli/views/trace_compare_view.h"
 #include "cli/views/views.h"
@@ -78,20 +79,9 @@ int run_check(const std::string& path, const std::vector<std::string>& sets) {
   for (auto& c : all) c.category = "kernels/" + c.category;
   for (auto& c : wl) c.category = "steps/" + c.category;
   all.insert(all.end(), wl.begin(), wl.end());
+  print_baseline_check(std::cout, path, gpu, all);
   int regressed = 0;
-  std::cout << "ridgeline validate --check " << path << " (" << gpu.name << ", profile "
-            << gpu.profile << ", held-out MAPE)\n";
-  for (const auto& c : all) {
-    std::cout << "  " << (c.regressed() ? "WORSE " : "ok    ") << c.category << ": "
-              << fixed(100 * c.now, 2) << "% (recorded " << fixed(100 * c.recorded, 2) << "%)\n";
-    regressed += c.regressed();
-  }
-  if (regressed) {
-    std::cout
-        << regressed
-        << " categories rose above the recorded held-out error; improve the model, or commit\n"
-        << "new numbers in " << path << " beside the change that earned them\n";
-  }
+  for (const auto& c : all) regressed += c.regressed();
   return regressed ? 1 : 0;
 }
 
@@ -176,7 +166,7 @@ Command add_validate_command(CLI::App& app) {
   cmd->add_option("--split", o->split, "holdout (default), fit or all")
       ->check(CLI::IsMember({"holdout", "fit", "all"}));
   cmd->add_option("--format", o->format, "table, json or markdown")
-      ->check(CLI::IsMember({"table", "json", "markdown"}));
+      ->check(CLI::IsMember(scorecard_views().names()));
   cmd->add_option("--worst", o->worst, "Worst cases to list (table)");
   cmd->add_option("--plot", o->plot,
                   "Also write the scorecard as an SVG plot (predicted against measured, error "
@@ -199,22 +189,15 @@ Command add_validate_command(CLI::App& app) {
     }
     refuse_flags(*cmd, workload_flags, "--data (the flag describes a --trace workload)");
     if (o->data.empty()) throw InputError("validate: give --data FILE (or --check BASELINE)");
+    if (cmd->count("--worst") && o->format != "table")
+      throw InputError("--worst: lists the worst cases in the table; not with --format " +
+                       o->format);
     GpuSpec gpu = gpu_for(o->gpu, recorded_devices(o->data), o->sets, o->profile);
     std::vector<std::string> skipped;
     Scorecard sc = score_files(o->data, o->workloads, gpu, o->split, skipped);
     if (!o->plot.empty()) write_plot(o->plot, sc);
-    if (o->format == "markdown") {
-      print_scorecard_markdown(std::cout, sc);
-    } else if (o->format == "json") {
-      nlohmann::json j = scorecard_json(sc);
-      j["skipped"] = skipped;
-      std::cout << j.dump(2) << "\n";
-    } else {
-      print_scorecard(std::cout, sc, o->worst);
-      if (!skipped.empty())
-        std::cout << "\n" << skipped.size() << " records left out (see --format json)\n";
-      if (!o->plot.empty()) std::cout << "\nwrote " << o->plot << "\n";
-    }
+    scorecard_views().pick(o->format, "--format")(std::cout,
+                                                  ScorecardReport{sc, skipped, o->worst, o->plot});
     return 0;
   };
 }

@@ -2,6 +2,7 @@
 #include "common/json_reader.h"
 
 #include "common/errors.h"
+#include "common/json_path.h"
 
 #include <cmath>
 #include <fstream>
@@ -180,13 +181,8 @@ JsonReader& JsonReader::child(const std::string& key) {
 
 JsonReader& JsonReader::descend(const std::string& slash_path) {
   JsonReader* r = this;
-  size_t start = 0;
-  while (start < slash_path.size()) {
-    size_t end = slash_path.find('/', start);
-    if (end == std::string::npos) end = slash_path.size();
-    r = &r->child(slash_path.substr(start, end - start));
-    start = end + 1;
-  }
+  if (slash_path.empty()) return *r;
+  for (const auto& key : split_json_path(slash_path, "/")) r = &r->child(key);
   return *r;
 }
 

@@ -2,13 +2,11 @@
 // into the binary (embedded_files.h); a path given by the user is read from disk.
 #include "hardware/gpu_load.h"
 
-#include "common/embedded_files.h"
 #include "common/errors.h"
 #include "common/json_reader.h"
+#include "common/presets.h"
 #include "hardware/gpu_parse.h"
 #include "hardware/profiles.h"
-
-#include <algorithm>
 
 namespace ridgeline {
 
@@ -17,37 +15,13 @@ namespace {
 constexpr std::string_view kGpuDir = "hardware/gpus/";
 constexpr std::string_view kArchDir = "hardware/arch/";
 
-std::vector<std::string> names_under(std::string_view dir) {
-  std::vector<std::string> out;
-  for (const auto& f : embedded_files()) {
-    if (f.path.substr(0, dir.size()) != dir) continue;
-    std::string_view rest = f.path.substr(dir.size());
-    out.emplace_back(rest.substr(0, rest.size() - 5));  // drop ".json"
-  }
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
-const EmbeddedFile* find_embedded(std::string_view dir, const std::string& name) {
-  for (const auto& f : embedded_files()) {
-    if (f.path == std::string(dir) + name + ".json") return &f;
-  }
-  return nullptr;
-}
-
-std::string joined(const std::vector<std::string>& names) {
-  std::string s;
-  for (const auto& n : names) s += (s.empty() ? "" : ", ") + n;
-  return s;
-}
-
 // The architecture's complete "model" object, validated on its own so that any later error
 // is the GPU file's (or the flag's).
 nlohmann::json architecture_model(const std::string& arch, const std::string& gpu_label) {
-  const EmbeddedFile* f = find_embedded(kArchDir, arch);
+  const EmbeddedFile* f = find_preset(kArchDir, arch);
   if (!f) {
     throw InputError(located(gpu_label, "/architecture: unknown architecture \"" + arch +
-                                            "\"; known: " + joined(architecture_names())));
+                                            "\"; known: " + joined_names(architecture_names())));
   }
   std::string label(f->path);
   nlohmann::json doc = parse_json_text(std::string(f->text), label);
@@ -63,12 +37,12 @@ nlohmann::json architecture_model(const std::string& arch, const std::string& gp
 }  // namespace
 
 std::vector<std::string> gpu_preset_names() {
-  return names_under(kGpuDir);
+  return preset_names(kGpuDir);
 }
 
 std::string preset_for_device(const std::string& device_name) {
   for (const auto& name : gpu_preset_names()) {
-    const EmbeddedFile* f = find_embedded(kGpuDir, name);
+    const EmbeddedFile* f = find_preset(kGpuDir, name);
     nlohmann::json doc = parse_json_text(std::string(f->text), std::string(f->path));
     for (const auto& d : doc.value("device_names", nlohmann::json::array()))
       if (d.is_string() && d.get<std::string>() == device_name) return name;
@@ -77,7 +51,7 @@ std::string preset_for_device(const std::string& device_name) {
 }
 
 std::vector<std::string> architecture_names() {
-  return names_under(kArchDir);
+  return preset_names(kArchDir);
 }
 
 GpuSpec load_gpu_text(const std::string& text, const std::string& label,
@@ -121,14 +95,11 @@ GpuSpec load_gpu_text(const std::string& text, const std::string& label,
 
 GpuSpec load_gpu(const std::string& name_or_path, const std::vector<std::string>& overrides,
                  const std::string& profile) {
-  bool looks_like_path =
-      name_or_path.find('/') != std::string::npos ||
-      (name_or_path.size() > 5 && name_or_path.substr(name_or_path.size() - 5) == ".json");
-  if (!looks_like_path) {
-    const EmbeddedFile* f = find_embedded(kGpuDir, name_or_path);
+  if (!looks_like_path(name_or_path)) {
+    const EmbeddedFile* f = find_preset(kGpuDir, name_or_path);
     if (!f) {
       throw InputError(located("--gpu", "unknown GPU \"" + name_or_path +
-                                            "\"; presets: " + joined(gpu_preset_names()) +
+                                            "\"; presets: " + joined_names(gpu_preset_names()) +
                                             " (or give a path to a .json file)"));
     }
     return load_gpu_text(std::string(f->text), std::string(f->path), overrides, profile);

@@ -7,6 +7,7 @@
 
 #include "common/errors.h"
 #include "common/json_reader.h"
+#include "common/name_table.h"
 #include "hardware/derived.h"
 #include "hardware/gpu_parse.h"
 
@@ -16,23 +17,12 @@
 namespace ridgeline {
 
 const char* math_unit_key(MathUnit u) {
-  switch (u) {
-    case MathUnit::TensorTf32:
-      return "tf32";
-    case MathUnit::TensorBf16:
-      return "bf16";
-    case MathUnit::TensorFp16:
-      return "fp16";
-    case MathUnit::TensorFp8:
-      return "fp8";
-    case MathUnit::TensorInt8:
-      return "int8";
-    case MathUnit::VectorFp32:
-      return "fp32";
-    case MathUnit::VectorFp64:
-      return "fp64";
-  }
-  return "?";
+  static const NameTable<MathUnit> keys = {
+      {MathUnit::TensorTf32, "tf32"}, {MathUnit::TensorBf16, "bf16"},
+      {MathUnit::TensorFp16, "fp16"}, {MathUnit::TensorFp8, "fp8"},
+      {MathUnit::TensorInt8, "int8"}, {MathUnit::VectorFp32, "fp32"},
+      {MathUnit::VectorFp64, "fp64"}};
+  return keys.name(u);
 }
 
 bool is_tensor_unit(MathUnit u) {

@@ -277,4 +277,18 @@ void visit_model_fields(Params& p, F&& f) {
   f("vector/adamw_bandwidth_fraction", p.vector.adamw_bandwidth_fraction, FieldRule::Fraction);
 }
 
+// The Fact at a GPU description path such as "memory/hbm/bandwidth_GBps" or
+// "model/gemm/fp8_efficiency" (Fact* or const Fact*, as the spec is); null for any other path.
+template <class Spec>
+auto* find_field(Spec& gpu, const std::string& path) {
+  decltype(&gpu.compute.sm_count) found = nullptr;
+  visit_fields(gpu, [&](const char* p, auto& f, FieldRule) {
+    if (path == p) found = &f;
+  });
+  visit_model_fields(gpu.model, [&](const char* p, auto& f, FieldRule) {
+    if (path == std::string("model/") + p) found = &f;
+  });
+  return found;
+}
+
 }  // namespace ridgeline

@@ -4,6 +4,7 @@
 // "what-if: --set ...", so reports show the figure was not the datasheet's. A value may be
 // relative to the figure it replaces: "+30%", "-10%" or "1.3x".
 #include "common/errors.h"
+#include "common/json_path.h"
 #include "common/json_reader.h"
 #include "hardware/gpu_parse.h"
 
@@ -15,25 +16,6 @@
 namespace ridgeline {
 
 namespace {
-
-std::vector<std::string> split_key_path(const std::string& path) {
-  std::vector<std::string> parts;
-  std::string cur;
-  for (char c : path) {
-    if (c == '.' || c == '/') {
-      parts.push_back(cur);
-      cur.clear();
-    } else {
-      cur += c;
-    }
-  }
-  parts.push_back(cur);
-  return parts;
-}
-
-bool is_index(const std::string& s) {
-  return !s.empty() && s.size() < 9 && s.find_first_not_of("0123456789") == std::string::npos;
-}
 
 // A relative value's factor: "+30%" -> 1.3, "-10%" -> 0.9, "1.3x" -> 1.3; nullopt for anything
 // else. A bare "30%" is an error: a change needs its sign.
@@ -88,18 +70,8 @@ WhatIf apply_override(nlohmann::json& doc, const std::string& assignment) {
     value = text;  // a bare word is a string
   }
 
-  nlohmann::json* node = &doc;
-  std::string walked;
-  for (const auto& key : split_key_path(path)) {
-    walked += "/" + key;
-    if (node->is_object() && node->contains(key)) {
-      node = &(*node)[key];
-    } else if (node->is_array() && is_index(key) && std::stoul(key) < node->size()) {
-      node = &(*node)[std::stoul(key)];
-    } else {
-      throw InputError(located(flag, walked + ": no such field"));
-    }
-  }
+  auto [node, walked] = walk_json_path(doc, split_json_path(path, "./"));
+  if (!node) throw InputError(located(flag, walked + ": no such field"));
   bool fact = node->is_object() && node->contains("value") && node->contains("source");
   if (!fact && (node->is_object() || node->is_array()))
     throw InputError(located(flag, walked + ": names a group of fields; name one field"));

@@ -1,11 +1,11 @@
 // Finding and applying calibrated profiles; see profiles.h.
 #include "hardware/profiles.h"
 
-#include "common/embedded_files.h"
 #include "common/errors.h"
+#include "common/json_path.h"
 #include "common/json_reader.h"
+#include "common/presets.h"
 
-#include <algorithm>
 #include <filesystem>
 
 namespace ridgeline {
@@ -17,52 +17,24 @@ constexpr std::string_view kProfileDir = "hardware/profiles/";
 // The node of a GPU document at `path`; `section` is the profile object naming it.
 nlohmann::json* walk(nlohmann::json& doc, const std::string& path, const std::string& where,
                      const std::string& section = "parameters") {
-  nlohmann::json* node = &doc;
-  size_t start = 0;
-  while (start <= path.size()) {
-    size_t end = path.find('/', start);
-    if (end == std::string::npos) end = path.size();
-    std::string key = path.substr(start, end - start);
-    if (node->is_object() && node->contains(key)) {
-      node = &(*node)[key];
-    } else if (node->is_array() && !key.empty() &&
-               key.find_first_not_of("0123456789") == std::string::npos &&
-               std::stoul(key) < node->size()) {
-      node = &(*node)[std::stoul(key)];
-    } else {
-      throw InputError(where + ": /" + section + "/" + path +
-                       ": no such field in the GPU description");
-    }
-    start = end + 1;
-  }
-  return node;
+  JsonWalk w = walk_json_path(doc, split_json_path(path, "/"));
+  if (!w.node)
+    throw InputError(where + ": /" + section + "/" + path +
+                     ": no such field in the GPU description");
+  return w.node;
 }
 
 // The embedded profile a --profile value names: "h100-sxm" or "hardware/profiles/h100-sxm.json".
 const EmbeddedFile* embedded_profile(const std::string& choice) {
-  for (const auto& f : embedded_files()) {
-    if (f.path.substr(0, kProfileDir.size()) != kProfileDir) continue;
-    if (f.path == choice || f.path == std::string(kProfileDir) + choice + ".json") return &f;
-  }
-  return nullptr;
-}
-
-bool looks_like_path(const std::string& s) {
-  return s.find('/') != std::string::npos ||
-         (s.size() > 5 && s.compare(s.size() - 5, 5, ".json") == 0);
+  for (const auto* f : presets_under(kProfileDir))
+    if (f->path == choice) return f;
+  return find_preset(kProfileDir, choice);
 }
 
 }  // namespace
 
 std::vector<std::string> profile_names() {
-  std::vector<std::string> out;
-  for (const auto& f : embedded_files()) {
-    if (f.path.substr(0, kProfileDir.size()) != kProfileDir) continue;
-    std::string_view rest = f.path.substr(kProfileDir.size());
-    out.emplace_back(rest.substr(0, rest.size() - 5));  // drop ".json"
-  }
-  std::sort(out.begin(), out.end());
-  return out;
+  return preset_names(kProfileDir);
 }
 
 ProfileUse find_profile(const std::string& gpu_name, const std::string& architecture,
@@ -81,9 +53,8 @@ ProfileUse find_profile(const std::string& gpu_name, const std::string& architec
       use.doc = read_json_file(choice);
       use.label = choice;
     } else {
-      std::string known;
-      for (const auto& n : profile_names()) known += (known.empty() ? "" : ", ") + n;
-      throw InputError("--profile " + choice + ": no such profile; built in: " + known +
+      throw InputError("--profile " + choice +
+                       ": no such profile; built in: " + joined_names(profile_names()) +
                        " (or give a path to a profile file, or none)");
     }
     use.description = use.label + " (given)";
@@ -91,17 +62,16 @@ ProfileUse find_profile(const std::string& gpu_name, const std::string& architec
     return use;
   }
   const EmbeddedFile* inherited = nullptr;
-  for (const auto& f : embedded_files()) {
-    if (f.path.substr(0, kProfileDir.size()) != kProfileDir) continue;
-    nlohmann::json doc = parse_json_text(std::string(f.text), std::string(f.path));
+  for (const auto* f : presets_under(kProfileDir)) {
+    nlohmann::json doc = parse_json_text(std::string(f->text), std::string(f->path));
     if (doc.value("gpu", "") == gpu_name) {
       use.doc = doc;
-      use.label = std::string(f.path);
+      use.label = std::string(f->path);
       use.description = use.label + " (own)";
       use.own = true;
       return use;
     }
-    if (!inherited && doc.value("architecture", "") == architecture) inherited = &f;
+    if (!inherited && doc.value("architecture", "") == architecture) inherited = f;
   }
   if (inherited) {
     use.doc = parse_json_text(std::string(inherited->text), std::string(inherited->path));

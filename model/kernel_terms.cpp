@@ -2,6 +2,7 @@
 #include "model/kernel_terms.h"
 
 #include "common/errors.h"
+#include "common/name_table.h"
 #include "hardware/derived.h"
 
 #include <algorithm>
@@ -10,19 +11,12 @@
 namespace ridgeline {
 
 const char* bottleneck_name(Bottleneck b) {
-  switch (b) {
-    case Bottleneck::Compute:
-      return "compute";
-    case Bottleneck::Hbm:
-      return "hbm";
-    case Bottleneck::L2:
-      return "l2";
-    case Bottleneck::Smem:
-      return "smem";
-    case Bottleneck::Latency:
-      return "latency";
-  }
-  return "?";
+  static const NameTable<Bottleneck> names = {{Bottleneck::Compute, "compute"},
+                                              {Bottleneck::Hbm, "hbm"},
+                                              {Bottleneck::L2, "l2"},
+                                              {Bottleneck::Smem, "smem"},
+                                              {Bottleneck::Latency, "latency"}};
+  return names.name(b);
 }
 
 double achievable_hbm_bytes_per_s(const GpuSpec& gpu, double active_sms, double efficiency) {

@@ -5,9 +5,9 @@
 // hf_config.cpp.
 #include "workloads/model_config.h"
 
-#include "common/embedded_files.h"
 #include "common/errors.h"
 #include "common/json_reader.h"
+#include "common/presets.h"
 #include "workloads/hf_config.h"
 
 #include <algorithm>
@@ -25,13 +25,6 @@ constexpr long double kMaxParameters = 1e15L;
 
 bool ends_with(const std::string& s, std::string_view tail) {
   return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
-}
-
-const EmbeddedFile* find_preset(const std::string& name) {
-  for (const auto& f : embedded_files()) {
-    if (f.path == std::string(kModelDir) + name + ".json") return &f;
-  }
-  return nullptr;
 }
 
 std::string last_part(const std::string& path) {
@@ -124,23 +117,10 @@ ModelConfig from_document(const nlohmann::json& doc, const std::string& label) {
   return m;
 }
 
-std::string joined(const std::vector<std::string>& names) {
-  std::string s;
-  for (const auto& n : names) s += (s.empty() ? "" : ", ") + n;
-  return s;
-}
-
 }  // namespace
 
 std::vector<std::string> model_preset_names() {
-  std::vector<std::string> out;
-  for (const auto& f : embedded_files()) {
-    if (f.path.substr(0, kModelDir.size()) != kModelDir) continue;
-    std::string_view rest = f.path.substr(kModelDir.size());
-    out.emplace_back(rest.substr(0, rest.size() - 5));  // drop ".json"
-  }
-  std::sort(out.begin(), out.end());
-  return out;
+  return preset_names(kModelDir);
 }
 
 ModelConfig load_model_text(const std::string& text, const std::string& label) {
@@ -148,12 +128,9 @@ ModelConfig load_model_text(const std::string& text, const std::string& label) {
 }
 
 ModelConfig load_model(const std::string& name_or_path) {
-  const EmbeddedFile* f = find_preset(name_or_path);
+  const EmbeddedFile* f = find_preset(kModelDir, name_or_path);
   std::error_code ec;
-  bool looks_like_path = name_or_path.find('/') != std::string::npos ||
-                         ends_with(name_or_path, ".json") ||
-                         (!f && std::filesystem::is_directory(name_or_path, ec));
-  if (looks_like_path) {
+  if (looks_like_path(name_or_path) || (!f && std::filesystem::is_directory(name_or_path, ec))) {
     std::string file = std::filesystem::is_directory(name_or_path, ec)
                            ? config_in_folder(name_or_path)
                            : name_or_path;
@@ -161,7 +138,7 @@ ModelConfig load_model(const std::string& name_or_path) {
   }
   if (!f) {
     throw InputError(located("--model", "unknown model \"" + name_or_path +
-                                            "\"; presets: " + joined(model_preset_names()) +
+                                            "\"; presets: " + joined_names(model_preset_names()) +
                                             " (or give a Hugging Face config.json or the "
                                             "folder holding it)"));
   }

@@ -1,29 +1,49 @@
-// Names of op kinds and dtypes; see op.h.
+// Names of op kinds and dtypes, one NameTable each (parsing and printing read the same table);
+// see op.h.
 #include "workloads/op.h"
 
 namespace ridgeline {
 
+const NameTable<DType>& dtype_names() {
+  static const NameTable<DType> t = {{DType::Fp32, "fp32"},
+                                     {DType::Tf32, "tf32"},
+                                     {DType::Bf16, "bf16"},
+                                     {DType::Fp16, "fp16"},
+                                     {DType::Fp8, "fp8"}};
+  return t;
+}
+
+const NameTable<ElementwiseKind>& elementwise_kinds() {
+  static const NameTable<ElementwiseKind> t = {
+      {ElementwiseKind::Copy, "copy"},        {ElementwiseKind::Add, "add"},
+      {ElementwiseKind::Mul, "mul"},          {ElementwiseKind::MulScalar, "mul_scalar"},
+      {ElementwiseKind::Gelu, "gelu"},        {ElementwiseKind::Silu, "silu"},
+      {ElementwiseKind::SiluMul, "silu_mul"}, {ElementwiseKind::AdamW, "adamw"}};
+  return t;
+}
+
+const NameTable<ReduceKind>& reduce_kinds() {
+  static const NameTable<ReduceKind> t = {
+      {ReduceKind::Sum, "sum"}, {ReduceKind::Max, "max"}, {ReduceKind::Mean, "mean"}};
+  return t;
+}
+
+const NameTable<RowOpKind>& row_op_kinds() {
+  static const NameTable<RowOpKind> t = {{RowOpKind::RmsNorm, "rmsnorm"},
+                                         {RowOpKind::LayerNorm, "layernorm"},
+                                         {RowOpKind::Softmax, "softmax"},
+                                         {RowOpKind::RmsNormBackward, "rmsnorm_backward"},
+                                         {RowOpKind::LayerNormBackward, "layernorm_backward"},
+                                         {RowOpKind::SoftmaxBackward, "softmax_backward"}};
+  return t;
+}
+
 const char* dtype_name(DType d) {
-  switch (d) {
-    case DType::Fp32:
-      return "fp32";
-    case DType::Tf32:
-      return "tf32";
-    case DType::Bf16:
-      return "bf16";
-    case DType::Fp16:
-      return "fp16";
-    case DType::Fp8:
-      return "fp8";
-  }
-  return "?";
+  return dtype_names().name(d);
 }
 
 std::optional<DType> parse_dtype(const std::string& name) {
-  for (DType d : {DType::Fp32, DType::Tf32, DType::Bf16, DType::Fp16, DType::Fp8}) {
-    if (name == dtype_name(d)) return d;
-  }
-  return std::nullopt;
+  return dtype_names().parse(name);
 }
 
 double dtype_bytes(DType d) {
@@ -41,55 +61,15 @@ double dtype_bytes(DType d) {
 }
 
 const char* elementwise_kind_name(ElementwiseKind k) {
-  switch (k) {
-    case ElementwiseKind::Copy:
-      return "copy";
-    case ElementwiseKind::Add:
-      return "add";
-    case ElementwiseKind::Mul:
-      return "mul";
-    case ElementwiseKind::MulScalar:
-      return "mul_scalar";
-    case ElementwiseKind::Gelu:
-      return "gelu";
-    case ElementwiseKind::Silu:
-      return "silu";
-    case ElementwiseKind::SiluMul:
-      return "silu_mul";
-    case ElementwiseKind::AdamW:
-      return "adamw";
-  }
-  return "?";
+  return elementwise_kinds().name(k);
 }
 
 const char* reduce_kind_name(ReduceKind k) {
-  switch (k) {
-    case ReduceKind::Sum:
-      return "sum";
-    case ReduceKind::Max:
-      return "max";
-    case ReduceKind::Mean:
-      return "mean";
-  }
-  return "?";
+  return reduce_kinds().name(k);
 }
 
 const char* row_op_kind_name(RowOpKind k) {
-  switch (k) {
-    case RowOpKind::RmsNorm:
-      return "rmsnorm";
-    case RowOpKind::LayerNorm:
-      return "layernorm";
-    case RowOpKind::Softmax:
-      return "softmax";
-    case RowOpKind::RmsNormBackward:
-      return "rmsnorm_backward";
-    case RowOpKind::LayerNormBackward:
-      return "layernorm_backward";
-    case RowOpKind::SoftmaxBackward:
-      return "softmax_backward";
-  }
-  return "?";
+  return row_op_kinds().name(k);
 }
 
 const char* op_family(const Op& op) {

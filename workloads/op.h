@@ -3,6 +3,8 @@
 // kernel costs is model/'s business, not this file's.
 #pragma once
 
+#include "common/name_table.h"
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -35,7 +37,7 @@ struct GemmOp {  // C[batch, m, n] = A[batch, m, k] * B[batch, n, k]^T
 
 struct AttentionOp {  // flash-style fused attention (one kernel), GQA when kv_heads < heads
   int64_t batch = 1, heads = 0, kv_heads = 0, head_dim = 0, q_len = 0, kv_len = 0;
-  bool causal = false;  // bottom-right aligned mask when q_len < kv_len
+  bool causal = false;        // bottom-right aligned mask when q_len < kv_len
   DType dtype = DType::Bf16;  // Q, O and the math
   // K and V as stored, when not in `dtype` (an fp8 KV cache read by a bf16 kernel, which
   // dequantizes K/V blocks as it loads them).
@@ -104,5 +106,11 @@ const char* op_family(
 const char* elementwise_kind_name(ElementwiseKind k);
 const char* reduce_kind_name(ReduceKind k);
 const char* row_op_kind_name(RowOpKind k);
+
+// The name tables behind the functions above, for parsing.
+const NameTable<DType>& dtype_names();
+const NameTable<ElementwiseKind>& elementwise_kinds();
+const NameTable<ReduceKind>& reduce_kinds();
+const NameTable<RowOpKind>& row_op_kinds();
 
 }  // namespace ridgeline

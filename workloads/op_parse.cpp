@@ -69,13 +69,9 @@ constexpr std::initializer_list<DType> kStorageTypes = {DType::Fp32, DType::Bf16
 constexpr const char* kNotStorage = "tf32 is a tensor-core mode, not a storage type";
 
 ElementwiseOp read_elementwise(JsonReader& r) {
-  static const std::vector<std::string> kinds = {"copy", "add",  "mul",     "mul_scalar",
-                                                 "gelu", "silu", "silu_mul"};
-  ElementwiseOp e;
-  std::string k = r.one_of("kind", kinds);
-  for (size_t i = 0; i < kinds.size(); ++i) {
-    if (kinds[i] == k) e.kind = (ElementwiseKind)i;
-  }
+  ElementwiseOp e;  // an optimizer step is a training op, not a `ridgeline op` input
+  e.kind = *elementwise_kinds().parse(
+      r.one_of("kind", elementwise_kinds().names({ElementwiseKind::AdamW})));
   e.numel = dim(r, "numel");
   e.dtype = read_dtype(r, kStorageTypes, kNotStorage);
   if (r.has("out_dtype")) {  // a cast
@@ -89,8 +85,7 @@ ElementwiseOp read_elementwise(JsonReader& r) {
 
 ReduceOp read_reduce(JsonReader& r) {
   ReduceOp x;
-  std::string k = r.one_of("kind", {"sum", "max", "mean"});
-  x.kind = k == "sum" ? ReduceKind::Sum : (k == "max" ? ReduceKind::Max : ReduceKind::Mean);
+  x.kind = *reduce_kinds().parse(r.one_of("kind", reduce_kinds().names()));
   x.numel = dim(r, "numel");
   x.dtype = read_dtype(r, kStorageTypes, kNotStorage);
   return x;
@@ -132,12 +127,8 @@ Op parse_op(const nlohmann::json& object, const std::string& label,
     op.shape = read_elementwise(r);
   else if (kind == "reduce")
     op.shape = read_reduce(r);
-  else if (kind == "rmsnorm")
-    op.shape = read_row_op(r, RowOpKind::RmsNorm);
-  else if (kind == "layernorm")
-    op.shape = read_row_op(r, RowOpKind::LayerNorm);
-  else
-    op.shape = read_row_op(r, RowOpKind::Softmax);
+  else  // a norm or softmax, named as its RowOpKind
+    op.shape = read_row_op(r, *row_op_kinds().parse(kind));
   if (r.has("warm_l2")) {
     if (kind == "gemm" || kind == "attention") {
       r.fail("warm_l2", "only memory-bound ops (elementwise, reduce, norms) take warm_l2");

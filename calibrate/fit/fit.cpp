@@ -1,6 +1,7 @@
 // Levenberg-Marquardt fit of the model's parameters; see fit.h.
 #include "calibrate/fit/fit.h"
 
+#include "common/errors.h"
 #include "model/op_cost.h"
 
 #include <Eigen/Dense>
@@ -12,12 +13,64 @@ namespace ridgeline {
 
 namespace {
 
-// A knob on a Fact reached by a member-pointer chain, written as a lambda pair.
-template <class Get>
-FitKnob knob(const std::string& path, double lo, double hi, Get fact_of) {
-  return FitKnob{path, lo, hi,
-                 [fact_of](const GpuSpec& g) { return fact_of(const_cast<GpuSpec&>(g)).value; },
-                 [fact_of](GpuSpec& g, double v) { fact_of(g).value = v; }};
+// How a fitted field's knob differs from plainly setting the field.
+enum class Tie {
+  None,
+  NeutralLowerBound,  // ending at lo means "no such effect" (1 = no clock boost seen)
+  Align4Follows,      // 8- and 4-byte aligned GEMMs run the same fallback kernel (seen on H100)
+  PastKneeStart,      // the knee's end stays past its start (set after it)
+};
+
+// The fitted fields of the GPU description and their physical bounds, in fit order (the order
+// of a profile's "parameters"). The path names the field, which visit_fields /
+// visit_model_fields list once with its rule; only the bounds and ties are said here.
+struct FittedField {
+  const char* path;
+  double lo, hi;
+  Tie tie = Tie::None;
+};
+const FittedField kFitted[] = {
+    {"model/power/few_sm_speedup", 1.0, 1.6, Tie::NeutralLowerBound},
+    {"model/memory/hbm_efficiency", 0.5, 1.0},
+    {"model/memory/l2_efficiency", 0.3, 1.0},
+    {"model/memory/latency_round_trips", 0.0, 6.0},
+    {"launch/graph_us", 0.2, 3.0},
+    {"model/gemm/hbm_efficiency", 0.5, 1.0},
+    {"model/gemm/grouped_hbm_efficiency", 0.2, 1.0},
+    {"model/gemm/grouped_overhead_us", 0.0, 30.0},
+    {"model/gemm/fp8_efficiency", 0.5, 1.0},
+    {"model/gemm/align8_efficiency", 0.05, 1.0, Tie::Align4Follows},
+    {"model/gemm/align2_efficiency", 0.05, 1.0},
+    {"model/attention/mma_efficiency", 0.2, 1.0},
+    {"model/attention/softmax_exposed_fraction", 0.0, 2.0},
+    {"model/vector/row_reduce_us", 0.0, 5.0},
+    {"model/vector/reduce_combine_us", 0.0, 20.0},
+    {"model/vector/strided_elements_per_clk", 0.2, 16.0},
+    {"model/memory/sm_bytes_per_clk", 8.0, 128.0},
+    {"model/memory/l2_knee_start_fraction", 0.2, 1.0},
+    {"model/memory/l2_knee_end_fraction", 0.5, 3.0, Tie::PastKneeStart},
+    {"model/vector/reduce_cta_inflight_elements", 256.0, 16384.0},
+};
+
+// The knob of one fitted field: it reads and sets the field found by path, plus its tie.
+FitKnob field_knob(const GpuSpec& gpu, const FittedField& f) {
+  std::string path = f.path;
+  require_invariant(find_field(gpu, path) != nullptr,
+                    "every fitted field is a field of the GPU description");
+  FitKnob k{path, f.lo, f.hi, [path](const GpuSpec& g) { return find_field(g, path)->value; },
+            [path](GpuSpec& g, double v) { find_field(g, path)->value = v; }};
+  k.lower_bound_is_neutral = f.tie == Tie::NeutralLowerBound;
+  if (f.tie == Tie::Align4Follows) {
+    k.set = [](GpuSpec& g, double v) {
+      g.model.gemm.align8_efficiency.value = g.model.gemm.align4_efficiency.value = v;
+    };
+  } else if (f.tie == Tie::PastKneeStart) {
+    k.set = [](GpuSpec& g, double v) {
+      auto& m = g.model.memory;
+      m.l2_knee_end_fraction.value = std::max(v, m.l2_knee_start_fraction.value + 0.05);
+    };
+  }
+  return k;
 }
 
 std::vector<double> residuals(const GpuSpec& gpu, const Dataset& data) {
@@ -61,59 +114,7 @@ bool identifiable(const GpuSpec& gpu, const std::vector<FitKnob>& knobs, const E
 
 std::vector<FitKnob> default_knobs(const GpuSpec& gpu) {
   std::vector<FitKnob> k;
-  k.push_back(knob("model/power/few_sm_speedup", 1.0, 1.6,
-                   [](GpuSpec& g) -> Fact& { return g.model.power.few_sm_speedup; }));
-  k.back().lower_bound_is_neutral = true;  // 1 = no clock boost seen
-  k.push_back(knob("model/memory/hbm_efficiency", 0.5, 1.0,
-                   [](GpuSpec& g) -> Fact& { return g.model.memory.hbm_efficiency; }));
-  k.push_back(knob("model/memory/l2_efficiency", 0.3, 1.0,
-                   [](GpuSpec& g) -> Fact& { return g.model.memory.l2_efficiency; }));
-  k.push_back(knob("model/memory/latency_round_trips", 0.0, 6.0,
-                   [](GpuSpec& g) -> Fact& { return g.model.memory.latency_round_trips; }));
-  k.push_back(
-      knob("launch/graph_us", 0.2, 3.0, [](GpuSpec& g) -> Fact& { return g.launch.graph_us; }));
-  k.push_back(knob("model/gemm/hbm_efficiency", 0.5, 1.0,
-                   [](GpuSpec& g) -> Fact& { return g.model.gemm.hbm_efficiency; }));
-  k.push_back(knob("model/gemm/grouped_hbm_efficiency", 0.2, 1.0,
-                   [](GpuSpec& g) -> Fact& { return g.model.gemm.grouped_hbm_efficiency; }));
-  k.push_back(knob("model/gemm/grouped_overhead_us", 0.0, 30.0,
-                   [](GpuSpec& g) -> Fact& { return g.model.gemm.grouped_overhead_us; }));
-  k.push_back(knob("model/gemm/fp8_efficiency", 0.5, 1.0,
-                   [](GpuSpec& g) -> Fact& { return g.model.gemm.fp8_efficiency; }));
-  // 8- and 4-byte aligned GEMMs run the same fallback kernel (seen on H100): one knob for both.
-  k.push_back(FitKnob{"model/gemm/align8_efficiency", 0.05, 1.0,
-                      [](const GpuSpec& g) { return g.model.gemm.align8_efficiency.value; },
-                      [](GpuSpec& g, double v) {
-                        g.model.gemm.align8_efficiency.value =
-                            g.model.gemm.align4_efficiency.value = v;
-                      }});
-  k.push_back(knob("model/gemm/align2_efficiency", 0.05, 1.0,
-                   [](GpuSpec& g) -> Fact& { return g.model.gemm.align2_efficiency; }));
-  k.push_back(knob("model/attention/mma_efficiency", 0.2, 1.0,
-                   [](GpuSpec& g) -> Fact& { return g.model.attention.mma_efficiency; }));
-  k.push_back(knob("model/attention/softmax_exposed_fraction", 0.0, 2.0,
-                   [](GpuSpec& g) -> Fact& { return g.model.attention.softmax_exposed_fraction; }));
-  k.push_back(knob("model/vector/row_reduce_us", 0.0, 5.0,
-                   [](GpuSpec& g) -> Fact& { return g.model.vector.row_reduce_us; }));
-  k.push_back(knob("model/vector/reduce_combine_us", 0.0, 20.0,
-                   [](GpuSpec& g) -> Fact& { return g.model.vector.reduce_combine_us; }));
-  k.push_back(knob("model/vector/strided_elements_per_clk", 0.2, 16.0,
-                   [](GpuSpec& g) -> Fact& { return g.model.vector.strided_elements_per_clk; }));
-  k.push_back(knob("model/memory/sm_bytes_per_clk", 8.0, 128.0,
-                   [](GpuSpec& g) -> Fact& { return g.model.memory.sm_bytes_per_clk; }));
-  k.push_back(knob("model/memory/l2_knee_start_fraction", 0.2, 1.0,
-                   [](GpuSpec& g) -> Fact& { return g.model.memory.l2_knee_start_fraction; }));
-  // The knee's end stays past its start (set after it): the hit fraction falls between the two.
-  k.push_back(FitKnob{"model/memory/l2_knee_end_fraction", 0.5, 3.0,
-                      [](const GpuSpec& g) { return g.model.memory.l2_knee_end_fraction.value; },
-                      [](GpuSpec& g, double v) {
-                        auto& m = g.model.memory;
-                        m.l2_knee_end_fraction.value =
-                            std::max(v, m.l2_knee_start_fraction.value + 0.05);
-                      }});
-  k.push_back(
-      knob("model/vector/reduce_cta_inflight_elements", 256.0, 16384.0,
-           [](GpuSpec& g) -> Fact& { return g.model.vector.reduce_cta_inflight_elements; }));
+  for (const auto& f : kFitted) k.push_back(field_knob(gpu, f));
   // All tile efficiencies move together: one scale over the architecture's table.
   std::vector<GemmTile> base = gpu.model.gemm.tiles;
   double top = 0;

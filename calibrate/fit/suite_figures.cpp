@@ -43,19 +43,6 @@ std::string fmt(double v, int digits) {
   return buf;
 }
 
-// The Fact at a GPU description path (Fact* or const Fact*, as the spec is), or null.
-template <class Spec>
-auto* field(Spec& gpu, const std::string& path) {
-  decltype(&gpu.compute.sm_count) found = nullptr;
-  visit_fields(gpu, [&](const char* p, auto& f, FieldRule) {
-    if (path == p) found = &f;
-  });
-  visit_model_fields(gpu.model, [&](const char* p, auto& f, FieldRule) {
-    if (path == std::string("model/") + p) found = &f;
-  });
-  return found;
-}
-
 struct Context {
   const GpuSpec& gpu;
   std::string device, date, label;
@@ -68,7 +55,7 @@ struct Context {
       out.warnings.push_back(bench + ": no usable value for " + path);
       return;
     }
-    double previous = field(gpu, path)->value;
+    double previous = find_field(gpu, path)->value;
     out.figures.push_back(
         {path, value, previous, bench,
          "measured: " + device + ", " + date + ": ridgeline-gpu-bench " + how + " (" + label + ")",
@@ -202,7 +189,7 @@ std::vector<CrossCheck> suite_checks(const json& doc, const GpuSpec& gpu) {
 
 void apply_figures(GpuSpec& gpu, const std::vector<MeasuredFigure>& figures) {
   for (const auto& f : figures) {
-    Fact* fact = field(gpu, f.path);
+    Fact* fact = find_field(gpu, f.path);
     require_invariant(fact != nullptr, "measured figure names a field of the GPU description");
     fact->value = f.value;
     std::string error = parse_provenance(f.source, fact->source);

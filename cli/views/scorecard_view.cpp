@@ -82,4 +82,21 @@ nlohmann::json scorecard_json(const Scorecard& sc) {
   return j;
 }
 
+void print_baseline_check(std::ostream& os, const std::string& path, const GpuSpec& gpu,
+                          const std::vector<BaselineCheck>& checks) {
+  int regressed = 0;
+  os << "ridgeline validate --check " << path << " (" << gpu.name << ", profile " << gpu.profile
+     << ", held-out MAPE)\n";
+  for (const auto& c : checks) {
+    os << "  " << (c.regressed() ? "WORSE " : "ok    ") << c.category << ": "
+       << fixed(100 * c.now, 2) << "% (recorded " << fixed(100 * c.recorded, 2) << "%)\n";
+    regressed += c.regressed();
+  }
+  if (regressed) {
+    os << regressed
+       << " categories rose above the recorded held-out error; improve the model, or commit\n"
+       << "new numbers in " << path << " beside the change that earned them\n";
+  }
+}
+
 }  // namespace ridgeline

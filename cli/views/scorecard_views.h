@@ -1,11 +1,15 @@
 // Views of a validation scorecard (validate/scorecard.h).
 #pragma once
 
+#include "hardware/gpu_spec.h"
+#include "validate/baseline.h"
 #include "validate/scorecard.h"
 
 #include <nlohmann/json.hpp>
 
 #include <ostream>
+#include <string>
+#include <vector>
 
 namespace ridgeline {
 
@@ -15,5 +19,9 @@ nlohmann::json scorecard_json(const Scorecard& sc);
 void print_scorecard_markdown(std::ostream& os, const Scorecard& sc);
 // Predicted against measured (log-log) and error against measured time, as one SVG (--plot).
 void print_scorecard_svg(std::ostream& os, const Scorecard& sc);
+// `validate --check`: one line per category against the baseline at `path`, then what to do
+// when any regressed.
+void print_baseline_check(std::ostream& os, const std::string& path, const GpuSpec& gpu,
+                          const std::vector<BaselineCheck>& checks);
 
 }  // namespace ridgeline

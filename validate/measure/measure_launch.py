@@ -40,50 +40,32 @@ import argparse
 import contextlib
 import gc
 import json
-import math
 import os
-import platform
 import signal
-import socket
-import statistics
 import sys
-import threading
 import time
 import traceback
 
-T0 = time.monotonic()
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-try:
-    import torch
-    import torch.nn.functional as F
-except ImportError:        # lets py_compile / --help work without torch
-    torch = None
-    F = None
+from ridgeline_measure.optional import torch
 
-try:
-    import triton
-    import triton.language as tl
-except Exception:
-    triton = None
-    tl = None
+# The harness shared with measure_ops.py and measure_models.py; importing it needs no GPU.
+from ridgeline_measure.environment import cpu_model, nvidia_smi
+from ridgeline_measure.harness import (_on_sigterm, elapsed_s, err_text, log, sanitize,
+                                       utc_now, write_atomic)
+from ridgeline_measure.harness import start_watchdog as harness_watchdog  # noqa: E402
+from ridgeline_measure.run import run_guarded, stamp_end  # noqa: E402
+from ridgeline_measure.environment import device_meta, smi_start_meta, start_meta  # noqa: E402
+# The units and the ways of timing them, in the package beside the harness.
+from ridgeline_measure import device  # noqa: E402  (a CPU smoke test sets device.DEVICE)
+from ridgeline_measure.launch_units import (CHAIN_SHAPE, EAGER_CALLS, EAGER_REPEATS,
+                                            GRAPH_SIZES, GRAPH_TIMED_REPLAYS, ROUNDTRIPS,
+                                            fit_line, graph_of_one, kernels_per_unit,
+                                            make_units, measure_eager, measure_graph,
+                                            measure_roundtrip)  # noqa: E402
 
-# Shared helpers (nvidia-smi clocks, versions, JSON sanitising); importing
-# measure_ops needs no GPU.
-from measure_ops import (err_text, library_versions, nvidia_smi, percentile,  # noqa: E402
-                         sanitize, utc_now)
-
-DEVICE = "cuda"            # (a CPU smoke test of the control flow overrides it)
-GRAPH_SIZES = (100, 400, 1600)
-GRAPH_WARM_REPLAYS = 2
-GRAPH_TIMED_REPLAYS = 20
-EAGER_CALLS = 2000
-EAGER_REPEATS = 5
-EAGER_WARM_CALLS = 50
-ROUNDTRIPS = 200
-ROUNDTRIP_WARM = 20
-CHAIN_SHAPE = (1, 4096)
 
 METHOD_TEXT = (
     "Launch costs measured with PyTorch. (a) graph: a CUDA graph calling a "
@@ -101,273 +83,21 @@ METHOD_TEXT = (
     "calls; per_kernel_us = per-unit time / kernels_per_unit.")
 
 
-def log(msg):
-    print(msg, flush=True)
-
-
-def elapsed_s():
-    return time.monotonic() - T0
-
-
-class Interrupted(BaseException):
-    pass
-
-
-def _on_sigterm(signum, frame):
-    raise Interrupted(f"signal {signum}")
-
-
-# ---------------------------------------------------------------------------
-# The units
-# ---------------------------------------------------------------------------
-
-if triton is not None:
-    @triton.jit
-    def _one_block_kernel(x_ptr, BLOCK: tl.constexpr):
-        offs = tl.arange(0, BLOCK)
-        mask = offs < 1
-        x = tl.load(x_ptr + offs, mask=mask, other=0.0)
-        tl.store(x_ptr + offs, x + 1.0, mask=mask)
-
-
-class Unit:
-    """A callable measured as one 'unit' of ops_per_unit PyTorch-level ops."""
-
-    def __init__(self, name, description, fn, ops_per_unit):
-        self.name = name
-        self.description = description
-        self.fn = fn
-        self.ops_per_unit = ops_per_unit
-
-
-def make_units():
-    units = []
-    one = torch.zeros(1, device=DEVICE, dtype=torch.float32)
-    units.append(Unit("add_1elem", "x.add_(1.0) on a 1-element fp32 tensor",
-                      lambda: one.add_(1.0), 1))
-
-    if triton is not None:
-        tri = torch.zeros(32, device=DEVICE, dtype=torch.float32)
-
-        def triton_1block():
-            _one_block_kernel[(1,)](tri, BLOCK=32, num_warps=1)
-        units.append(Unit("triton_1block",
-                          "1-program, 1-warp Triton kernel adding 1 to one element",
-                          triton_1block, 1))
-    else:
-        units.append(Unit("triton_1block", "triton is not importable", None, 1))
-
-    cols = CHAIN_SHAPE[-1]
-    x = torch.randn(CHAIN_SHAPE, device=DEVICE, dtype=torch.bfloat16)
-    r = torch.randn(CHAIN_SHAPE, device=DEVICE, dtype=torch.bfloat16)
-    w = torch.randn((cols,), device=DEVICE, dtype=torch.bfloat16)
-    shape = "x".join(map(str, CHAIN_SHAPE))
-
-    def chain():
-        y = F.rms_norm(x, (cols,), w, eps=1e-6)
-        z = torch.add(y, r)
-        return F.silu(z)
-
-    units += [
-        Unit("rms_norm", f"F.rms_norm(x, ({cols},), w) on [{shape}] bf16",
-             lambda: F.rms_norm(x, (cols,), w, eps=1e-6), 1),
-        Unit("add", f"torch.add(x, r) on [{shape}] bf16",
-             lambda: torch.add(x, r), 1),
-        Unit("silu", f"F.silu(x) on [{shape}] bf16", lambda: F.silu(x), 1),
-        Unit("chain_rmsnorm_add_silu",
-             f"F.rms_norm -> torch.add -> F.silu on [{shape}] bf16 (3 ops)",
-             chain, 3),
-    ]
-    return units
-
-
-# ---------------------------------------------------------------------------
-# Measurements
-# ---------------------------------------------------------------------------
-
-def new_event():
-    return torch.cuda.Event(enable_timing=True)
-
-
-@contextlib.contextmanager
-def gc_paused():
-    """No cyclic garbage collection inside a timed loop."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
-
-
-def stats_us(values_us):
-    vals = sorted(values_us)
-    return {"median_us": percentile(vals, 50), "p10_us": percentile(vals, 10),
-            "p90_us": percentile(vals, 90), "min_us": vals[0], "n": len(vals)}
-
-
-def kernels_per_unit(fn, calls=3):
-    """Kernels (and memcpy/memset) per unit call from torch.profiler."""
-    from measure_ops import _is_kernel_event
-    from torch.profiler import ProfilerActivity, profile
-    torch.cuda.synchronize()
-    with profile(activities=[ProfilerActivity.CUDA]) as prof:
-        for _ in range(calls):
-            fn()
-        torch.cuda.synchronize()
-    names = [evt.name for evt in prof.events() if _is_kernel_event(evt)]
-    return {"kernels_per_unit": len(names) / calls,
-            "kernel_names": list(dict.fromkeys(n[:160] for n in names))}
-
-
-def measure_graph(unit, n_calls, stream):
-    """Replay timing of a graph whose body calls unit n_calls times."""
-    stream.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(stream):            # warm-up on the capture stream
-        for _ in range(3):
-            unit.fn()
-    torch.cuda.current_stream().wait_stream(stream)
-    torch.cuda.synchronize()
-    graph = torch.cuda.CUDAGraph()
-    t_cap = time.perf_counter()
-    with torch.cuda.graph(graph, stream=stream):
-        for _ in range(n_calls):
-            unit.fn()
-    capture_s = time.perf_counter() - t_cap
-    for _ in range(GRAPH_WARM_REPLAYS):
-        graph.replay()
-    torch.cuda.synchronize()
-    starts = [new_event() for _ in range(GRAPH_TIMED_REPLAYS)]
-    ends = [new_event() for _ in range(GRAPH_TIMED_REPLAYS)]
-    cpu_us = []
-    with gc_paused():
-        for s, e in zip(starts, ends):
-            s.record()
-            t = time.perf_counter()
-            graph.replay()
-            cpu_us.append((time.perf_counter() - t) * 1e6)
-            e.record()
-    torch.cuda.synchronize()
-    replay_us = [s.elapsed_time(e) * 1e3 for s, e in zip(starts, ends)]
-    del graph
-    n_ops = n_calls * unit.ops_per_unit
-    rs = stats_us(replay_us)
-    return {"n_calls": n_calls, "n_ops": n_ops,
-            "replay_us": rs,
-            "per_op_us": rs["median_us"] / n_ops,
-            "per_op_p10_us": rs["p10_us"] / n_ops,
-            "per_op_p90_us": rs["p90_us"] / n_ops,
-            "replay_cpu_us": stats_us(cpu_us)["median_us"],
-            "capture_s": round(capture_s, 4)}
-
-
-def fit_line(points):
-    """Least squares y = a + b x over [(x, y)]: (intercept a, slope b)."""
-    n = len(points)
-    mx = sum(p[0] for p in points) / n
-    my = sum(p[1] for p in points) / n
-    sxx = sum((p[0] - mx) ** 2 for p in points)
-    if sxx == 0:
-        return None, None
-    b = sum((p[0] - mx) * (p[1] - my) for p in points) / sxx
-    return my - b * mx, b
-
-
-def measure_eager(unit, n_calls=EAGER_CALLS, repeats=EAGER_REPEATS):
-    """Back-to-back eager launches: device spacing and CPU cost per op."""
-    fn = unit.fn
-    for _ in range(EAGER_WARM_CALLS):
-        fn()
-    torch.cuda.synchronize()
-    device_us, cpu_us, wall_us = [], [], []
-    n_ops = n_calls * unit.ops_per_unit
-    for _ in range(repeats):
-        start, end = new_event(), new_event()
-        torch.cuda.synchronize()
-        with gc_paused():
-            t0 = time.perf_counter()
-            start.record()
-            for _ in range(n_calls):
-                fn()
-            end.record()
-            t1 = time.perf_counter()
-            torch.cuda.synchronize()
-            t2 = time.perf_counter()
-        device_us.append(start.elapsed_time(end) * 1e3 / n_ops)
-        cpu_us.append((t1 - t0) * 1e6 / n_ops)
-        wall_us.append((t2 - t0) * 1e6 / n_ops)
-    return {"n_calls": n_calls, "n_ops": n_ops, "repeats": repeats,
-            "device_us_per_op": statistics.median(device_us),
-            "cpu_us_per_op": statistics.median(cpu_us),
-            "wall_us_per_op": statistics.median(wall_us),
-            "device_us_per_op_all": device_us, "cpu_us_per_op_all": cpu_us,
-            "wall_us_per_op_all": wall_us}
-
-
-def measure_roundtrip(fn, n=ROUNDTRIPS):
-    """perf_counter around fn() + synchronize, median of n."""
-    for _ in range(ROUNDTRIP_WARM):
-        fn()
-        torch.cuda.synchronize()
-    times = []
-    with gc_paused():
-        for _ in range(n):
-            t = time.perf_counter()
-            fn()
-            torch.cuda.synchronize()
-            times.append((time.perf_counter() - t) * 1e6)
-    return stats_us(times)
-
-
-def graph_of_one(unit, stream):
-    """A 1-unit graph's replay as a callable (for the round trip)."""
-    stream.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(stream):
-        for _ in range(3):
-            unit.fn()
-    torch.cuda.current_stream().wait_stream(stream)
-    torch.cuda.synchronize()
-    graph = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(graph, stream=stream):
-        unit.fn()
-    return graph
-
-
 # ---------------------------------------------------------------------------
 # Driver
 # ---------------------------------------------------------------------------
 
-def cpu_model():
-    with contextlib.suppress(Exception):
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.lower().startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    return platform.processor() or None
-
 
 def collect_meta(args):
-    meta = {"utc_start": utc_now(), "hostname": socket.gethostname(),
-            "argv": sys.argv, "platform": platform.platform(),
-            "cpu_model": cpu_model(), "cpu_count": os.cpu_count(),
-            "method": METHOD_TEXT, "versions": library_versions(),
-            "config": {"graph_sizes": list(GRAPH_SIZES),
+    meta = start_meta(METHOD_TEXT, cpu_model=cpu_model(), cpu_count=os.cpu_count())
+    meta["config"] = {"graph_sizes": list(GRAPH_SIZES),
                        "graph_timed_replays": GRAPH_TIMED_REPLAYS,
                        "eager_calls": EAGER_CALLS, "eager_repeats": EAGER_REPEATS,
                        "roundtrips": ROUNDTRIPS, "chain_shape": list(CHAIN_SHAPE),
                        "deadline_s": args.deadline_s,
-                       "hard_limit_s": args.hard_limit_s}}
-    try:
-        props = torch.cuda.get_device_properties(0)
-        meta.update({"device_name": props.name,
-                     "compute_capability": f"{props.major}.{props.minor}",
-                     "sm_count": props.multi_processor_count})
-    except Exception as exc:
-        meta["device_error"] = err_text(exc)
-    smi = nvidia_smi()
-    meta["nvidia_smi_start"] = smi
-    meta["driver_version"] = (smi.get("gpus") or [{}])[0].get("driver_version")
+                       "hard_limit_s": args.hard_limit_s}
+    device_meta(meta, ("device_name", "compute_capability", "sm_count"))
+    smi_start_meta(meta)
     meta["env"] = {k: os.environ[k] for k in sorted(os.environ)
                    if k.startswith(("CUDA_", "PYTORCH_", "TORCH_", "TRITON_"))}
     return meta
@@ -375,7 +105,7 @@ def collect_meta(args):
 
 def warm_gpu(seconds=0.3):
     """A short burst of real work so clocks are up before timing."""
-    a = torch.randn(2048, 2048, device=DEVICE, dtype=torch.bfloat16)
+    a = torch.randn(2048, 2048, device=device.DEVICE, dtype=torch.bfloat16)
     t_end = time.perf_counter() + seconds
     while time.perf_counter() < t_end:
         for _ in range(20):
@@ -385,28 +115,18 @@ def warm_gpu(seconds=0.3):
 
 def write_output(path, doc):
     text = json.dumps(sanitize(doc), indent=1) + "\n"
-    tmp = f"{path}.tmp{threading.get_ident()}"
-    with open(tmp, "w") as f:
-        f.write(text)
-    os.replace(tmp, path)
+    write_atomic(path, text)
 
 
 def start_watchdog(limit_s, path, doc):
-    def watch():
-        while elapsed_s() < limit_s:
-            time.sleep(0.5)
-        log(f"hard limit of {limit_s:.0f}s reached: writing and exiting")
-        for _ in range(3):
-            try:
-                snap = dict(doc)
-                snap["meta"] = dict(doc["meta"], hard_limit_hit_s=round(elapsed_s(), 1),
-                                    utc_end=utc_now())
-                write_output(path, snap)
-                break
-            except Exception:
-                time.sleep(0.2)
-        os._exit(3)
-    threading.Thread(target=watch, name="watchdog", daemon=True).start()
+    """Hard stop past limit_s: writes what was measured and exits (harness.start_watchdog)."""
+    def write_final():
+        snap = dict(doc)
+        snap["meta"] = dict(doc["meta"], hard_limit_hit_s=round(elapsed_s(), 1),
+                            utc_end=utc_now())
+        write_output(path, snap)
+
+    harness_watchdog(limit_s, write_final, poll_s=0.5)
 
 
 def run_section(doc, results, name, key, deadline_s, thunk):
@@ -565,7 +285,8 @@ def main(argv=None):
         return 2
     signal.signal(signal.SIGTERM, _on_sigterm)
     doc = {"meta": {}, "results": {}}
-    try:
+
+    def body():
         doc["meta"] = collect_meta(args)
         start_watchdog(args.hard_limit_s, args.out, doc)
         log(f"{doc['meta'].get('device_name')}  driver {doc['meta'].get('driver_version')}  "
@@ -589,21 +310,14 @@ def main(argv=None):
         for unit in units:
             profile_unit(unit, doc, args.deadline_s)
         log(f"  profiled  t={elapsed_s():.1f}s")
-    except (Interrupted, KeyboardInterrupt) as exc:
-        doc["meta"]["interrupted"] = str(exc) or type(exc).__name__
-        log(f"interrupted ({doc['meta']['interrupted']}); writing what was measured")
-    except Exception as exc:
-        doc["meta"]["fatal_error"] = err_text(exc)
-        doc["meta"]["fatal_traceback"] = traceback.format_exc()[-3000:]
-        log("fatal: " + doc["meta"]["fatal_error"])
-    finally:
-        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+
+    def close():
         doc["summary"] = summary_rows(doc)
-        doc["meta"]["nvidia_smi_end"] = nvidia_smi()
-        doc["meta"]["utc_end"] = utc_now()
-        doc["meta"]["wall_s"] = round(elapsed_s(), 1)
+        stamp_end(doc["meta"])
         write_output(args.out, doc)
         log(f"wrote {args.out}")
+
+    run_guarded(lambda: doc["meta"], body, close)
     print_summary(doc)
     return 0
 

@@ -93,14 +93,15 @@ METHOD_TEXT = (
 def extra_meta(meta):
     import moe_block
     import torch
-    meta["transformers"] = moe_block.transformers_info(mm.DEVICE)
+    meta["transformers"] = moe_block.transformers_info(mm.device.DEVICE)
     checks = {}
     for name in MODELS:
         for tokens in (1, 64):
             key = f"{name} tokens={tokens}"
             try:
                 checks[key] = moe_block.check_against_local(
-                    CONFIGS[name](), mm.moe_spec(name), mm.DEVICE, torch.bfloat16, tokens=tokens)
+                    CONFIGS[name](), mm.moe_spec(name), mm.device.DEVICE, torch.bfloat16,
+                    tokens=tokens)
             except Exception as exc:
                 checks[key] = {"error": f"{type(exc).__name__}: {exc}",
                                "traceback": traceback.format_exc(limit=6)[-1500:]}
