@@ -8,6 +8,7 @@
 #include "common/embedded_files.h"
 #include "common/errors.h"
 #include "common/json_reader.h"
+#include "common/presets.h"
 
 #include <algorithm>
 #include <string_view>
@@ -116,13 +117,6 @@ RuntimeProfile from_document(const nlohmann::json& doc, const std::string& label
   return p;
 }
 
-const EmbeddedFile* find_preset(const std::string& name) {
-  for (const auto& f : embedded_files()) {
-    if (f.path == std::string(kRuntimeDir) + name + ".json") return &f;
-  }
-  return nullptr;
-}
-
 }  // namespace
 
 const BlockChoices& RuntimeProfile::choices_for(const ModelConfig& m) const {
@@ -130,14 +124,7 @@ const BlockChoices& RuntimeProfile::choices_for(const ModelConfig& m) const {
 }
 
 std::vector<std::string> runtime_preset_names() {
-  std::vector<std::string> out;
-  for (const auto& f : embedded_files()) {
-    if (f.path.substr(0, kRuntimeDir.size()) != kRuntimeDir) continue;
-    std::string_view rest = f.path.substr(kRuntimeDir.size());
-    out.emplace_back(rest.substr(0, rest.size() - 5));  // drop ".json"
-  }
-  std::sort(out.begin(), out.end());
-  return out;
+  return preset_names(kRuntimeDir);
 }
 
 RuntimeProfile load_runtime_text(const std::string& text, const std::string& label) {
@@ -145,10 +132,9 @@ RuntimeProfile load_runtime_text(const std::string& text, const std::string& lab
 }
 
 RuntimeProfile load_runtime(const std::string& name_or_path) {
-  bool path = name_or_path.find('/') != std::string::npos ||
-              (name_or_path.size() > 5 && name_or_path.rfind(".json") == name_or_path.size() - 5);
-  if (path) return from_document(read_json_file(name_or_path), name_or_path);
-  const EmbeddedFile* f = find_preset(name_or_path);
+  if (looks_like_path(name_or_path))
+    return from_document(read_json_file(name_or_path), name_or_path);
+  const EmbeddedFile* f = find_preset(kRuntimeDir, name_or_path);
   if (!f) {
     std::string list;
     for (const auto& n : runtime_preset_names()) list += (list.empty() ? "" : ", ") + n;

@@ -6,24 +6,7 @@ set -u
 bin=$1
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-failures=0
-pass=0
-
-# expect NAME EXIT_CODE NEEDLE -- command...
-expect() {
-  local name=$1 code=$2 needle=$3
-  shift 4
-  local out rc
-  out=$("$@" 2>&1)
-  rc=$?
-  if [[ $rc -ne $code ]]; then
-    echo "FAIL $name: exit $rc, expected $code"; echo "$out" | head -5; failures=$((failures + 1)); return
-  fi
-  if [[ "$out" != *"$needle"* ]]; then
-    echo "FAIL $name: output lacks: $needle"; echo "$out" | head -5; failures=$((failures + 1)); return
-  fi
-  pass=$((pass + 1))
-}
+source "$(dirname "$0")/expect.sh"
 
 tiny=examples/models/tiny-llama.json
 hf=examples/runtimes/hf-fused-rope-norm.json
@@ -51,5 +34,4 @@ expect "impossible combination" 1 "$tmp/combo.json: /kv_cache/update: \"fused_wi
 echo '{"description": "x",' > "$tmp/syntax.json"
 expect "bad JSON" 1 "$tmp/syntax.json" -- "$bin" "${step[@]}" --runtime "$tmp/syntax.json"
 
-echo "cli runtimes: $pass passed, $failures failed"
-[[ $failures -eq 0 ]]
+finish

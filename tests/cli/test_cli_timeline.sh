@@ -6,26 +6,9 @@
 # Usage: test_cli_timeline.sh path/to/ridgeline (from the repository root)
 set -u
 bin=$1
-failures=0
-pass=0
+source "$(dirname "$0")/expect.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-
-# expect NAME EXIT_CODE NEEDLE -- command...
-expect() {
-  local name=$1 code=$2 needle=$3
-  shift 4
-  local out rc
-  out=$("$@" 2>&1)
-  rc=$?
-  if [[ $rc -ne $code ]]; then
-    echo "FAIL $name: exit $rc, expected $code"; echo "$out" | head -5; failures=$((failures + 1)); return
-  fi
-  if [[ "$out" != *"$needle"* ]]; then
-    echo "FAIL $name: output lacks: $needle"; echo "$out" | head -5; failures=$((failures + 1)); return
-  fi
-  pass=$((pass + 1))
-}
 
 # has NAME FILE NEEDLE: the file holds the needle (a trace is one line: not printed when not).
 has() {
@@ -59,5 +42,4 @@ same "a layers slice per layer of the JSON" "$(grep -o '"pid":1,"tid":4,"ts"' "$
 expect "JSON ops name their stream" 0 '"stream": "compute",' -- "$bin" "${run[@]}" --format json
 expect "JSON ops start where the timeline puts them" 0 '"start_us": 0.0' -- "$bin" "${run[@]}" --format json
 
-echo "$pass passed, $failures failed"
-[[ $failures -eq 0 ]]
+finish

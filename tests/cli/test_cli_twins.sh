@@ -4,24 +4,7 @@
 # golden cases carry their own commands. Usage: test_cli_twins.sh path/to/ridgeline
 set -u
 bin=$1
-failures=0
-pass=0
-
-# expect NAME EXIT_CODE NEEDLE -- command...
-expect() {
-  local name=$1 code=$2 needle=$3
-  shift 4
-  local out rc
-  out=$("$@" 2>&1)
-  rc=$?
-  if [[ $rc -ne $code ]]; then
-    echo "FAIL $name: exit $rc, expected $code"; echo "$out" | head -5; failures=$((failures + 1)); return
-  fi
-  if [[ "$out" != *"$needle"* ]]; then
-    echo "FAIL $name: output lacks: $needle"; echo "$out" | head -5; failures=$((failures + 1)); return
-  fi
-  pass=$((pass + 1))
-}
+source "$(dirname "$0")/expect.sh"
 
 d=validate/data
 h200=$d/h200-sxm-ops-2026-11-29.json
@@ -42,5 +25,4 @@ for case in tests/golden/*.test; do
   expect "$case holds one RUN line" 0 "1" -- grep -c '^# RUN: ridgeline ' "$case"
 done
 
-echo "$pass passed, $failures failed"
-[[ $failures -eq 0 ]]
+finish
