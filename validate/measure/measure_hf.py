@@ -36,6 +36,7 @@ T0 = time.monotonic()
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from op_grid import split_of  # noqa: E402  (the project's stable 30% holdout hash)
+from ridgeline_measure.harness import sanitize  # noqa: E402  (JSON-safe values, shared)
 
 try:
     import torch
@@ -238,18 +239,6 @@ def pct(vals, q):
 def summary(vals, unit="ms"):
     return {f"median_{unit}": pct(vals, 50), f"p10_{unit}": pct(vals, 10), f"p90_{unit}": pct(vals, 90),
             f"min_{unit}": min(vals), "n": len(vals)}
-
-
-def sanitize(obj):
-    if isinstance(obj, float):
-        return obj if math.isfinite(obj) else None
-    if isinstance(obj, dict):
-        return {str(k): sanitize(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [sanitize(v) for v in obj]
-    if obj is None or isinstance(obj, (bool, int, str)):
-        return obj
-    return str(obj)
 
 
 def err_text(exc):
