@@ -4,12 +4,14 @@
 #   ./quickstart.sh run        predict a Llama-3-8B decode step (batch 32, 2048 cached tokens) on an H100
 #   ./quickstart.sh test       build and run the whole test suite (ctest)
 #   ./quickstart.sh sanitize   the suite again under AddressSanitizer and UBSan (CI runs this too)
+#   ./quickstart.sh fuzz       each parser's libFuzzer harness for FUZZ_SECONDS (30) s (CI too)
 set -euo pipefail
 cd "$(dirname "$0")"
 
 PACKAGES=(cmake g++ make libeigen3-dev nlohmann-json3-dev libcli11-dev libboost-graph-dev catch2 libbenchmark-dev)
 
-install_missing() {
+install_missing() {  # [extra packages...]
+  PACKAGES+=("$@")
   local missing=()
   for p in "${PACKAGES[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -45,8 +47,32 @@ case "${1:-}" in
     build build-sanitize -DCMAKE_BUILD_TYPE=Debug -DRIDGELINE_SANITIZE=ON -DRIDGELINE_BENCH=OFF
     (cd build-sanitize && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure)
     ;;
+  fuzz)
+    install_missing clang libclang-rt-14-dev
+    CC=clang CXX=clang++ cmake -S . -B build-fuzz -DRIDGELINE_WERROR=ON -DRIDGELINE_FUZZ=ON \
+      -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRIDGELINE_BENCH=OFF -DBUILD_TESTING=OFF >/dev/null
+    cmake --build build-fuzz -j "$(nproc)" --target fuzz_gpu fuzz_model fuzz_op fuzz_runtime
+    corpus=$(mktemp -d)
+    trap 'rm -rf "$corpus"' EXIT
+    mkdir -p "$corpus"/{gpu,model,op,runtime}
+    cp hardware/gpus/*.json examples/gpus/*.json "$corpus/gpu/"
+    cp workloads/models/*.json examples/models/*.json validate/data/models/*.json "$corpus/model/"
+    split -l 1 tests/golden/ops.jsonl "$corpus/op/line-"
+    cp workloads/runtimes/*.json examples/runtimes/*.json "$corpus/runtime/"
+    for t in gpu model op runtime; do
+      cp tests/fuzz/regressions/* "$corpus/$t/"  # every crash found so far, as a seed
+      echo "quickstart: fuzz_$t for ${FUZZ_SECONDS:-30} s"
+      build-fuzz/tests/fuzz/fuzz_$t -max_total_time="${FUZZ_SECONDS:-30}" -max_len=65536 \
+        -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="build-fuzz/crash-$t-" \
+        "$corpus/$t" 2>&1 | grep -vE "^#[0-9]+|^INFO|^\"|ecommended dictionary" || true
+      if ls build-fuzz/crash-$t-* >/dev/null 2>&1; then
+        echo "quickstart: fuzz_$t found a crash: $(ls build-fuzz/crash-$t-*)" >&2
+        exit 1
+      fi
+    done
+    ;;
   *)
-    echo "usage: ./quickstart.sh run|test|sanitize" >&2
+    echo "usage: ./quickstart.sh run|test|sanitize|fuzz" >&2
     exit 2
     ;;
 esac

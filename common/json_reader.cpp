@@ -212,6 +212,11 @@ nlohmann::json parse_json_text(const std::string& text, const std::string& file)
     auto pos = msg.find("parse error");
     throw InputError(
         located(file, "invalid JSON: " + (pos == std::string::npos ? msg : msg.substr(pos))));
+  } catch (const nlohmann::json::out_of_range& e) {  // a number too large for a double
+    std::string msg = e.what();
+    auto pos = msg.find("number overflow");
+    throw InputError(
+        located(file, "invalid JSON: " + (pos == std::string::npos ? msg : msg.substr(pos))));
   }
 }
 

@@ -58,3 +58,9 @@ TEST_CASE("reader: invalid JSON text names the file", "[json]") {
   require_input_error([] { read_json_file("/nonexistent/x.json"); },
                       {"/nonexistent/x.json: cannot open file"});
 }
+
+TEST_CASE("json error: a number too large for a double (found by fuzz_op)", "[json][errors]") {
+  ridgeline::test::require_input_error(
+      [] { ridgeline::parse_json_text("{\"m\": 1E33333}", "ops.jsonl line 1"); },
+      {"ops.jsonl line 1", "invalid JSON: number overflow"});
+}
