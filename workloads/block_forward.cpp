@@ -79,6 +79,12 @@ OpVertex Emitter::emit(const KernelRole& role, const std::string& name, const Op
   return last;
 }
 
+Op cast_op(int64_t numel, DType from, DType to) {
+  Op op = ew_op(ElementwiseKind::Copy, numel, from);
+  if (to != from) std::get<ElementwiseOp>(op.shape).out_dtype = to;
+  return op;
+}
+
 namespace {
 
 // RoPE as Hugging Face writes it: x*cos + rotate_half(x)*sin, rotate_half = cat(-x2, x1).
@@ -118,13 +124,6 @@ AttentionOp attention_shape(const ModelConfig& m, const RunConfig& run, const Bl
   a.dtype = attention_dtype(run);
   if (kv_from_cache && run.kv_cache != a.dtype) a.kv_dtype = run.kv_cache;
   return a;
-}
-
-// A copy from one dtype to another (a cast), or a plain copy when they agree.
-Op cast_op(int64_t numel, DType from, DType to) {
-  Op op = ew_op(ElementwiseKind::Copy, numel, from);
-  if (to != from) std::get<ElementwiseOp>(op.shape).out_dtype = to;
-  return op;
 }
 
 // The producers of q, k and v as attention (or the cache) meets them.

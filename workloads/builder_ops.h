@@ -49,5 +49,7 @@ OpVertex emit_norm(Emitter& e, const ModelConfig& m, const RunConfig& run, NormS
 std::vector<OpVertex> distinct(std::vector<OpVertex> producers);
 // The same elementwise op on strided or broadcast operands.
 Op strided(Op op);
+// A copy from one dtype to another (a cast), or a plain copy when they agree.
+Op cast_op(int64_t numel, DType from, DType to);
 
 }  // namespace ridgeline

@@ -41,12 +41,6 @@ Op index_op(int64_t n) {
   return ew_op(ElementwiseKind::Copy, n, DType::Fp32);
 }
 
-Op cast(int64_t n, DType from, DType to) {
-  Op op = ew_op(ElementwiseKind::Copy, n, from);
-  std::get<ElementwiseOp>(op.shape).out_dtype = to;
-  return op;
-}
-
 const KernelRole routing = role::of(RoleKind::MoeRouting);
 const KernelRole dispatch = role::of(RoleKind::MoeDispatch);
 const KernelRole combine = role::of(RoleKind::MoeCombine);
@@ -77,7 +71,7 @@ OpVertex emit_fused(Emitter& e, const Moe& x, const RunConfig& run, OpVertex in)
 OpVertex emit_hf_router(Emitter& e, const Moe& x, const RunConfig& run, OpVertex in) {
   OpVertex logits =
       e.emit(role::gemm(Projection::Router), "router", weight_gemm(x.T, x.E, x.H, run), {in});
-  e.emit(routing, "router_logits_fp32", cast(x.T * x.E, e.act, DType::Fp32), {logits});
+  e.emit(routing, "router_logits_fp32", cast_op(x.T * x.E, e.act, DType::Fp32), {logits});
   e.emit(routing, "router_softmax", row_op(RowOpKind::Softmax, x.T, x.E, DType::Fp32));
   e.emit(routing, "router_topk", index_op(x.T * x.E));
   e.emit(routing, "router_topk_sort", index_op(x.pairs));
@@ -122,13 +116,13 @@ OpVertex emit_hf_experts(Emitter& e, const Moe& x, const RunConfig& run) {
          grouped_gemm(x.load, x.H, x.I, run));
   e.emit(dispatch, "experts.down_mask_copy", index_op(P));
   e.emit(dispatch, "experts.down_mask", ew_op(ElementwiseKind::MulScalar, P * x.H, e.act));
-  e.emit(combine, "experts.scale", cast(P * x.H, e.act, DType::Fp32));  // x weight, in fp32
+  e.emit(combine, "experts.scale", cast_op(P * x.H, e.act, DType::Fp32));  // x weight, in fp32
   e.emit(combine, "experts.inverse_arange", index_op(P));
   e.emit(combine, "experts.inverse_index_put", index_op(P));
   e.emit(combine, "experts.unpermute", ew_op(ElementwiseKind::Copy, P * x.H, DType::Fp32));
   // k rows per token summed into one: read as k/2 adds of two rows each.
   e.emit(combine, "experts.sum", ew_op(ElementwiseKind::Add, P * x.H / 2, DType::Fp32));
-  return e.emit(combine, "experts.to_dtype", cast(x.T * x.H, DType::Fp32, e.act));
+  return e.emit(combine, "experts.to_dtype", cast_op(x.T * x.H, DType::Fp32, e.act));
 }
 
 }  // namespace
