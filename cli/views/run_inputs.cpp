@@ -18,11 +18,10 @@ std::string weights_name(const RunConfig& r) {
 
 }  // namespace
 
-nlohmann::ordered_json prediction_inputs_json(const Prediction& p) {
-  const RunConfig& r = p.run;
+nlohmann::ordered_json run_inputs_json(const RunConfig& r, const RunSubject& s) {
   nlohmann::ordered_json j;
-  j["model"] = p.model;
-  j["model_source"] = p.model_source;
+  j["model"] = s.model;
+  j["model_source"] = s.model_source;
   j["phase"] = phase_name(r.phase);
   j["batch"] = r.batch;
   j["seq"] = r.seq;
@@ -37,11 +36,16 @@ nlohmann::ordered_json prediction_inputs_json(const Prediction& p) {
   j["optimizer"] = r.optimizer == Optimizer::AdamW ? "adamw" : "none";
   j["recompute"] = r.recompute;
   j["moe_imbalance"] = r.moe_imbalance;
-  j["gpu"] = p.gpu;
-  j["gpu_file"] = p.gpu_file;
-  j["profile"] = p.gpu_profile;
-  j["what_ifs"] = p.what_ifs;
+  j["gpu"] = s.gpu;
+  j["gpu_file"] = s.gpu_file;
+  j["profile"] = s.profile;
+  j["what_ifs"] = s.what_ifs;
   return j;
+}
+
+nlohmann::ordered_json prediction_inputs_json(const Prediction& p) {
+  return run_inputs_json(p.run,
+                         {p.model, p.model_source, p.gpu, p.gpu_file, p.gpu_profile, p.what_ifs});
 }
 
 std::string precision_line(const RunConfig& r) {

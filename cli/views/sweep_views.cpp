@@ -58,16 +58,9 @@ void print_sweep_json(std::ostream& os, const SweepResult& r) {
   j["profile"] = r.profile;
   j["what_ifs"] = r.what_ifs;
   j["points"] = nlohmann::ordered_json::array();
+  const RunSubject subject{r.model, r.model_source, r.gpu, r.gpu_file, r.profile, r.what_ifs};
   for (const auto& p : r.points) {
-    Prediction shell;  // the inputs view reads a prediction's run and GPU fields only
-    shell.run = p.run;
-    shell.model = r.model;
-    shell.model_source = r.model_source;
-    shell.gpu = r.gpu;
-    shell.gpu_file = r.gpu_file;
-    shell.gpu_profile = r.profile;
-    shell.what_ifs = r.what_ifs;
-    nlohmann::ordered_json point{{"inputs", prediction_inputs_json(shell)}, {"ok", p.ok}};
+    nlohmann::ordered_json point{{"inputs", run_inputs_json(p.run, subject)}, {"ok", p.ok}};
     if (!p.ok) {
       point["error"] = p.error;
     } else {
@@ -96,8 +89,8 @@ void print_sweep_csv(std::ostream& os, const SweepResult& r) {
        << p.run.kv_len << "," << p.run.blocks << ",";
     if (p.ok) {
       os << exact(p.total_us) << "," << exact(p.tokens_per_s) << "," << exact(p.memory.total())
-         << "," << exact(p.memory.capacity_bytes) << "," << (p.memory.fits() ? "yes" : "no")
-         << "," << p.memory.max_batch << ",\n";
+         << "," << exact(p.memory.capacity_bytes) << "," << (p.memory.fits() ? "yes" : "no") << ","
+         << p.memory.max_batch << ",\n";
     } else {  // the message quoted, its quotes doubled (RFC 4180)
       std::string e;
       for (char c : p.error) e += c == '"' ? std::string("\"\"") : std::string(1, c);
