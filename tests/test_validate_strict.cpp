@@ -6,6 +6,7 @@
 #include "common/json_reader.h"
 #include "validate/dataset.h"
 #include "validate/recorded_device.h"
+#include "validate/trace_compare.h"
 #include "validate/trace_shapes.h"
 #include "validate/workload_dataset.h"
 
@@ -292,4 +293,24 @@ TEST_CASE("recorded device: a GPU file of one's own claims a card by device_name
   doc["device_names"] = {"NVIDIA H200"};
   check_recorded_gpu(load_gpu_text(doc.dump(), "my-h200.json"), {device_of("NVIDIA H200")},
                      "--gpu my-h200.json");
+}
+
+TEST_CASE("trace error: an event field of the wrong type names the event",
+          "[validate][errors][trace]") {
+  // Found by fuzz_trace: a "ph" that is not a string ended in an uncaught type_error.
+  auto bad_ph = nlohmann::json::parse(R"({"traceEvents": [{"ph": 7, "cat": "kernel"}]})");
+  require_input_error([&] { read_trace_kernels(bad_ph, "t.json"); },
+                      {"t.json: /traceEvents/0/ph: expected a string"});
+  auto bad_ts = nlohmann::json::parse(
+      R"({"traceEvents": [{"ph": "X", "cat": "kernel", "name": "k", "ts": "1", "dur": 2}]})");
+  require_input_error([&] { read_trace_kernels(bad_ts, "t.json"); },
+                      {"t.json: /traceEvents/0/ts: expected a number of microseconds"});
+  auto no_dur = nlohmann::json::parse(
+      R"({"traceEvents": [{"ph": "X", "cat": "kernel", "name": "k", "ts": 1}]})");
+  require_input_error([&] { read_trace_kernels(no_dur, "t.json"); },
+                      {"t.json: /traceEvents/0/dur: missing"});
+  auto ok = nlohmann::json::parse(
+      R"({"traceEvents": [{"ph": "X", "cat": "kernel", "name": "k", "ts": 1, "dur": 2},
+                          {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "ts": "x"}]})");
+  REQUIRE(read_trace_kernels(ok, "t.json").size() == 1);
 }

@@ -5,6 +5,7 @@
 #include "workloads/op.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 namespace ridgeline {
@@ -45,6 +46,27 @@ std::string op_family_for_trace(const std::string& f) {
   return f;
 }
 
+namespace {
+
+// An event's string field ("" when absent); a field of another type is an error naming it.
+std::string text_field(const nlohmann::json& e, const char* key, const std::string& at) {
+  auto it = e.find(key);
+  if (it == e.end()) return "";
+  if (!it->is_string()) throw InputError(at + "/" + key + ": expected a string");
+  return it->get<std::string>();
+}
+
+// A GPU event's time field in us: required, a finite number.
+double number_field(const nlohmann::json& e, const char* key, const std::string& at) {
+  auto it = e.find(key);
+  if (it == e.end()) throw InputError(at + "/" + key + ": missing (a GPU event needs ts and dur)");
+  if (!it->is_number() || !std::isfinite(it->get<double>()))
+    throw InputError(at + "/" + key + ": expected a number of microseconds");
+  return it->get<double>();
+}
+
+}  // namespace
+
 std::vector<TraceKernel> read_trace_kernels(const nlohmann::json& trace, const std::string& label) {
   const nlohmann::json* events = &trace;
   if (trace.is_object()) {
@@ -54,15 +76,16 @@ std::vector<TraceKernel> read_trace_kernels(const nlohmann::json& trace, const s
   }
   if (!events->is_array()) throw InputError(label + ": /traceEvents: expected an array of events");
   std::vector<TraceKernel> out;
-  for (const auto& e : *events) {
-    if (!e.is_object() || e.value("ph", "") != "X") continue;
-    std::string cat = e.value("cat", "");
+  for (size_t i = 0; i < events->size(); ++i) {
+    const nlohmann::json& e = (*events)[i];
+    const std::string at = label + ": /traceEvents/" + std::to_string(i);
+    if (!e.is_object() || text_field(e, "ph", at) != "X") continue;
+    std::string cat = text_field(e, "cat", at);
     if (cat != "kernel" && cat != "gpu_memset") continue;
-    if (!e.contains("ts") || !e.contains("dur") || !e["dur"].is_number()) continue;
     TraceKernel k;
-    k.name = e.value("name", "");
-    k.start_us = e["ts"].get<double>();
-    k.duration_us = e["dur"].get<double>();
+    k.name = text_field(e, "name", at);
+    k.start_us = number_field(e, "ts", at);
+    k.duration_us = number_field(e, "dur", at);
     k.family = cat == "gpu_memset" ? "aux" : kernel_family(k.name);
     out.push_back(std::move(k));
   }

@@ -1,13 +1,22 @@
 // libFuzzer harnesses for the parsers users feed files to, one binary per target
 // (RIDGELINE_FUZZ_TARGET): a GPU description, a Hugging Face config.json, an op JSONL line
-// (parsed, then predicted on an H100: the time must be finite and positive), a runtime profile.
+// (parsed, then predicted on an H100: the time must be finite and positive), a runtime profile,
+// a kernel measurement file, a workload measurement file, a profiler trace (its kernels and the
+// shapes read from it) and a calibrated profile (applied to the H100's description).
 // A bad input must end in InputError (a message for the user); any other exception, a crash, a
 // sanitizer report or a non-finite time is a bug, and libFuzzer stops on it with the input.
 // Built by -DRIDGELINE_FUZZ=ON with clang; `./quickstart.sh fuzz` runs each for a bounded time.
+#include "common/embedded_files.h"
 #include "common/errors.h"
 #include "common/json_reader.h"
+#include "common/presets.h"
 #include "hardware/gpu_load.h"
+#include "hardware/profiles.h"
 #include "model/op_cost.h"
+#include "validate/dataset.h"
+#include "validate/trace_compare.h"
+#include "validate/trace_shapes.h"
+#include "validate/workload_dataset.h"
 #include "workloads/model_config.h"
 #include "workloads/op_parse.h"
 #include "workloads/runtime_profile.h"
@@ -33,8 +42,23 @@ void run_one(const std::string& text) {
   if (!(std::isfinite(t) && t > 0)) std::abort();  // a time that is not a time is a bug
 #elif RIDGELINE_FUZZ_TARGET == 4
   load_runtime_text(text, "fuzz.json");
+#elif RIDGELINE_FUZZ_TARGET == 5
+  parse_dataset(parse_json_text(text, "fuzz.json"), "fuzz.json");
+#elif RIDGELINE_FUZZ_TARGET == 6
+  parse_workload_dataset(parse_json_text(text, "fuzz.json"), "fuzz.json");
+#elif RIDGELINE_FUZZ_TARGET == 7
+  nlohmann::json trace = parse_json_text(text, "fuzz-trace.json");
+  read_trace_kernels(trace, "fuzz-trace.json");
+  read_trace_shapes(trace);
+#elif RIDGELINE_FUZZ_TARGET == 8
+  static const std::string h100 = std::string(find_preset("hardware/gpus/", "h100-sxm")->text);
+  ProfileUse use{parse_json_text(text, "fuzz-profile.json"), "fuzz-profile.json", "fuzz", true};
+  nlohmann::json doc = parse_json_text(h100, "hardware/gpus/h100-sxm.json");
+  apply_profile(doc, use);
+  load_gpu_text(doc.dump(), "hardware/gpus/h100-sxm.json", {}, "none");
 #else
-#error "RIDGELINE_FUZZ_TARGET must be 1 (gpu), 2 (model), 3 (op) or 4 (runtime)"
+#error \
+    "RIDGELINE_FUZZ_TARGET must be 1..8 (gpu, model, op, runtime, dataset, workloads, trace, profile)"
 #endif
 }
 
