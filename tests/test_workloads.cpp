@@ -196,8 +196,8 @@ TEST_CASE("workload: eager launch makes the GPU wait for a CPU that launches slo
   r.launch = LaunchMode::Eager;
   Prediction eager = predict_workload(g, m, r, test::h100());
   CHECK(eager.total_us > 2 * graph.total_us);
-  CHECK(eager.time_by_class_us[5] > 0);
-  CHECK(graph.time_by_class_us[5] == 0);
+  CHECK(eager.time_by_class_us[kLaunchClass] > 0);
+  CHECK(graph.time_by_class_us[kLaunchClass] == 0);
   double sum = 0;
   for (double t : eager.time_by_class_us) sum += t;
   CHECK(sum == Approx(eager.total_us));
@@ -248,12 +248,14 @@ TEST_CASE("run error: logits with --blocks", "[workload][errors]") {
   RunConfig r = run(Phase::Prefill, 1, 8);
   r.logits_all = true;
   r.blocks = 1;
-  require_input_error([&] { check_run_config(r, tiny()); }, {"--logits: --blocks N runs no LM head"});
+  require_input_error([&] { check_run_config(r, tiny()); },
+                      {"--logits: --blocks N runs no LM head"});
 }
 TEST_CASE("run error: a NaN imbalance", "[workload][errors]") {
   RunConfig r = run(Phase::Prefill, 1, 8);
   r.moe_imbalance = std::nan("");
-  require_input_error([&] { check_run_config(r, tiny()); }, {"--moe-imbalance: the busiest expert"});
+  require_input_error([&] { check_run_config(r, tiny()); },
+                      {"--moe-imbalance: the busiest expert"});
 }
 TEST_CASE("workload: a prefill chunk over a cached prefix attends to both and writes its K/V",
           "[workload]") {
