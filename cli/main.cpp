@@ -18,6 +18,8 @@ int main(int argc, char** argv) {
   commands["calibrate"] = ridgeline::add_calibrate_command(app);
   commands["validate"] = ridgeline::add_validate_command(app);
   commands["models"] = ridgeline::add_models_command(app);
+  commands["serve"] = ridgeline::add_serve_command(app);
+  commands["capacity"] = ridgeline::add_capacity_command(app);
   commands["version"] = ridgeline::add_version_command(app);
   try {
     app.parse(argc, argv);
