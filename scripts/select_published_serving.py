@@ -58,7 +58,9 @@ def inputs(row):
     if row["class"] == "B_offline_throughput" and w.get("type") == "offline_max_throughput":
         m = row["metrics"]
         total = m.get("output_tok_s_total", m.get("output_tok_s_per_gpu"))
-        run.update(rate="inf", requests=w["num_requests"])
+        run.update(rate="inf", requests=w["num_requests"] or 3000)
+        if not w["num_requests"]:
+            run["requests_note"] = "not printed for this ISL/OSL; 3000, the count of most rows, assumed"
         return run, {"output_tokens_per_s": total}
     if row["source_id"] == "aiconfigurator-silicon-sample" and w.get("type") == "closed_loop_concurrency":
         run.update(concurrency=w["concurrency"])

@@ -74,7 +74,7 @@ TEST_CASE("vllm: when a decode's block is not there the newest request is preemp
   CHECK(s.waiting.front() == 1);
   CHECK(s.seqs[1].computed == 0);  // recompute
   CHECK(s.seqs[1].blocks == 0);
-  EngineState roomy = state_for(r, 3, 16);
+  EngineState roomy = state_for(r, 4, 16);
   apply(roomy, p->schedule(roomy));
   CHECK(p->schedule(roomy).work == Work{{0, 1}, {1, 1}});
   CHECK(roomy.preemptions == 0);
