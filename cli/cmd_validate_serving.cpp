@@ -20,7 +20,8 @@ namespace ridgeline {
 namespace {
 
 struct Flags {
-  std::string data, split = "all", check, write_baseline, format = "table";
+  std::vector<std::string> data;
+  std::string split = "all", check, write_baseline, format = "table";
   std::vector<std::string> engine_for;
 };
 
@@ -76,16 +77,32 @@ nlohmann::ordered_json baseline_json(const Flags& f, const std::map<std::string,
           {"groups", groups}};
 }
 
+std::vector<PublishedRow> read_all(const std::vector<std::string>& files) {
+  std::vector<PublishedRow> rows;
+  for (const std::string& f : files) {
+    std::vector<PublishedRow> some = read_serving_data(f);
+    rows.insert(rows.end(), some.begin(), some.end());
+  }
+  return rows;
+}
+
 int check(const std::string& path, std::ostream& os) {
   nlohmann::json doc = read_json_file(path);
   JsonReader r(doc, path);
   r.string("description");
-  std::string data = r.string("data"), split = r.one_of("split", {"all", "fit", "held_out"});
+  std::vector<std::string> data;
+  const nlohmann::json& files = r.raw("data");
+  if (!files.is_array() || files.empty()) r.fail("data", "expected an array of data files");
+  for (const auto& x : files) {
+    if (!x.is_string()) r.fail("data", "expected an array of data files");
+    data.push_back(x.get<std::string>());
+  }
+  std::string split = r.one_of("split", {"all", "fit", "held_out"});
   std::map<std::string, std::string> engines;
   JsonReader& e = r.child("engine_for");
   for (const std::string& k : e.keys()) engines[k] = e.string(k);
   long long failed = r.integer("failed_rows", 0);
-  std::vector<PublishedRow> rows = read_published_serving(data);  // the scores point here
+  std::vector<PublishedRow> rows = read_all(data);  // the scores point here
   PublishedScorecard c = score_published(rows, split, engines);
   int worse = 0;
   char b[256];
@@ -119,7 +136,9 @@ Command add_validate_serving_command(CLI::App& app) {
   auto f = std::make_shared<Flags>();
   CLI::App* cmd = app.add_subcommand(
       "validate-serving", "Score the serving simulator against published serving measurements");
-  cmd->add_option("--data", f->data, "published-serving.json (scripts/select_published_serving.py)");
+  cmd->add_option("--data", f->data,
+                 "published-serving.json (scripts/select_published_serving.py) or measured hf-cb "
+                 "runs; repeatable");
   cmd->add_option("--split", f->split, "held_out, fit or all")
       ->check(CLI::IsMember({"held_out", "fit", "all"}));
   cmd->add_option("--engine-for", f->engine_for, "FAMILY=ENGINE: the engine a source family runs");
@@ -136,7 +155,7 @@ Command add_validate_serving_command(CLI::App& app) {
     }
     if (f->data.empty()) throw InputError("--data: the published serving file to score");
     std::map<std::string, std::string> engines = engine_map(f->engine_for);
-    std::vector<PublishedRow> rows = read_published_serving(f->data);  // the scores point here
+    std::vector<PublishedRow> rows = read_all(f->data);  // the scores point here
     PublishedScorecard c = score_published(rows, f->split, engines);
     print_table(std::cout, c, f->format == "rows");
     if (!f->write_baseline.empty()) {

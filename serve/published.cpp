@@ -72,19 +72,30 @@ RowScore score_row(const PublishedRow& p, Models& m, const std::string& engine_n
     setup.engine = &e;
     setup.model = &step;
     int64_t n = p.requests;
-    if (p.concurrency > 0) {
+    ServeRun run;
+    if (!p.trace.empty()) {
+      setup.arrivals.kind = ArrivalSpec::Kind::Trace;
+      setup.lengths_from_flags = false;
+      Workload w;
+      w.requests = p.trace;
+      w.timed = true;
+      run = run_serving(std::move(w), setup, engine_kv(e, step));
+    } else if (p.concurrency > 0) {
       setup.arrivals = ArrivalSpec{ArrivalSpec::Kind::ClosedLoop, 0, 1, p.concurrency};
       n = std::max<int64_t>(100, 5 * p.concurrency);
     } else {
       setup.arrivals.kind = ArrivalSpec::Kind::AllAtOnce;
     }
-    LengthSpec in{LengthSpec::Kind::Fixed, (double)p.input_tokens, 0};
-    LengthSpec out{LengthSpec::Kind::Fixed, (double)p.output_tokens, 0};
-    KvSizing kv = engine_kv(e, step);
-    ServeRun run = run_serving(generate_workload(in, out, n, 0), setup, kv);
+    if (p.trace.empty()) {
+      LengthSpec in{LengthSpec::Kind::Fixed, (double)p.input_tokens, 0};
+      LengthSpec out{LengthSpec::Kind::Fixed, (double)p.output_tokens, 0};
+      run = run_serving(generate_workload(in, out, n, 0), setup, engine_kv(e, step));
+    }
     s.predicted["output_tokens_per_s"] = run.report.output_tokens_per_s;
     s.predicted["ttft_ms"] = run.report.ttft_ms.mean;
     s.predicted["tpot_ms"] = run.report.tpot_ms.mean;
+    s.predicted["ttft_p50_ms"] = run.report.ttft_ms.p50;
+    s.predicted["tpot_p50_ms"] = run.report.tpot_ms.p50;
     for (auto [k, v] : p.measured) s.error[k] = (s.predicted.at(k) - v) / v;
   } catch (const InputError& err) {
     s.failure = err.what();
@@ -129,6 +140,49 @@ std::vector<PublishedRow> read_published_serving(const std::string& path) {
   }
   r.finish();
   return rows;
+}
+
+std::vector<PublishedRow> read_hf_cb_runs(const std::string& path) {
+  nlohmann::json doc = read_json_file(path);
+  std::vector<PublishedRow> rows;
+  const nlohmann::json& records = doc.at("records");
+  for (size_t i = 0; i < records.size(); ++i) {
+    const nlohmann::json& r = records[i];
+    if (r.value("kind", "") != "cb_run" || !r.contains("throughput") || r["throughput"].is_null())
+      continue;  // a run skipped on the measurement budget has no results
+    PublishedRow p;
+    p.id = r.at("id").get<std::string>();
+    p.split = r.at("split").get<std::string>() == "holdout" ? "held_out" : "fit";
+    p.source_id = path;
+    p.engine = "hf-cb";
+    p.family = "hf-cb-" + r.at("engine").get<std::string>();
+    p.gpu = "h200-sxm";
+    p.model = "llama-3-8b";
+    p.precision = "bf16";
+    double first = INFINITY;
+    for (const auto& q : r.at("requests")) first = std::min(first, q.at("arrival_ms").get<double>());
+    for (const auto& q : r.at("requests")) {
+      if (q.value("status", "") != "FINISHED")
+        throw InputError(path + ": /records/" + std::to_string(i) + ": a request did not finish");
+      p.trace.push_back({(int64_t)p.trace.size(), (q.at("arrival_ms").get<double>() - first) / 1e3,
+                         q.at("input_tokens").get<int64_t>(), q.at("output_tokens").get<int64_t>()});
+    }
+    std::stable_sort(p.trace.begin(), p.trace.end(),
+                     [](const Request& a, const Request& b) { return a.arrival_s < b.arrival_s; });
+    for (size_t k = 0; k < p.trace.size(); ++k) p.trace[k].id = (int64_t)k;
+    p.measured["output_tokens_per_s"] = r.at("throughput").at("output_tokens_per_s").get<double>();
+    p.measured["ttft_p50_ms"] = r.at("ttft").at("p50_ms").get<double>();
+    p.measured["tpot_p50_ms"] = r.at("tpot").at("p50_ms").get<double>();
+    rows.push_back(std::move(p));
+  }
+  if (rows.empty()) throw InputError(path + ": no finished cb_run record");
+  return rows;
+}
+
+std::vector<PublishedRow> read_serving_data(const std::string& path) {
+  nlohmann::json doc = read_json_file(path);
+  if (doc.is_object() && doc.contains("records")) return read_hf_cb_runs(path);
+  return read_published_serving(path);
 }
 
 PublishedScorecard score_published(const std::vector<PublishedRow>& rows, const std::string& split,

@@ -10,6 +10,8 @@
 // TTFT and TPOT (aiconfigurator does not say which statistic it printed).
 #pragma once
 
+#include "serve/request.h"
+
 #include <map>
 #include <optional>
 #include <string>
@@ -21,7 +23,8 @@ struct PublishedRow {
   std::string id, split, source_id, family;  // family: trtllm-perf, aiconfigurator-<engine>
   std::string gpu, model, precision, engine;
   int64_t input_tokens = 0, output_tokens = 0, requests = 0, concurrency = 0;  // 0: rate inf
-  std::map<std::string, double> measured;  // output_tokens_per_s, ttft_ms, tpot_ms
+  std::map<std::string, double> measured;  // output_tokens_per_s, ttft_ms, tpot_ms, *_p50_ms
+  std::vector<Request> trace;              // a measured run's requests (arrivals, lengths)
 };
 
 struct RowScore {
@@ -43,6 +46,14 @@ struct PublishedScorecard {
 };
 
 std::vector<PublishedRow> read_published_serving(const std::string& path);
+// Runs measured with validate/measure/measure_hf_cb.py (transformers continuous batching): each
+// run record becomes a row replayed as a trace (its requests' arrival times and lengths) on an
+// H200 with llama-3-8b in bf16; family hf-cb-<engine> (default, cudagraph); measured: output
+// tokens/s and median TTFT and TPOT. The record's own split (sha256 of its id, 30% held out) is
+// kept. The file is another tool's format: only the fields used are read.
+std::vector<PublishedRow> read_hf_cb_runs(const std::string& path);
+// Either kind of file, told apart by its top level ("rows" or "records").
+std::vector<PublishedRow> read_serving_data(const std::string& path);
 
 // Scores the rows of `split` (the scores point into `rows`, which must outlive them) ("held_out", "fit" or "all"). `engine_for` maps a row's engine
 // name and source family to the engine preset or file to run (the caller's choice, stated).
