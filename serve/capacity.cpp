@@ -38,6 +38,7 @@ CapacityResult search_capacity(const Workload& workload, ServeSetup setup, const
   ServeReport best = low.report;
   ServeRun top = at_rate(workload, setup, kv, hi);
   ++c.evaluations;
+  c.bound = top.report.slo_met ? "saturation" : "sla";
   if (top.report.slo_met) {
     lo = hi;
     best = top.report;

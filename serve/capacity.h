@@ -22,6 +22,9 @@ struct CapacityResult {
   std::string reason;  // when not met
   double saturation_requests_per_s = 0;
   double max_requests_per_s = 0;  // the highest rate found to meet the SLA
+  // What bounds it: "sla" (a faster rate breaks a term) or "saturation" (the SLA still holds at
+  // the saturation rate, above which the queue only grows).
+  std::string bound;
   ServeReport at_max;             // the run at that rate
   int64_t evaluations = 0;
   int64_t replicas = 0, gpus = 0;

@@ -112,6 +112,7 @@ void print_capacity_json(std::ostream& os, const std::vector<CapacityRow>& rows,
     if (!c.met) j["reason"] = c.reason;
     j["saturation_requests_per_s"] = c.saturation_requests_per_s;
     j["max_requests_per_s_per_replica"] = c.max_requests_per_s;
+    j["bound"] = c.bound;
     j["replicas"] = c.replicas;
     j["gpus"] = c.gpus;
     j["cost_per_hour"] = c.cost_per_hour ? ojson(*c.cost_per_hour) : ojson(nullptr);
