@@ -24,8 +24,8 @@ RunConfig run_for(const std::string& precision, const EngineConfig& e) {
 }
 
 Workload lengths(int64_t n) {
-  return generate_workload({LengthSpec::Kind::Fixed, 1024, 0}, {LengthSpec::Kind::Fixed, 128, 0},
-                           n, 0);
+  return generate_workload({LengthSpec::Kind::Fixed, 1024, 0}, {LengthSpec::Kind::Fixed, 128, 0}, n,
+                           0);
 }
 
 void BM_Serve10kRequests(benchmark::State& state) {

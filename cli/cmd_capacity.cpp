@@ -45,7 +45,8 @@ double positive_number(const std::string& flag, const std::string& text) {
 }
 
 // "3.5" (every GPU) or "h100-sxm=2.5,h200-sxm=3.5" (each GPU of --gpu named once).
-std::map<std::string, double> prices(const std::string& text, const std::vector<std::string>& gpus) {
+std::map<std::string, double> prices(const std::string& text,
+                                     const std::vector<std::string>& gpus) {
   std::map<std::string, double> out;
   if (text.empty()) return out;
   if (text.find('=') == std::string::npos) {
@@ -79,7 +80,8 @@ Command add_capacity_command(CLI::App& app) {
   cmd->add_option("--slo", f->slo, "SLA, e.g. ttft_p99=2s,tpot_p99=100ms")->required();
   cmd->add_option("--target-rate", f->target, "Requests per second to serve")->required();
   cmd->add_option("--price-per-gpu-hour", f->prices, "A price, or GPU=PRICE,... for each GPU");
-  cmd->add_option("--format", f->o.format, "table or json")->check(CLI::IsMember({"table", "json"}));
+  cmd->add_option("--format", f->o.format, "table or json")
+      ->check(CLI::IsMember({"table", "json"}));
   return [f, cmd]() {
     if (!(f->target > 0) || !std::isfinite(f->target))
       throw InputError("--target-rate: must be > 0 requests per second");
@@ -108,10 +110,15 @@ Command add_capacity_command(CLI::App& app) {
           KvSizing kv = engine_kv(engine, step);
           std::optional<double> pr;
           if (price.count(g)) pr = price[g];
-          ServeSubject s{gpu.name, model.name, engine.name, engine.file, p, "poisson (searched)",
-                         f->o.workload.empty() ? "input " + f->o.input_len + ", output " +
-                                                     f->o.output_len
-                                               : f->o.workload,
+          ServeSubject s{gpu.name,
+                         model.name,
+                         engine.name,
+                         engine.file,
+                         p,
+                         "poisson (searched)",
+                         f->o.workload.empty()
+                             ? "input " + f->o.input_len + ", output " + f->o.output_len
+                             : f->o.workload,
                          f->o.seed};
           rows.push_back({s, search_capacity(w, setup, kv, f->target, pr)});
         }

@@ -86,15 +86,16 @@ Command add_serve_command(CLI::App& app) {
     setup.lengths_from_flags = o.workload.empty();
     if (w.requests.size() >= 5000) {
       setup.progress = [](int64_t done, int64_t total, double t) {
-        std::cerr << "\rserve: " << done << "/" << total << " requests finished, t = " << t
-                  << " s" << std::flush;
+        std::cerr << "\rserve: " << done << "/" << total << " requests finished, t = " << t << " s"
+                  << std::flush;
       };
     }
     KvSizing kv = engine_kv(engine, step);
     ServeRun run = run_serving(std::move(w), setup, kv);
     if (setup.progress) std::cerr << "\n";
-    ServeSubject s{gpu.name, model.name, engine.name, engine.file, o.precision,
-                   describe(setup.arrivals), workload_label(o), o.seed};
+    ServeSubject s{gpu.name,          model.name,  engine.name,
+                   engine.file,       o.precision, describe(setup.arrivals),
+                   workload_label(o), o.seed};
     if (!f->trace.empty()) {
       std::ofstream out = open_output("--trace", f->trace);
       write_serve_trace(out, s, run);

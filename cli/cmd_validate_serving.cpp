@@ -55,8 +55,10 @@ void print_table(std::ostream& os, const PublishedScorecard& c, bool rows) {
     }
     if (!rows) continue;
     for (auto [k, e] : r.error) {
-      std::snprintf(b, sizeof b, "  %-36s %-8s %-14s %-6s %-20s predicted %10.2f measured %10.2f "
-                    "%+6.1f%%\n", r.row->id.c_str(), r.row->split.c_str(), r.row->gpu.c_str(),
+      std::snprintf(b, sizeof b,
+                    "  %-36s %-8s %-14s %-6s %-20s predicted %10.2f measured %10.2f "
+                    "%+6.1f%%\n",
+                    r.row->id.c_str(), r.row->split.c_str(), r.row->gpu.c_str(),
                     r.row->precision.c_str(), k.c_str(), r.predicted.at(k), r.row->measured.at(k),
                     100 * e);
       os << b;
@@ -68,12 +70,19 @@ nlohmann::ordered_json baseline_json(const Flags& f, const std::map<std::string,
                                      const PublishedScorecard& c) {
   nlohmann::ordered_json groups = nlohmann::ordered_json::array();
   for (const GroupScore& g : c.groups)
-    groups.push_back({{"family", g.family}, {"metric", g.metric}, {"split", g.split},
-                      {"rows", g.rows}, {"mape", std::round(g.mape * 1e4) / 1e4},
+    groups.push_back({{"family", g.family},
+                      {"metric", g.metric},
+                      {"split", g.split},
+                      {"rows", g.rows},
+                      {"mape", std::round(g.mape * 1e4) / 1e4},
                       {"tolerance", 0.005}});
-  return {{"description", "Serving simulator accuracy on published measurements; ctest runs "
-                          "`ridgeline validate-serving --check` on this file"},
-          {"data", f.data}, {"split", f.split}, {"engine_for", e}, {"failed_rows", c.failed},
+  return {{"description",
+           "Serving simulator accuracy on published measurements; ctest runs "
+           "`ridgeline validate-serving --check` on this file"},
+          {"data", f.data},
+          {"split", f.split},
+          {"engine_for", e},
+          {"failed_rows", c.failed},
           {"groups", groups}};
 }
 
@@ -137,8 +146,8 @@ Command add_validate_serving_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
       "validate-serving", "Score the serving simulator against published serving measurements");
   cmd->add_option("--data", f->data,
-                 "published-serving.json (scripts/select_published_serving.py) or measured hf-cb "
-                 "runs; repeatable");
+                  "published-serving.json (scripts/select_published_serving.py) or measured hf-cb "
+                  "runs; repeatable");
   cmd->add_option("--split", f->split, "held_out, fit or all")
       ->check(CLI::IsMember({"held_out", "fit", "all"}));
   cmd->add_option("--engine-for", f->engine_for, "FAMILY=ENGINE: the engine a source family runs");

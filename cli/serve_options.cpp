@@ -17,7 +17,8 @@ void add_serve_workload_flags(CLI::App& cmd, ServeOptions& o) {
                  "Trace file (.csv or .jsonl): arrival_s, input_tokens, output_tokens a line");
   cmd.add_option("--requests", o.requests, "Requests to send (with --input-len/--output-len)")
       ->check(CLI::PositiveNumber);
-  cmd.add_option("--seed", o.seed, "Seed of the lengths and arrivals")->check(CLI::NonNegativeNumber);
+  cmd.add_option("--seed", o.seed, "Seed of the lengths and arrivals")
+      ->check(CLI::NonNegativeNumber);
 }
 
 RunConfig serve_run_config(const std::string& precision, const EngineConfig& engine) {
@@ -38,12 +39,12 @@ Workload serve_workload(const ServeOptions& o, const CLI::App& cmd) {
   if (!o.workload.empty()) {
     if (cmd.count("--requests") > 0)
       throw InputError("--requests: the --workload file's lines are the requests");
-    if (cmd.count("--seed") > 0)
-      throw InputError("--seed: a --workload file has no random draws");
+    if (cmd.count("--seed") > 0) throw InputError("--seed: a --workload file has no random draws");
     return read_trace("--workload", o.workload);
   }
   if (o.input_len.empty() || o.output_len.empty())
-    throw InputError("--input-len and --output-len (or --workload FILE): say what the requests are");
+    throw InputError(
+        "--input-len and --output-len (or --workload FILE): say what the requests are");
   if (o.requests < 1) throw InputError("--requests: how many requests to send (>= 1)");
   return generate_workload(parse_length_spec("--input-len", o.input_len),
                            parse_length_spec("--output-len", o.output_len), o.requests,

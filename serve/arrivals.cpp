@@ -15,8 +15,9 @@ ArrivalSpec parse_rate(const std::string& rate, const std::string& arrival, doub
   ArrivalSpec s;
   if (rate == "inf") {
     if (arrival != "poisson" || cv_given)
-      throw InputError("--rate inf: every request is queued at t = 0; --arrival and --cv do not "
-                       "apply");
+      throw InputError(
+          "--rate inf: every request is queued at t = 0; --arrival and --cv do not "
+          "apply");
     s.kind = ArrivalSpec::Kind::AllAtOnce;
     return s;
   }
@@ -68,14 +69,18 @@ std::string describe(const ArrivalSpec& s) {
     return std::string(b);
   };
   switch (s.kind) {
-    case ArrivalSpec::Kind::Poisson: return "poisson " + num(s.rate_per_s) + " req/s";
+    case ArrivalSpec::Kind::Poisson:
+      return "poisson " + num(s.rate_per_s) + " req/s";
     case ArrivalSpec::Kind::Gamma:
       return "gamma " + num(s.rate_per_s) + " req/s, cv " + num(s.cv);
-    case ArrivalSpec::Kind::Fixed: return "fixed " + num(s.rate_per_s) + " req/s";
-    case ArrivalSpec::Kind::AllAtOnce: return "all at t=0 (rate inf)";
+    case ArrivalSpec::Kind::Fixed:
+      return "fixed " + num(s.rate_per_s) + " req/s";
+    case ArrivalSpec::Kind::AllAtOnce:
+      return "all at t=0 (rate inf)";
     case ArrivalSpec::Kind::ClosedLoop:
       return "closed loop, " + std::to_string(s.concurrency) + " in flight";
-    case ArrivalSpec::Kind::Trace: return "trace arrivals";
+    case ArrivalSpec::Kind::Trace:
+      return "trace arrivals";
   }
   return "";
 }

@@ -17,7 +17,7 @@
 namespace ridgeline {
 
 struct CapacityResult {
-  std::string label;   // "h200-sxm vllm bf16"
+  std::string label;  // "h200-sxm vllm bf16"
   bool met = false;
   std::string reason;  // when not met
   double saturation_requests_per_s = 0;
@@ -25,7 +25,7 @@ struct CapacityResult {
   // What bounds it: "sla" (a faster rate breaks a term) or "saturation" (the SLA still holds at
   // the saturation rate, above which the queue only grows).
   std::string bound;
-  ServeReport at_max;             // the run at that rate
+  ServeReport at_max;  // the run at that rate
   int64_t evaluations = 0;
   int64_t replicas = 0, gpus = 0;
   std::optional<double> cost_per_hour;
@@ -33,6 +33,7 @@ struct CapacityResult {
 
 // `setup.arrivals` is ignored (the search sets it); `workload` holds the requests' lengths.
 CapacityResult search_capacity(const Workload& workload, ServeSetup setup, const KvSizing& kv,
-                               double target_requests_per_s, std::optional<double> price_per_gpu_hour);
+                               double target_requests_per_s,
+                               std::optional<double> price_per_gpu_hour);
 
 }  // namespace ridgeline

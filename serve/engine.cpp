@@ -18,7 +18,8 @@ void read_scheduler(JsonReader& s, EngineConfig& e) {
   e.max_num_batched_tokens = s.integer("max_num_batched_tokens", 1);
   e.max_num_seqs = s.integer("max_num_seqs", 1);
   e.chunked_prefill = s.boolean("chunked_prefill");
-  if (e.policy == "trtllm") e.capacity_policy = s.one_of("capacity_policy", {"guaranteed_no_evict"});
+  if (e.policy == "trtllm")
+    e.capacity_policy = s.one_of("capacity_policy", {"guaranteed_no_evict"});
   if (e.policy == "hf_cb") {
     e.safety_margin = s.number("safety_margin");
     if (e.safety_margin < 0 || e.safety_margin >= 1)
@@ -36,9 +37,10 @@ void read_scheduler(JsonReader& s, EngineConfig& e) {
 
 void read_kv(JsonReader& k, EngineConfig& e) {
   e.block_size_tokens = k.integer("block_size_tokens", 1);
-  e.memory_rule = k.one_of("memory", {"fraction_of_total", "fraction_of_free"}) == "fraction_of_total"
-                      ? KvMemoryRule::FractionOfTotal
-                      : KvMemoryRule::FractionOfFree;
+  e.memory_rule =
+      k.one_of("memory", {"fraction_of_total", "fraction_of_free"}) == "fraction_of_total"
+          ? KvMemoryRule::FractionOfTotal
+          : KvMemoryRule::FractionOfFree;
   e.memory_fraction = k.fraction("memory_fraction");
   e.subtract_activation_peak = k.boolean("subtract_activation_peak");
   e.max_blocks = k.integer("max_blocks", 0);
@@ -110,6 +112,8 @@ EngineConfig load_engine(const std::string& name_or_path) {
   return load_engine_text(std::string(f->text), std::string(f->path));
 }
 
-std::vector<std::string> engine_preset_names() { return preset_names(kDir); }
+std::vector<std::string> engine_preset_names() {
+  return preset_names(kDir);
+}
 
 }  // namespace ridgeline

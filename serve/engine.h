@@ -36,7 +36,7 @@ struct EngineConfig {
   std::string name, file, description, source;
   std::string runtime = "fused";
   bool graph_launch = true;
-  std::string policy;  // vllm_v1, trtllm, sglang, hf_cb
+  std::string policy;                  // vllm_v1, trtllm, sglang, hf_cb
   int64_t max_num_batched_tokens = 0;  // per-step token budget (chunk size)
   int64_t max_num_seqs = 0;            // running requests (decode batch) cap
   bool chunked_prefill = true;

@@ -9,7 +9,9 @@
 namespace ridgeline {
 
 KvPool::KvPool(int64_t blocks, int64_t block_size_tokens, bool prefix_caching)
-    : total_(blocks), block_size_(block_size_tokens), prefix_caching_(prefix_caching),
+    : total_(blocks),
+      block_size_(block_size_tokens),
+      prefix_caching_(prefix_caching),
       free_(blocks) {}
 
 bool KvPool::take(int64_t blocks) {

@@ -17,9 +17,7 @@ class KvPool {
  public:
   KvPool(int64_t blocks, int64_t block_size_tokens, bool prefix_caching);
 
-  int64_t blocks_for(int64_t tokens) const {
-    return (tokens + block_size_ - 1) / block_size_;
-  }
+  int64_t blocks_for(int64_t tokens) const { return (tokens + block_size_ - 1) / block_size_; }
   // Grows s to hold `tokens` tokens; false (nothing changes) when the blocks are not there.
   bool grow(Sequence& s, int64_t tokens);
   // Frees all of s's blocks (a finished request).

@@ -110,11 +110,11 @@ bool meets(const RequestRecord& r, const std::vector<SloTerm>& slo) {
   double ttft = (r.first_token_s - r.arrival_s) * 1e3, e2e = (r.finish_s - r.arrival_s) * 1e3;
   double tpot = r.output_tokens > 1 ? (e2e - ttft) / (double)(r.output_tokens - 1) : 0;
   for (const SloTerm& t : slo) {
-    double v = t.metric == "ttft"    ? ttft
-               : t.metric == "tpot"  ? tpot
-               : t.metric == "e2e"   ? e2e
-               : t.metric == "itl"   ? r.max_itl_s * 1e3
-                                     : (r.first_scheduled_s - r.arrival_s) * 1e3;
+    double v = t.metric == "ttft"   ? ttft
+               : t.metric == "tpot" ? tpot
+               : t.metric == "e2e"  ? e2e
+               : t.metric == "itl"  ? r.max_itl_s * 1e3
+                                    : (r.first_scheduled_s - r.arrival_s) * 1e3;
     if (v > t.limit_ms) return false;
   }
   return true;

@@ -1,7 +1,7 @@
 // The scheduler policies, one line each (STYLE 14): the engine file's scheduler/policy names one.
 // Shared here: preemption by recompute.
-#include "common/errors.h"
 #include "serve/policies/policies.h"
+#include "common/errors.h"
 
 #include <map>
 

@@ -38,8 +38,7 @@ PublishedRow read_row(JsonReader& r) {
   }
   JsonReader& m = r.child("measured");
   for (const std::string& k : m.keys()) p.measured[k] = m.positive(k);
-  p.family = p.source_id.starts_with("trtllm-perf") ? "trtllm-perf"
-                                                    : p.source_id + "/" + p.engine;
+  p.family = p.source_id.starts_with("trtllm-perf") ? "trtllm-perf" : p.source_id + "/" + p.engine;
   return p;
 }
 
@@ -65,7 +64,8 @@ RowScore score_row(const PublishedRow& p, Models& m, const std::string& engine_n
       run.activations = d == DType::Fp8 ? DType::Bf16 : d;
       run.runtime = load_runtime(e.runtime);
       run.launch = e.graph_launch ? LaunchMode::Graph : LaunchMode::Eager;
-      m.steps.emplace(key, std::make_unique<GpuStepModel>(m.gpus.at(p.gpu), m.models.at(p.model), run));
+      m.steps.emplace(key,
+                      std::make_unique<GpuStepModel>(m.gpus.at(p.gpu), m.models.at(p.model), run));
     }
     GpuStepModel& step = *m.steps.at(key);
     ServeSetup setup;
@@ -160,12 +160,14 @@ std::vector<PublishedRow> read_hf_cb_runs(const std::string& path) {
     p.model = "llama-3-8b";
     p.precision = "bf16";
     double first = INFINITY;
-    for (const auto& q : r.at("requests")) first = std::min(first, q.at("arrival_ms").get<double>());
+    for (const auto& q : r.at("requests"))
+      first = std::min(first, q.at("arrival_ms").get<double>());
     for (const auto& q : r.at("requests")) {
       if (q.value("status", "") != "FINISHED")
         throw InputError(path + ": /records/" + std::to_string(i) + ": a request did not finish");
       p.trace.push_back({(int64_t)p.trace.size(), (q.at("arrival_ms").get<double>() - first) / 1e3,
-                         q.at("input_tokens").get<int64_t>(), q.at("output_tokens").get<int64_t>()});
+                         q.at("input_tokens").get<int64_t>(),
+                         q.at("output_tokens").get<int64_t>()});
     }
     std::stable_sort(p.trace.begin(), p.trace.end(),
                      [](const Request& a, const Request& b) { return a.arrival_s < b.arrival_s; });

@@ -55,8 +55,9 @@ std::vector<PublishedRow> read_hf_cb_runs(const std::string& path);
 // Either kind of file, told apart by its top level ("rows" or "records").
 std::vector<PublishedRow> read_serving_data(const std::string& path);
 
-// Scores the rows of `split` (the scores point into `rows`, which must outlive them) ("held_out", "fit" or "all"). `engine_for` maps a row's engine
-// name and source family to the engine preset or file to run (the caller's choice, stated).
+// Scores the rows of `split` (the scores point into `rows`, which must outlive them) ("held_out",
+// "fit" or "all"). `engine_for` maps a row's engine name and source family to the engine preset or
+// file to run (the caller's choice, stated).
 PublishedScorecard score_published(const std::vector<PublishedRow>& rows, const std::string& split,
                                    const std::map<std::string, std::string>& engine_for);
 

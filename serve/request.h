@@ -10,10 +10,10 @@
 namespace ridgeline {
 
 struct Request {
-  int64_t id = 0;            // 0, 1, ... in workload order
-  double arrival_s = 0;      // when it reaches the engine (closed loop: set by the simulator)
-  int64_t input_tokens = 0;  // prompt
-  int64_t output_tokens = 0; // generated (ignore_eos: exactly this many)
+  int64_t id = 0;             // 0, 1, ... in workload order
+  double arrival_s = 0;       // when it reaches the engine (closed loop: set by the simulator)
+  int64_t input_tokens = 0;   // prompt
+  int64_t output_tokens = 0;  // generated (ignore_eos: exactly this many)
 };
 
 // A request the run does not send: where it came from (file:line:field, or a flag) and why.

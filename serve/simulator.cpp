@@ -49,14 +49,17 @@ struct Loop {
   SimResult out;
   std::vector<double> arrival;  // per request; kNever until a closed loop sends it
   std::vector<double> last_token;
-  size_t next = 0;              // next request to arrive, in arrival order
-  std::vector<size_t> order;    // requests by arrival
-  size_t issued = 0;            // closed loop: requests sent
+  size_t next = 0;            // next request to arrive, in arrival order
+  std::vector<size_t> order;  // requests by arrival
+  size_t issued = 0;          // closed loop: requests sent
   int64_t finished = 0;
   double busy_s = 0, kv_weighted = 0;
 
   Loop(const std::vector<Request>& r, const EngineConfig& e, StepModel& m, const SimOptions& o)
-      : requests(r), engine(e), model(m), opt(o),
+      : requests(r),
+        engine(e),
+        model(m),
+        opt(o),
         state{{}, {}, {}, KvPool(o.kv_blocks, e.block_size_tokens, e.prefix_caching), 0},
         policy(make_policy(e)) {
     size_t n = r.size();
@@ -166,9 +169,8 @@ struct Loop {
   }
 
   [[noreturn]] void stalled() const {
-    const Request& r = *state.seqs[state.waiting.empty() ? state.running.front()
-                                                         : state.waiting.front()]
-                            .request;
+    const Request& r =
+        *state.seqs[state.waiting.empty() ? state.running.front() : state.waiting.front()].request;
     throw InputError("--engine " + engine.name + ": request " + std::to_string(r.id) + " (" +
                      std::to_string(r.input_tokens) + " + " + std::to_string(r.output_tokens) +
                      " tokens) can never be scheduled with " +

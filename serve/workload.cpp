@@ -35,10 +35,17 @@ std::optional<double> to_number(const std::string& text) {
 int64_t draw(const LengthSpec& s, Random& rng) {
   double v = s.a;
   switch (s.kind) {
-    case LengthSpec::Kind::Fixed: break;
-    case LengthSpec::Kind::Uniform: v = s.a + std::floor(rng.uniform() * (s.b - s.a + 1)); break;
-    case LengthSpec::Kind::Normal: v = std::round(s.a + s.b * rng.normal()); break;
-    case LengthSpec::Kind::LogNormal: v = std::round(s.a * std::exp(s.b * rng.normal())); break;
+    case LengthSpec::Kind::Fixed:
+      break;
+    case LengthSpec::Kind::Uniform:
+      v = s.a + std::floor(rng.uniform() * (s.b - s.a + 1));
+      break;
+    case LengthSpec::Kind::Normal:
+      v = std::round(s.a + s.b * rng.normal());
+      break;
+    case LengthSpec::Kind::LogNormal:
+      v = std::round(s.a * std::exp(s.b * rng.normal()));
+      break;
   }
   return std::max<int64_t>(1, (int64_t)v);
 }
@@ -102,7 +109,8 @@ Request checked_request(const TraceFields& f, const std::string& where, double l
   if (!f.arrival) reject("arrival_s", "missing or not a number");
   if (*f.arrival < 0) reject("arrival_s", "negative");
   if (*f.arrival < last_arrival) reject("arrival_s", "before the previous line's arrival");
-  for (auto [v, name] : {std::pair{f.input, "input_tokens"}, std::pair{f.output, "output_tokens"}}) {
+  for (auto [v, name] :
+       {std::pair{f.input, "input_tokens"}, std::pair{f.output, "output_tokens"}}) {
     if (!v) reject(name, "missing or not a number");
     if (*v < 1 || *v != std::floor(*v)) reject(name, "expected a whole number >= 1");
   }
@@ -112,7 +120,8 @@ Request checked_request(const TraceFields& f, const std::string& where, double l
 TraceFields csv_fields(const std::string& line, const std::string& where) {
   std::vector<std::string> cells = split(line, ',');
   if (cells.size() != 3)
-    throw Rejection{where, "expected 3 comma-separated fields, got " + std::to_string(cells.size())};
+    throw Rejection{where,
+                    "expected 3 comma-separated fields, got " + std::to_string(cells.size())};
   return {to_number(cells[0]), to_number(cells[1]), to_number(cells[2])};
 }
 

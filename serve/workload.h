@@ -17,7 +17,8 @@ namespace ridgeline {
 
 struct LengthSpec {
   enum class Kind { Fixed, Uniform, Normal, LogNormal } kind = Kind::Fixed;
-  double a = 0, b = 0;  // fixed: a; uniform: [a, b]; normal: mean a, sd b; lognormal: median a, sigma b
+  double a = 0,
+         b = 0;  // fixed: a; uniform: [a, b]; normal: mean a, sd b; lognormal: median a, sigma b
 };
 
 // Parses a flag's value; errors name the flag.

@@ -11,8 +11,7 @@
 namespace ridgeline::test {
 
 inline EngineConfig engine_json(const std::string& policy, int64_t budget, int64_t max_seqs,
-                                int64_t block, const std::string& extra = "",
-                                double host_us = 0) {
+                                int64_t block, const std::string& extra = "", double host_us = 0) {
   std::string text = R"({"description": "test", "source": "test", "runtime": "fused",
     "launch": "graph", "scheduler": {"policy": ")" +
                      policy + R"(", "max_num_batched_tokens": )" + std::to_string(budget) +

@@ -42,7 +42,8 @@ TEST_CASE("serve errors: rates and arrivals") {
                       {"--rate inf", "--arrival and --cv do not apply"});
   require_input_error([] { parse_rate("4", "bursty", 1, false); },
                       {"--arrival bursty", "expected poisson, gamma or fixed"});
-  require_input_error([] { parse_rate("4", "poisson", 2, true); }, {"--cv: applies to --arrival gamma only"});
+  require_input_error([] { parse_rate("4", "poisson", 2, true); },
+                      {"--cv: applies to --arrival gamma only"});
   require_input_error([] { parse_rate("4", "gamma", 1, false); }, {"--arrival gamma: needs --cv"});
   require_input_error([] { parse_rate("4", "gamma", 0, true); }, {"--cv: must be > 0"});
   CHECK(parse_rate("0.001", "poisson", 1, false).rate_per_s == 0.001);
@@ -109,12 +110,18 @@ TEST_CASE("serve errors: engine files name the file and the JSON path") {
     t.replace(t.find(from), from.size(), to);
     return t;
   };
-  require_input_error([&] { load_engine_text(with("\"chunked_prefill\": true", "\"chunked_prefill\": true, \"safety_margin\": 0.2"), "e.json"); },
-                      {"e.json: /scheduler/safety_margin: unknown key"});
+  require_input_error(
+      [&] {
+        load_engine_text(
+            with("\"chunked_prefill\": true", "\"chunked_prefill\": true, \"safety_margin\": 0.2"),
+            "e.json");
+      },
+      {"e.json: /scheduler/safety_margin: unknown key"});
   require_input_error([&] { load_engine_text(with("vllm_v1", "orca"), "e.json"); },
                       {"e.json: /scheduler/policy"});
-  require_input_error([&] { load_engine_text(with("\"max_num_seqs\": 8", "\"max_num_seqs\": 0"), "e.json"); },
-                      {"e.json: /scheduler/max_num_seqs"});
+  require_input_error(
+      [&] { load_engine_text(with("\"max_num_seqs\": 8", "\"max_num_seqs\": 0"), "e.json"); },
+      {"e.json: /scheduler/max_num_seqs"});
   require_input_error([&] { load_engine_text(with("[1, 2]", "[2, 1]"), "e.json"); },
                       {"e.json: /cuda_graphs/sizes/1: expected ascending whole numbers >= 1"});
   std::string trt = with("vllm_v1", "trtllm");
@@ -150,9 +157,9 @@ TEST_CASE("serve errors: a request longer than the context or than the KV cache"
     return generate_workload({LengthSpec::Kind::Fixed, (double)in, 0},
                              {LengthSpec::Kind::Fixed, (double)out, 0}, 2, 0);
   };
-  require_input_error([&] { run_serving(lengths(150, 11), setup, kv); },
-                      {"--input-len/--output-len: request 0", "161 tokens need 11 KV blocks",
-                       "holds 10 blocks"});
+  require_input_error(
+      [&] { run_serving(lengths(150, 11), setup, kv); },
+      {"--input-len/--output-len: request 0", "161 tokens need 11 KV blocks", "holds 10 blocks"});
   CHECK(run_serving(lengths(150, 10), setup, kv).report.requests == 2);
   kv.blocks = 100000;
   require_input_error([&] { run_serving(lengths(131000, 100), setup, kv); },

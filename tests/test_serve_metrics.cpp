@@ -51,7 +51,8 @@ TEST_CASE("metrics: TTFT, TPOT, E2E, ITL and queue on a hand-computed trace") {
 }
 
 TEST_CASE("metrics: goodput counts the requests inside every bound; the SLO reads percentiles") {
-  ServeReport r = make_report(three_requests(), 1, parse_slo("--slo", "ttft_p50=250ms,tpot_p99=300ms"));
+  ServeReport r =
+      make_report(three_requests(), 1, parse_slo("--slo", "ttft_p50=250ms,tpot_p99=300ms"));
   CHECK(r.goodput_requests_per_s == Approx(2));  // r2's TTFT of 600 ms is over 250
   CHECK(r.slo_met);                              // p50 TTFT 200 <= 250, p99 TPOT 298 <= 300
   ServeReport tight = make_report(three_requests(), 1, parse_slo("--slo", "ttft_p99=500ms"));
@@ -74,7 +75,8 @@ TEST_CASE("simulator: a long prompt is chunked over steps; the first token ends 
   setup.model = &model;
   setup.arrivals.kind = ArrivalSpec::Kind::AllAtOnce;
   setup.record_steps = true;
-  Workload w = generate_workload({LengthSpec::Kind::Fixed, 1300, 0}, {LengthSpec::Kind::Fixed, 2, 0}, 1, 0);
+  Workload w =
+      generate_workload({LengthSpec::Kind::Fixed, 1300, 0}, {LengthSpec::Kind::Fixed, 2, 0}, 1, 0);
   KvSizing kv;
   kv.blocks = 1000;
   ServeRun run = run_serving(w, setup, kv);
@@ -97,8 +99,9 @@ TEST_CASE("simulator: the same seed gives the same run, another seed another") {
     setup.model = &model;
     setup.seed = seed;
     setup.arrivals = parse_rate("20", "gamma", 2.0, true);
-    Workload w = generate_workload(parse_length_spec("--input-len", "uniform:10:400"),
-                                   parse_length_spec("--output-len", "lognormal:50:0.5"), 300, seed);
+    Workload w =
+        generate_workload(parse_length_spec("--input-len", "uniform:10:400"),
+                          parse_length_spec("--output-len", "lognormal:50:0.5"), 300, seed);
     KvSizing kv;
     kv.blocks = 100;
     return run_serving(w, setup, kv);

@@ -66,7 +66,7 @@ TEST_CASE("vllm: when a decode's block is not there the newest request is preemp
   EngineConfig e = engine_json("vllm_v1", 100, 100, 16);
   EngineState s = state_for(r, 2, 16);
   auto p = make_policy(e);
-  apply(s, p->schedule(s));  // both prompts: one block each, full
+  apply(s, p->schedule(s));       // both prompts: one block each, full
   StepPlan two = p->schedule(s);  // token 17 needs a second block
   CHECK(two.work == Work{{0, 1}});
   CHECK(s.preemptions == 1);
@@ -120,7 +120,8 @@ TEST_CASE("kv blocks: with prefix caching a preempted request finds its full blo
 
 TEST_CASE("trtllm: GUARANTEED_NO_EVICT admits only what it can reserve to the last token") {
   std::vector<Request> r = {{0, 0, 100, 100}, {1, 0, 100, 100}};  // 7 blocks of 32 each
-  EngineConfig e = engine_json("trtllm", 8192, 100, 32, R"(, "capacity_policy": "guaranteed_no_evict")");
+  EngineConfig e =
+      engine_json("trtllm", 8192, 100, 32, R"(, "capacity_policy": "guaranteed_no_evict")");
   EngineState s = state_for(r, 13, 32);
   StepPlan p = make_policy(e)->schedule(s);
   CHECK(p.work == Work{{0, 100}});
@@ -132,7 +133,8 @@ TEST_CASE("trtllm: GUARANTEED_NO_EVICT admits only what it can reserve to the la
 
 TEST_CASE("trtllm: generation requests go before context chunks in max_num_tokens") {
   std::vector<Request> r = {{0, 0, 4, 5}, {1, 0, 50, 5}};
-  EngineConfig e = engine_json("trtllm", 20, 100, 32, R"(, "capacity_policy": "guaranteed_no_evict")");
+  EngineConfig e =
+      engine_json("trtllm", 20, 100, 32, R"(, "capacity_policy": "guaranteed_no_evict")");
   EngineState s = state_for(r, 100, 32);
   auto p = make_policy(e);
   CHECK(p->schedule(s).work == Work{{0, 4}, {1, 16}});

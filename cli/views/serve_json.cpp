@@ -14,9 +14,14 @@ ojson stat_json(const Stat& s) {
 }
 
 ojson subject_json(const ServeSubject& s) {
-  return {{"gpu", s.gpu},           {"model", s.model},       {"engine", s.engine},
-          {"engine_file", s.engine_file}, {"precision", s.precision}, {"arrivals", s.arrivals},
-          {"workload", s.workload}, {"seed", s.seed}};
+  return {{"gpu", s.gpu},
+          {"model", s.model},
+          {"engine", s.engine},
+          {"engine_file", s.engine_file},
+          {"precision", s.precision},
+          {"arrivals", s.arrivals},
+          {"workload", s.workload},
+          {"seed", s.seed}};
 }
 
 ojson report_json(const ServeReport& r) {
@@ -73,8 +78,8 @@ void print_serve_json(std::ostream& os, const ServeSubject& s, const ServeRun& r
                  {"queue_ms", (q.first_scheduled_s - q.arrival_s) * 1e3},
                  {"ttft_ms", ttft},
                  {"e2e_ms", e2e}};
-    one["tpot_ms"] = q.output_tokens > 1 ? ojson((e2e - ttft) / (double)(q.output_tokens - 1))
-                                         : ojson(nullptr);
+    one["tpot_ms"] =
+        q.output_tokens > 1 ? ojson((e2e - ttft) / (double)(q.output_tokens - 1)) : ojson(nullptr);
     one["preemptions"] = q.preemptions;
     reqs.push_back(one);
   }
