@@ -26,7 +26,7 @@ ojson subject_json(const ServeSubject& s) {
 
 ojson report_json(const ServeReport& r) {
   ojson j;
-  j["requests"] = r.requests;
+  j["request_count"] = r.requests;
   j["duration_s"] = r.duration_s;
   j["throughput"] = {{"requests_per_s", r.requests_per_s},
                      {"input_tokens_per_s", r.input_tokens_per_s},
@@ -84,7 +84,6 @@ void print_serve_json(std::ostream& os, const ServeSubject& s, const ServeRun& r
     reqs.push_back(one);
   }
   j["requests"] = reqs;
-  j["requests_count"] = r.requests;
   os << j.dump(2) << "\n";
 }
 
