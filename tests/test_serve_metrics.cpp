@@ -9,6 +9,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <cmath>
+
 using namespace ridgeline;
 using namespace ridgeline::test;
 using Approx = Catch::Detail::Approx;
@@ -116,4 +118,52 @@ TEST_CASE("simulator: the same seed gives the same run, another seed another") {
   CHECK(a.report.ttft_ms.p99 == b.report.ttft_ms.p99);
   CHECK(a.report.ttft_ms.p99 != c.report.ttft_ms.p99);
   CHECK(a.sim.preemptions > 0);  // 100 blocks are too few for this load: preemption is exercised
+}
+
+TEST_CASE(
+    "arrivals: Poisson gaps average 1/rate; gamma gaps have the asked coefficient of variation") {
+  auto gaps_cv = [](const ArrivalSpec& spec) {
+    Workload w = generate_workload({LengthSpec::Kind::Fixed, 1, 0}, {LengthSpec::Kind::Fixed, 1, 0},
+                                   20001, 0);
+    assign_arrivals(w, spec, 3);
+    double sum = 0, sq = 0;
+    for (size_t i = 1; i < w.requests.size(); ++i) {
+      double g = w.requests[i].arrival_s - w.requests[i - 1].arrival_s;
+      sum += g;
+      sq += g * g;
+    }
+    double n = (double)w.requests.size() - 1, mean = sum / n;
+    return std::make_pair(mean, std::sqrt(sq / n - mean * mean) / mean);
+  };
+  auto [pm, pcv] = gaps_cv(parse_rate("4", "poisson", 1, false));
+  CHECK(pm == Approx(0.25).epsilon(0.03));
+  CHECK(pcv == Approx(1).epsilon(0.05));
+  auto [gm, gcv] = gaps_cv(parse_rate("4", "gamma", 3, true));
+  CHECK(gm == Approx(0.25).epsilon(0.06));
+  CHECK(gcv == Approx(3).epsilon(0.1));
+  auto [fm, fcv] = gaps_cv(parse_rate("4", "fixed", 1, false));
+  CHECK(fm == Approx(0.25));
+  CHECK(fcv < 1e-6);
+}
+
+TEST_CASE("simulator: a closed loop keeps C requests in flight, the next sent at a finish") {
+  EngineConfig e = engine_json("vllm_v1", 512, 100, 16, "", 0);
+  FixedStepModel model(1000, 0);
+  ServeSetup setup;
+  setup.engine = &e;
+  setup.model = &model;
+  setup.arrivals = ArrivalSpec{ArrivalSpec::Kind::ClosedLoop, 0, 1, 2};
+  setup.record_steps = true;
+  KvSizing kv;
+  kv.blocks = 1000;
+  Workload w =
+      generate_workload({LengthSpec::Kind::Fixed, 10, 0}, {LengthSpec::Kind::Fixed, 3, 0}, 5, 0);
+  ServeRun run = run_serving(w, setup, kv);
+  const auto& r = run.sim.requests;
+  CHECK(r[0].arrival_s == 0);
+  CHECK(r[1].arrival_s == 0);
+  CHECK(r[2].arrival_s == Approx(r[0].finish_s));  // 3 steps of 1 ms: prefill, 2 decodes
+  CHECK(r[2].arrival_s == Approx(0.003));
+  CHECK(r[4].arrival_s == Approx(r[2].finish_s));
+  for (const StepRecord& s : run.sim.steps) CHECK(s.running <= 2);
 }
