@@ -2,10 +2,7 @@
 #include "serve/gpu_step_model.h"
 
 #include "common/errors.h"
-#include "model/op_cost.h"
-#include "model/prediction.h"
-#include "workloads/graph_builder.h"
-#include "workloads/op_math.h"
+#include "model/serving_step.h"
 
 #include <algorithm>
 #include <bit>
@@ -20,12 +17,6 @@ int64_t round_relative(int64_t n) {
   return (n + grain - 1) / grain * grain;
 }
 
-// The attention kernel's math dtype, as the graph builders choose it (block_forward.cpp).
-DType attention_dtype(const RunConfig& run) {
-  if (run.activations != DType::Fp8) return run.activations;
-  return run.kv_cache == DType::Fp8 ? DType::Fp8 : run.kv_cache;
-}
-
 }  // namespace
 
 int64_t GpuStepModel::bucket_tokens(int64_t tokens) {
@@ -38,29 +29,13 @@ int64_t GpuStepModel::bucket_kv(int64_t kv_len) {
 
 GpuStepModel::GpuStepModel(GpuSpec gpu, ModelConfig model, RunConfig run)
     : gpu_(std::move(gpu)), model_(std::move(model)), run_(std::move(run)) {
-  RunConfig one = run_;
-  one.phase = Phase::Decode;
-  one.batch = 1;
-  one.kv_len = 1;
-  one.blocks = 0;
-  check_run_config(one, model_);
-  MemoryFootprint f = memory_footprint(build_graph(model_, one), model_, one, gpu_);
-  memory_.capacity_bytes = f.capacity_bytes;
-  memory_.weights_bytes = f.weights_bytes;
-  memory_.reserved_bytes = f.reserved_bytes;
-  memory_.kv_bytes_per_token =
-      2.0 * model_.layers * model_.kv_heads * model_.head_dim * dtype_bytes(run_.kv_cache);
-  memory_.max_context_tokens = model_.max_positions;
+  ServingMemory m = serving_memory(gpu_, model_, run_);
+  memory_ = {m.capacity_bytes, m.weights_bytes, m.reserved_bytes, m.kv_bytes_per_token,
+             model_.max_positions};
 }
 
 double GpuStepModel::activation_peak_bytes(int64_t tokens) {
-  RunConfig p = run_;
-  p.phase = Phase::Prefill;
-  p.batch = 1;
-  p.seq = tokens;
-  p.kv_len = 0;
-  p.blocks = 0;
-  return memory_footprint(build_graph(model_, p), model_, p, gpu_).activation_bytes;
+  return serving_activation_peak_bytes(gpu_, model_, run_, tokens);
 }
 
 double GpuStepModel::dense_us(int64_t tokens, int64_t sequences) {
@@ -68,8 +43,7 @@ double GpuStepModel::dense_us(int64_t tokens, int64_t sequences) {
   auto key = std::make_pair(t, s);
   auto it = dense_.find(key);
   if (it != dense_.end()) return it->second;
-  OpGraph g = build_serving_step_graph(model_, run_, t, s);
-  double us = predict_workload(g, model_, run_, gpu_).total_us;
+  double us = serving_dense_us(gpu_, model_, run_, t, s);
   dense_.emplace(key, us);
   return us;
 }
@@ -80,24 +54,10 @@ double GpuStepModel::attention_us(const AttentionGroup& g) {
   auto key = std::make_tuple(g.requests, g.q_len, kv);
   auto it = attention_.find(key);
   if (it != attention_.end()) return it->second;
-  AttentionOp a;
-  a.batch = g.requests;
-  a.heads = model_.heads;
-  a.kv_heads = model_.kv_heads;
-  a.head_dim = model_.head_dim;
-  a.q_len = g.q_len;
-  a.kv_len = kv;
-  a.causal = g.q_len > 1;
-  a.dtype = attention_dtype(run_);
-  if (run_.kv_cache != a.dtype) a.kv_dtype = run_.kv_cache;
-  double kernel_us = predict_op(Op{"", a, false}, gpu_).time_us;
-  if (run_.launch == LaunchMode::Eager)
-    kernel_us = std::max(kernel_us, gpu_.launch.python_eager_us.value);
-  double us = kernel_us * (double)model_.layers;
+  double us = serving_attention_us(gpu_, model_, run_, g.requests, g.q_len, kv);
   attention_.emplace(key, us);
   return us;
 }
-
 double GpuStepModel::step_us(const StepShape& shape) {
   require_invariant(shape.tokens >= 1 && shape.sequences >= 1, "a step has work");
   double us = dense_us(shape.tokens, shape.sequences);

@@ -1,6 +1,6 @@
 // The single-GPU step model: everything but attention is one ridgeline prediction of the step's
-// kernels over all its tokens (workloads' build_serving_step_graph), attention is one kernel per
-// request group and layer (model's attention cost), so a mixed prefill-chunk + decode batch is
+// kernels over all its tokens, attention is one kernel per request group and layer (both priced
+// by model/serving_step.h; serve/ builds no kernel), so a mixed prefill-chunk + decode batch is
 // priced as one step: GEMMs over the total tokens, attention over each group's own KV length.
 // Decodes form one group whose cache length is their mean (the KV read is their sum; attention
 // of a skewed batch is under-priced where the longest cache dominates a split).
