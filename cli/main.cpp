@@ -20,6 +20,9 @@ int main(int argc, char** argv) {
   commands["models"] = ridgeline::add_models_command(app);
   commands["collective"] = ridgeline::add_collective_command(app);
   commands["clusters"] = ridgeline::add_clusters_command(app);
+  commands["serve"] = ridgeline::add_serve_command(app);
+  commands["capacity"] = ridgeline::add_capacity_command(app);
+  commands["validate-serving"] = ridgeline::add_validate_serving_command(app);
   commands["version"] = ridgeline::add_version_command(app);
   try {
     app.parse(argc, argv);

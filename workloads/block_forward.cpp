@@ -190,6 +190,7 @@ OpVertex emit_attention(Emitter& e, const ModelConfig& m, const RunConfig& run, 
     x.k = e.emit(role::cache_dequant(Tensor::K), "k_cache_dequant", dequant, {x.k});
     x.v = e.emit(role::cache_dequant(Tensor::V), "v_cache_dequant", dequant, {x.v});
   }
+  if (!s.attention) return e.last;  // priced by the caller, per request group
   // Paged attention reads the cached keys in the cache's dtype, dequantizing as it loads them.
   // cuDNN's attention writes its output as [b, s, h, d] already, so HF's
   // transpose(1, 2).contiguous() launches no copy (seen in the H100 profiles, 2026-11-29).

@@ -27,10 +27,12 @@ struct Emitter {
 };
 
 // The forward kernels of one decoder block; returns its last kernel. `q_len`/`kv_len` shape the
-// attention; `cache_write` adds the KV-cache copies of decode.
+// attention; `cache_write` adds the KV-cache copies of decode. Without `attention` the block
+// leaves out the attention kernel (a serving step prices it per request group: serving_step.h).
 struct BlockShape {
   int64_t batch, tokens, q_len, kv_len;
   bool causal, cache_write;
+  bool attention = true;
 };
 void emit_block_forward(Emitter& e, const ModelConfig& m, const RunConfig& run,
                         const BlockShape& s);

@@ -7,14 +7,15 @@
 #include "workloads/builder_ops.h"
 #include "workloads/train_builder.h"
 
+#include "common/errors.h"
+
 namespace ridgeline {
 
 namespace {
 
-GraphSection embedding_section(const ModelConfig& m, const RunConfig& run) {
+GraphSection embedding_section(const ModelConfig& m, const RunConfig& run, int64_t T) {
   GraphSection s{SectionKind::Embedding, "embedding", 1, -1};
   Emitter e{s, run.activations};
-  int64_t T = step_tokens(run);
   e.emit(role::embedding(EmbeddingPart::Tokens), "embed_tokens",
          ew_op(ElementwiseKind::Copy, T * m.hidden, run.activations));
   if (m.position == PositionKind::Learned) {
@@ -31,7 +32,7 @@ GraphSection block_section(const ModelConfig& m, const RunConfig& run) {
   GraphSection s{SectionKind::DecoderBlock, "decoder_block", run.blocks > 0 ? run.blocks : m.layers,
                  0};
   Emitter e{s, run.activations};
-  BlockShape shape{run.batch, step_tokens(run), 0, 0, true, false};
+  BlockShape shape{run.batch, step_tokens(run), 0, 0, true, false, true};
   if (run.phase == Phase::Decode) {
     shape.q_len = 1;
     shape.kv_len = run.kv_len + 1;
@@ -46,13 +47,11 @@ GraphSection block_section(const ModelConfig& m, const RunConfig& run) {
   return s;
 }
 
-GraphSection head_section(const ModelConfig& m, const RunConfig& run) {
+// The final norm over T tokens and the LM head over `rows` of them.
+GraphSection head_section(const ModelConfig& m, const RunConfig& run, int64_t T, int64_t rows) {
   GraphSection s{SectionKind::Head, "head", 1, -1};
   Emitter e{s, run.activations};
-  int64_t T = step_tokens(run);
   emit_norm(e, m, run, NormSite::Final, T, {});
-  bool all = run.logits_all || run.phase == Phase::Train;
-  int64_t rows = all ? T : run.batch;
   e.emit(role::gemm(Projection::LmHead), "lm_head", weight_gemm(rows, m.vocab, m.hidden, run));
   return s;
 }
@@ -71,10 +70,27 @@ OpGraph build_graph(const ModelConfig& model, const RunConfig& run) {
                        : "") +
                   ", " + run.runtime.name;
   bool whole = run.blocks == 0;
-  if (whole) g.sections.push_back(embedding_section(model, run));
+  int64_t T = step_tokens(run);
+  bool all = run.logits_all || run.phase == Phase::Train;
+  if (whole) g.sections.push_back(embedding_section(model, run, T));
   g.sections.push_back(block_section(model, run));
-  if (whole) g.sections.push_back(head_section(model, run));
+  if (whole) g.sections.push_back(head_section(model, run, T, all ? T : run.batch));
   if (run.phase == Phase::Train) add_training_sections(g, model, run);
+  return g;
+}
+
+OpGraph build_serving_step_graph(const ModelConfig& model, const RunConfig& run, int64_t tokens,
+                                 int64_t sampled) {
+  require_invariant(tokens >= 1 && sampled >= 1 && sampled <= tokens, "serving step sizes");
+  OpGraph g;
+  g.description = model.name + " serving step, " + std::to_string(tokens) + " tokens, " +
+                  std::to_string(sampled) + " sampled, attention apart, " + run.runtime.name;
+  g.sections.push_back(embedding_section(model, run, tokens));
+  GraphSection s{SectionKind::DecoderBlock, "decoder_block", model.layers, 0};
+  Emitter e{s, run.activations};
+  emit_block_forward(e, model, run, BlockShape{tokens, tokens, 1, 1, false, true, false});
+  g.sections.push_back(std::move(s));
+  g.sections.push_back(head_section(model, run, tokens, sampled));
   return g;
 }
 

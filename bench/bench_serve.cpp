@@ -1,0 +1,79 @@
+// Serving simulator speed (Google Benchmark), one core: 10,000 requests under load (Poisson at
+// 20 req/s, 1024 prompt and 128 output tokens, Llama-3.1-8B on an H200 under vLLM), step model
+// cold each iteration (its memo starts empty); and a capacity search over 8 configurations
+// (H100 and H200, vLLM and TRT-LLM, bf16 and fp8; 1,000 requests a run, SLA ttft_p99 300 ms and
+// tpot_p99 15 ms, tight enough that the search bisects rather than stopping at saturation).
+#include "hardware/gpu_load.h"
+#include "serve/capacity.h"
+#include "serve/gpu_step_model.h"
+#include "serve/workload.h"
+
+#include <benchmark/benchmark.h>
+
+namespace {
+
+using namespace ridgeline;
+
+RunConfig run_for(const std::string& precision, const EngineConfig& e) {
+  RunConfig r;
+  DType d = *parse_dtype(precision);
+  r.weights = r.kv_cache = d;
+  r.activations = d == DType::Fp8 ? DType::Bf16 : d;
+  r.runtime = load_runtime(e.runtime);
+  return r;
+}
+
+Workload lengths(int64_t n) {
+  return generate_workload({LengthSpec::Kind::Fixed, 1024, 0}, {LengthSpec::Kind::Fixed, 128, 0}, n,
+                           0);
+}
+
+void BM_Serve10kRequests(benchmark::State& state) {
+  static const GpuSpec gpu = load_gpu("h200-sxm");
+  static const ModelConfig model = load_model("llama-3.1-8b");
+  static const EngineConfig engine = load_engine("vllm");
+  int64_t steps = 0;
+  for (auto _ : state) {
+    GpuStepModel step(gpu, model, run_for("bf16", engine));
+    ServeSetup setup;
+    setup.engine = &engine;
+    setup.model = &step;
+    setup.arrivals.kind = ArrivalSpec::Kind::Poisson;
+    setup.arrivals.rate_per_s = 20;
+    ServeRun r = run_serving(lengths(10000), setup, engine_kv(engine, step));
+    steps = r.report.steps;
+    benchmark::DoNotOptimize(r.report.ttft_ms.p99);
+  }
+  state.counters["steps"] = (double)steps;
+  state.SetItemsProcessed(state.iterations() * 10000);
+}
+
+void BM_Capacity8Configurations(benchmark::State& state) {
+  std::vector<GpuSpec> gpus = {load_gpu("h100-sxm"), load_gpu("h200-sxm")};
+  static const ModelConfig model = load_model("llama-3.1-8b");
+  std::vector<EngineConfig> engines = {load_engine("vllm"), load_engine("trtllm")};
+  std::vector<SloTerm> slo = parse_slo("--slo", "ttft_p99=300ms,tpot_p99=15ms");
+  int64_t evaluations = 0;
+  for (auto _ : state) {
+    evaluations = 0;
+    for (const GpuSpec& g : gpus)
+      for (const EngineConfig& e : engines)
+        for (const char* p : {"bf16", "fp8"}) {
+          GpuStepModel step(g, model, run_for(p, e));
+          ServeSetup setup;
+          setup.engine = &e;
+          setup.model = &step;
+          setup.slo = slo;
+          CapacityResult c =
+              search_capacity(lengths(1000), setup, engine_kv(e, step), 500, std::nullopt);
+          evaluations += c.evaluations;
+          benchmark::DoNotOptimize(c.max_requests_per_s);
+        }
+  }
+  state.counters["simulations"] = (double)evaluations;
+}
+
+}  // namespace
+
+BENCHMARK(BM_Serve10kRequests)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Capacity8Configurations)->Unit(benchmark::kMillisecond)->Iterations(1);

@@ -1,0 +1,131 @@
+// JSON and CSV views of a serving run and of a capacity search. Key names carry their units.
+#include "cli/views/serve_views.h"
+
+#include <nlohmann/json.hpp>
+
+namespace ridgeline {
+
+namespace {
+
+using ojson = nlohmann::ordered_json;
+
+ojson stat_json(const Stat& s) {
+  return {{"mean", s.mean}, {"p50", s.p50}, {"p90", s.p90}, {"p99", s.p99}};
+}
+
+ojson subject_json(const ServeSubject& s) {
+  return {{"gpu", s.gpu},
+          {"model", s.model},
+          {"engine", s.engine},
+          {"engine_file", s.engine_file},
+          {"precision", s.precision},
+          {"arrivals", s.arrivals},
+          {"workload", s.workload},
+          {"seed", s.seed}};
+}
+
+ojson report_json(const ServeReport& r) {
+  ojson j;
+  j["request_count"] = r.requests;
+  j["duration_s"] = r.duration_s;
+  j["throughput"] = {{"requests_per_s", r.requests_per_s},
+                     {"input_tokens_per_s", r.input_tokens_per_s},
+                     {"output_tokens_per_s", r.output_tokens_per_s},
+                     {"output_tokens_per_s_per_gpu", r.output_tokens_per_s_per_gpu}};
+  j["ttft_ms"] = stat_json(r.ttft_ms);
+  j["tpot_ms"] = stat_json(r.tpot_ms);
+  j["itl_ms"] = stat_json(r.itl_ms);
+  j["e2e_ms"] = stat_json(r.e2e_ms);
+  j["queue_ms"] = stat_json(r.queue_ms);
+  j["preemptions"] = r.preemptions;
+  j["steps"] = r.steps;
+  j["kv_usage"] = {{"blocks", r.kv_blocks},
+                   {"block_size_tokens", r.block_size_tokens},
+                   {"mean_fraction", r.kv_used_mean},
+                   {"max_fraction", r.kv_used_max}};
+  if (!r.slo.empty()) {
+    j["slo"] = {{"terms", describe(r.slo)},
+                {"met", r.slo_met},
+                {"failures", r.slo_failures},
+                {"goodput_requests_per_s", r.goodput_requests_per_s}};
+  }
+  return j;
+}
+
+}  // namespace
+
+void print_serve_json(std::ostream& os, const ServeSubject& s, const ServeRun& run) {
+  ojson j = subject_json(s);
+  const ServeReport& r = run.report;
+  ojson rep = report_json(r);
+  for (auto& [k, v] : rep.items()) j[k] = v;
+  j["kv_cache"] = {{"blocks", run.kv.blocks},
+                   {"bytes", run.kv.kv_bytes},
+                   {"weights_bytes", run.kv.weights_bytes},
+                   {"activation_peak_bytes", run.kv.activation_peak_bytes},
+                   {"capacity_bytes", run.kv.capacity_bytes}};
+  ojson rejected = ojson::array();
+  for (const Rejection& x : run.workload.rejected)
+    rejected.push_back({{"where", x.where}, {"reason", x.reason}});
+  j["rejected"] = {{"count", run.workload.rejected.size()}, {"requests", rejected}};
+  ojson reqs = ojson::array();
+  for (const RequestRecord& q : run.sim.requests) {
+    double ttft = (q.first_token_s - q.arrival_s) * 1e3, e2e = (q.finish_s - q.arrival_s) * 1e3;
+    ojson one = {{"id", q.id},
+                 {"arrival_s", q.arrival_s},
+                 {"input_tokens", q.input_tokens},
+                 {"output_tokens", q.output_tokens},
+                 {"queue_ms", (q.first_scheduled_s - q.arrival_s) * 1e3},
+                 {"ttft_ms", ttft},
+                 {"e2e_ms", e2e}};
+    one["tpot_ms"] =
+        q.output_tokens > 1 ? ojson((e2e - ttft) / (double)(q.output_tokens - 1)) : ojson(nullptr);
+    one["preemptions"] = q.preemptions;
+    reqs.push_back(one);
+  }
+  j["requests"] = reqs;
+  os << j.dump(2) << "\n";
+}
+
+void print_serve_csv(std::ostream& os, const ServeRun& run) {
+  os << "id,arrival_s,input_tokens,output_tokens,queue_ms,ttft_ms,tpot_ms,e2e_ms,preemptions\n";
+  char b[256];
+  for (const RequestRecord& q : run.sim.requests) {
+    double ttft = (q.first_token_s - q.arrival_s) * 1e3, e2e = (q.finish_s - q.arrival_s) * 1e3;
+    std::string tpot = "";
+    if (q.output_tokens > 1) {
+      std::snprintf(b, sizeof b, "%.6g", (e2e - ttft) / (double)(q.output_tokens - 1));
+      tpot = b;
+    }
+    std::snprintf(b, sizeof b, "%lld,%.6f,%lld,%lld,%.6g,%.6g,%s,%.6g,%lld\n", (long long)q.id,
+                  q.arrival_s, (long long)q.input_tokens, (long long)q.output_tokens,
+                  (q.first_scheduled_s - q.arrival_s) * 1e3, ttft, tpot.c_str(), e2e,
+                  (long long)q.preemptions);
+    os << b;
+  }
+}
+
+void print_capacity_json(std::ostream& os, const std::vector<CapacityRow>& rows,
+                         const std::string& slo, double target) {
+  ojson out = {{"slo", slo}, {"target_requests_per_s", target}};
+  ojson list = ojson::array();
+  for (const CapacityRow& row : rows) {
+    const CapacityResult& c = row.result;
+    ojson j = subject_json(row.subject);
+    j["met"] = c.met;
+    if (!c.met) j["reason"] = c.reason;
+    j["saturation_requests_per_s"] = c.saturation_requests_per_s;
+    j["max_requests_per_s_per_replica"] = c.max_requests_per_s;
+    j["bound"] = c.bound;
+    j["replicas"] = c.replicas;
+    j["gpus"] = c.gpus;
+    j["cost_per_hour"] = c.cost_per_hour ? ojson(*c.cost_per_hour) : ojson(nullptr);
+    j["evaluations"] = c.evaluations;
+    j["at_max_rate"] = report_json(c.at_max);
+    list.push_back(j);
+  }
+  out["configurations"] = list;
+  os << out.dump(2) << "\n";
+}
+
+}  // namespace ridgeline

@@ -1,0 +1,82 @@
+// The table views of a serving run and of a capacity search.
+#include "cli/views/serve_views.h"
+#include "cli/views/views.h"
+
+#include <cstdio>
+
+namespace ridgeline {
+
+namespace {
+
+std::string row(const char* name, const Stat& s) {
+  char b[160];
+  std::snprintf(b, sizeof b, "  %-10s %10.2f %10.2f %10.2f %10.2f\n", name, s.mean, s.p50, s.p90,
+                s.p99);
+  return b;
+}
+
+}  // namespace
+
+void print_serve_table(std::ostream& os, const ServeSubject& s, const ServeRun& run) {
+  const ServeReport& r = run.report;
+  char b[512];
+  os << s.model << " on " << s.gpu << ", engine " << s.engine << " (" << s.precision << ")\n";
+  os << "workload: " << s.workload << "; arrivals: " << s.arrivals << "; seed " << s.seed << "\n";
+  std::snprintf(b, sizeof b,
+                "KV cache: %lld blocks of %lld tokens (%s; weights %s, activation peak %s)\n",
+                (long long)run.kv.blocks, (long long)run.engine.block_size_tokens,
+                human_bytes(run.kv.kv_bytes).c_str(), human_bytes(run.kv.weights_bytes).c_str(),
+                human_bytes(run.kv.activation_peak_bytes).c_str());
+  os << b;
+  std::snprintf(b, sizeof b,
+                "requests %lld in %.2f s (%lld steps): %.3f req/s, %.1f input tok/s, %.1f output "
+                "tok/s (%.1f per GPU)\n",
+                (long long)r.requests, r.duration_s, (long long)r.steps, r.requests_per_s,
+                r.input_tokens_per_s, r.output_tokens_per_s, r.output_tokens_per_s_per_gpu);
+  os << b;
+  os << "  ms              mean        p50        p90        p99\n";
+  os << row("TTFT", r.ttft_ms) << row("TPOT", r.tpot_ms) << row("ITL", r.itl_ms)
+     << row("E2E", r.e2e_ms) << row("queue", r.queue_ms);
+  std::snprintf(b, sizeof b, "preemptions %lld; KV use mean %.1f%%, max %.1f%%; rejected %zu\n",
+                (long long)r.preemptions, 100 * r.kv_used_mean, 100 * r.kv_used_max,
+                run.workload.rejected.size());
+  os << b;
+  for (const Rejection& x : run.workload.rejected)
+    os << "  rejected " << x.where << ": " << x.reason << "\n";
+  if (!r.slo.empty()) {
+    std::snprintf(b, sizeof b, "SLO %s: %s; goodput %.3f req/s\n", describe(r.slo).c_str(),
+                  r.slo_met ? "met" : "not met", r.goodput_requests_per_s);
+    os << b;
+    for (const std::string& f : r.slo_failures) os << "  " << f << "\n";
+  }
+  os << "TTFT: arrival to first token; TPOT: (e2e - TTFT) / (output - 1) per request; ITL: every "
+        "gap between tokens, pooled\n";
+}
+
+void print_capacity_table(std::ostream& os, const std::vector<CapacityRow>& rows,
+                          const std::string& slo, double target) {
+  char b[512];
+  std::snprintf(b, sizeof b, "SLO %s, target %g req/s\n", slo.c_str(), target);
+  os << b;
+  os << "  gpu           engine   precision  max req/s/replica  bound       saturation  TTFT p99 "
+        "ms  "
+        "TPOT p99 ms  replicas  GPUs  cost/h\n";
+  for (const CapacityRow& row : rows) {
+    const CapacityResult& c = row.result;
+    if (!c.met) {
+      std::snprintf(b, sizeof b, "  %-13s %-8s %-10s not met: %s\n", row.subject.gpu.c_str(),
+                    row.subject.engine.c_str(), row.subject.precision.c_str(), c.reason.c_str());
+      os << b;
+      continue;
+    }
+    std::string cost = c.cost_per_hour ? std::to_string((long long)(*c.cost_per_hour + 0.5)) : "-";
+    std::snprintf(
+        b, sizeof b, "  %-13s %-8s %-10s %17.3f  %-10s %11.3f %12.1f %12.1f %9lld %5lld  %s\n",
+        row.subject.gpu.c_str(), row.subject.engine.c_str(), row.subject.precision.c_str(),
+        c.max_requests_per_s, c.bound.c_str(), c.saturation_requests_per_s, c.at_max.ttft_ms.p99,
+        c.at_max.tpot_ms.p99, (long long)c.replicas, (long long)c.gpus, cost.c_str());
+    os << b;
+  }
+}
+
+}  // namespace ridgeline

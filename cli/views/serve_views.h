@@ -1,0 +1,35 @@
+// Views of a serving run and of a capacity search (they print; the numbers come from serve/).
+//   table: a summary for people; json: the contract of ARCHITECTURE.md "Serving"; csv: one row a
+//   request; trace: Perfetto/Chrome trace events, one track of engine steps (with batch sizes
+//   and KV use) and one slice a request from arrival to finish (first token marked).
+#pragma once
+
+#include "serve/capacity.h"
+#include "serve/serve_run.h"
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace ridgeline {
+
+struct ServeSubject {
+  std::string gpu, model, engine, engine_file, precision, arrivals, workload;
+  int64_t seed = 0;
+};
+
+void print_serve_table(std::ostream& os, const ServeSubject& s, const ServeRun& r);
+void print_serve_json(std::ostream& os, const ServeSubject& s, const ServeRun& r);
+void print_serve_csv(std::ostream& os, const ServeRun& r);
+void write_serve_trace(std::ostream& os, const ServeSubject& s, const ServeRun& r);
+
+struct CapacityRow {
+  ServeSubject subject;
+  CapacityResult result;
+};
+void print_capacity_table(std::ostream& os, const std::vector<CapacityRow>& rows,
+                          const std::string& slo, double target);
+void print_capacity_json(std::ostream& os, const std::vector<CapacityRow>& rows,
+                         const std::string& slo, double target);
+
+}  // namespace ridgeline

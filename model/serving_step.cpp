@@ -1,0 +1,69 @@
+// Serving step prices (see serving_step.h).
+#include "model/serving_step.h"
+
+#include "model/op_cost.h"
+#include "model/prediction.h"
+#include "workloads/graph_builder.h"
+#include "workloads/op_math.h"
+
+#include <algorithm>
+
+namespace ridgeline {
+
+namespace {
+
+// The attention kernel's math dtype, as the graph builders choose it (block_forward.cpp).
+DType attention_dtype(const RunConfig& run) {
+  if (run.activations != DType::Fp8) return run.activations;
+  return run.kv_cache == DType::Fp8 ? DType::Fp8 : run.kv_cache;
+}
+
+}  // namespace
+
+double serving_dense_us(const GpuSpec& gpu, const ModelConfig& model, const RunConfig& run,
+                        int64_t tokens, int64_t sampled) {
+  OpGraph g = build_serving_step_graph(model, run, tokens, sampled);
+  return predict_workload(g, model, run, gpu).total_us;
+}
+
+double serving_attention_us(const GpuSpec& gpu, const ModelConfig& model, const RunConfig& run,
+                            int64_t requests, int64_t q_len, int64_t kv_len) {
+  AttentionOp a;
+  a.batch = requests;
+  a.heads = model.heads;
+  a.kv_heads = model.kv_heads;
+  a.head_dim = model.head_dim;
+  a.q_len = q_len;
+  a.kv_len = kv_len;
+  a.causal = q_len > 1;
+  a.dtype = attention_dtype(run);
+  if (run.kv_cache != a.dtype) a.kv_dtype = run.kv_cache;
+  double kernel_us = predict_op(Op{"", a, false}, gpu).time_us;
+  if (run.launch == LaunchMode::Eager)
+    kernel_us = std::max(kernel_us, gpu.launch.python_eager_us.value);
+  return kernel_us * (double)model.layers;
+}
+
+ServingMemory serving_memory(const GpuSpec& gpu, const ModelConfig& model, const RunConfig& run) {
+  RunConfig one = run;
+  one.phase = Phase::Decode;
+  one.batch = 1;
+  one.kv_len = 1;
+  one.blocks = 0;
+  MemoryFootprint f = memory_footprint(build_graph(model, one), model, one, gpu);
+  return {f.capacity_bytes, f.weights_bytes, f.reserved_bytes,
+          2.0 * model.layers * model.kv_heads * model.head_dim * dtype_bytes(run.kv_cache)};
+}
+
+double serving_activation_peak_bytes(const GpuSpec& gpu, const ModelConfig& model,
+                                     const RunConfig& run, int64_t tokens) {
+  RunConfig p = run;
+  p.phase = Phase::Prefill;
+  p.batch = 1;
+  p.seq = tokens;
+  p.kv_len = 0;
+  p.blocks = 0;
+  return memory_footprint(build_graph(model, p), model, p, gpu).activation_bytes;
+}
+
+}  // namespace ridgeline

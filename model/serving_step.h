@@ -1,0 +1,31 @@
+// The prices a serving step model asks for (serve/gpu_step_model.h memoises them), so that serve/
+// never builds a kernel itself:
+//  - the step's kernels but attention over `tokens` tokens, logits for `sampled` rows
+//    (workloads' build_serving_step_graph, predicted like any workload);
+//  - one attention kernel a layer for `requests` sequences of `q_len` new tokens over `kv_len`
+//    keys (causal when q_len > 1), in the dtypes and launch mode of the run, times the layers;
+//  - the memory figures KV sizing needs (weights, reserved, KV bytes a token, activation peak).
+#pragma once
+
+#include "hardware/gpu_spec.h"
+#include "workloads/model_config.h"
+#include "workloads/run_config.h"
+
+#include <cstdint>
+
+namespace ridgeline {
+
+double serving_dense_us(const GpuSpec& gpu, const ModelConfig& model, const RunConfig& run,
+                        int64_t tokens, int64_t sampled);
+double serving_attention_us(const GpuSpec& gpu, const ModelConfig& model, const RunConfig& run,
+                            int64_t requests, int64_t q_len, int64_t kv_len);
+
+struct ServingMemory {
+  double capacity_bytes = 0, weights_bytes = 0, reserved_bytes = 0, kv_bytes_per_token = 0;
+};
+ServingMemory serving_memory(const GpuSpec& gpu, const ModelConfig& model, const RunConfig& run);
+// Activation peak of a forward pass over `tokens` prompt tokens (vLLM's profile run).
+double serving_activation_peak_bytes(const GpuSpec& gpu, const ModelConfig& model,
+                                     const RunConfig& run, int64_t tokens);
+
+}  // namespace ridgeline

@@ -1,0 +1,100 @@
+#!/usr/bin/env python3
+"""Copies the single-GPU rows of shared/reference/published/serving.json that ridgeline can run
+into validate/data/published-serving.json, each with its split and its ridgeline inputs.
+
+Kept: TP = PP = 1, not disaggregated; class B (TensorRT-LLM max-throughput, trtllm-bench: every
+request queued at once) and class A rows of aiconfigurator's silicon sample (closed-loop
+concurrency); a model, GPU and precision ridgeline has presets for (tables below); FP4 and "Mixed"
+precision rows are left out. The source's row_defaults are applied to each row (as its README says).
+
+Split, fixed before any prediction was looked at: a row is held out when the first hex digit of
+sha256(row id) is 8-f, fit otherwise (about half each). Nothing is fitted on held-out rows.
+
+  python3 scripts/select_published_serving.py SERVING_JSON > validate/data/published-serving.json
+"""
+import hashlib
+import json
+import sys
+
+MODELS = {"llama3.1-8b": "llama-3.1-8b", "llama3-70b": "llama-3-70b",
+          "llama3.1-70b": "llama-3.1-70b", "llama3.3-70b": "llama-3.3-70b",
+          "mistral-7b": "mistral-7b", "mixtral-8x7b": "mixtral-8x7b"}
+GPUS = {"H100 SXM 80GB": "h100-sxm", "H200 SXM 141GB": "h200-sxm",
+        "A100-SXM4-80GB": "a100-sxm-80gb", "L40S 48GB": "l40s", "B200 180GB": "b200"}
+PRECISIONS = {"FP8": "fp8", "fp8": "fp8", "FP16": "fp16", "": "bf16"}
+ENGINES = {"TensorRT-LLM": "trtllm", "vLLM": "vllm", "SGLang": "sglang"}
+
+
+def split(row_id):
+    return "held_out" if hashlib.sha256(row_id.encode()).hexdigest()[0] in "89abcdef" else "fit"
+
+
+def with_defaults(row, defaults):
+    row = json.loads(json.dumps(row))
+    for dotted, value in defaults.items():
+        node, *rest = dotted.split(".")
+        if not rest:
+            row.setdefault(node, value)
+            continue
+        row.setdefault(node, {})
+        if isinstance(row[node], dict):
+            row[node].setdefault(rest[0], value)
+    return row
+
+
+def inputs(row):
+    p = row.get("parallelism", {})
+    if p.get("disaggregated") or p.get("tp") != 1 or (p.get("pp") or 1) != 1:
+        return None
+    model = MODELS.get(row["model"]["key"])
+    gpu = GPUS.get(row["hardware"]["gpu"])
+    precision = PRECISIONS.get(row.get("precision", {}).get("as_printed"))
+    engine = ENGINES.get(row.get("engine"))
+    w = row["workload"]
+    if None in (model, gpu, precision, engine):
+        return None
+    run = {"gpu": gpu, "model": model, "precision": precision, "engine": engine,
+           "input_len": w["isl"], "output_len": w["osl"]}
+    if row["class"] == "B_offline_throughput" and w.get("type") == "offline_max_throughput":
+        m = row["metrics"]
+        total = m.get("output_tok_s_total", m.get("output_tok_s_per_gpu"))
+        run.update(rate="inf", requests=w["num_requests"] or 3000)
+        if not w["num_requests"]:
+            run["requests_note"] = "not printed for this ISL/OSL; 3000, the count of most rows, assumed"
+        return run, {"output_tokens_per_s": total}
+    if row["source_id"] == "aiconfigurator-silicon-sample" and w.get("type") == "closed_loop_concurrency":
+        run.update(concurrency=w["concurrency"])
+        return run, {"ttft_ms": row["metrics"]["ttft_ms"], "tpot_ms": row["metrics"]["tpot_ms"]}
+    return None
+
+
+def main():
+    doc = json.load(open(sys.argv[1]))
+    rows = []
+    for row in doc["rows"]:
+        row = with_defaults(row, doc["sources"][row["source_id"]].get("row_defaults", {}))
+        got = inputs(row)
+        if got is None:
+            continue
+        run, measured = got
+        rows.append({"id": row["id"], "split": split(row["id"]), "source_id": row["source_id"],
+                     "ridgeline": run, "measured": measured, "row": row})
+    sources = {r["source_id"]: doc["sources"][r["source_id"]] for r in rows}
+    out = {"description": "Single-GPU rows of the published serving measurements "
+                          "(shared/reference/published/serving.json), copied with their sources, "
+                          "for `ridgeline validate-serving`; chosen and split by "
+                          "scripts/select_published_serving.py",
+           "split_rule": "held_out when the first hex digit of sha256(id) is 8-f; fit otherwise; "
+                         "fixed before any prediction was looked at",
+           "metric_notes": {"output_tokens_per_s": "TensorRT-LLM max-throughput runs (all queued "
+                            "at once); total output tokens/s of the one GPU",
+                            "ttft_ms": "aiconfigurator silicon sample; statistic (mean or median) "
+                            "not documented, compared with the simulated mean",
+                            "tpot_ms": "as ttft_ms"},
+           "sources": sources, "rows": rows}
+    json.dump(out, sys.stdout, indent=1)
+    sys.stdout.write("\n")
+
+
+if __name__ == "__main__":
+    main()

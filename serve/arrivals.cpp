@@ -1,0 +1,88 @@
+// Arrival processes (see arrivals.h). Gaps are drawn from their own seeded stream (the seed
+// plus one), so that changing the rate leaves the lengths drawn from the seed unchanged.
+#include "serve/arrivals.h"
+
+#include "common/errors.h"
+#include "serve/random.h"
+
+#include <cmath>
+#include <cstdlib>
+
+namespace ridgeline {
+
+ArrivalSpec parse_rate(const std::string& rate, const std::string& arrival, double cv,
+                       bool cv_given) {
+  ArrivalSpec s;
+  if (rate == "inf") {
+    if (arrival != "poisson" || cv_given)
+      throw InputError(
+          "--rate inf: every request is queued at t = 0; --arrival and --cv do not "
+          "apply");
+    s.kind = ArrivalSpec::Kind::AllAtOnce;
+    return s;
+  }
+  char* end = nullptr;
+  double r = std::strtod(rate.c_str(), &end);
+  if (rate.empty() || end != rate.c_str() + rate.size() || !std::isfinite(r))
+    throw InputError("--rate " + rate + ": expected requests per second (a number) or inf");
+  if (r <= 0) throw InputError("--rate " + rate + ": must be > 0 requests per second");
+  s.rate_per_s = r;
+  if (arrival == "poisson") {
+    s.kind = ArrivalSpec::Kind::Poisson;
+  } else if (arrival == "gamma") {
+    s.kind = ArrivalSpec::Kind::Gamma;
+  } else if (arrival == "fixed") {
+    s.kind = ArrivalSpec::Kind::Fixed;
+  } else {
+    throw InputError("--arrival " + arrival + ": expected poisson, gamma or fixed");
+  }
+  if (cv_given && s.kind != ArrivalSpec::Kind::Gamma)
+    throw InputError("--cv: applies to --arrival gamma only");
+  if (s.kind == ArrivalSpec::Kind::Gamma) {
+    if (!cv_given) throw InputError("--arrival gamma: needs --cv (1 is Poisson, > 1 bursty)");
+    if (!(cv > 0)) throw InputError("--cv: must be > 0");
+    s.cv = cv;
+  }
+  return s;
+}
+
+void assign_arrivals(Workload& w, const ArrivalSpec& spec, uint64_t seed) {
+  using K = ArrivalSpec::Kind;
+  if (spec.kind == K::ClosedLoop || spec.kind == K::Trace) return;
+  Random rng(seed + 1);
+  double t = 0, mean_gap = spec.kind == K::AllAtOnce ? 0 : 1.0 / spec.rate_per_s;
+  for (Request& r : w.requests) {
+    r.arrival_s = t;
+    if (spec.kind == K::Poisson) t += rng.exponential(mean_gap);
+    if (spec.kind == K::Fixed) t += mean_gap;
+    if (spec.kind == K::Gamma) {
+      double shape = 1.0 / (spec.cv * spec.cv);
+      t += rng.gamma(shape, mean_gap / shape);
+    }
+  }
+}
+
+std::string describe(const ArrivalSpec& s) {
+  auto num = [](double v) {
+    char b[32];
+    std::snprintf(b, sizeof b, "%g", v);
+    return std::string(b);
+  };
+  switch (s.kind) {
+    case ArrivalSpec::Kind::Poisson:
+      return "poisson " + num(s.rate_per_s) + " req/s";
+    case ArrivalSpec::Kind::Gamma:
+      return "gamma " + num(s.rate_per_s) + " req/s, cv " + num(s.cv);
+    case ArrivalSpec::Kind::Fixed:
+      return "fixed " + num(s.rate_per_s) + " req/s";
+    case ArrivalSpec::Kind::AllAtOnce:
+      return "all at t=0 (rate inf)";
+    case ArrivalSpec::Kind::ClosedLoop:
+      return "closed loop, " + std::to_string(s.concurrency) + " in flight";
+    case ArrivalSpec::Kind::Trace:
+      return "trace arrivals";
+  }
+  return "";
+}
+
+}  // namespace ridgeline

@@ -1,0 +1,119 @@
+// Reading engine files (see engine.h). Each policy's own keys are read only for that policy, so
+// a key that does not apply (a safety margin on vLLM) is an unknown key, not a silent no-op.
+#include "serve/engine.h"
+
+#include "common/errors.h"
+#include "common/presets.h"
+
+#include <algorithm>
+
+namespace ridgeline {
+
+namespace {
+
+constexpr const char* kDir = "serve/engines/";
+
+void read_scheduler(JsonReader& s, EngineConfig& e) {
+  e.policy = s.one_of("policy", {"vllm_v1", "trtllm", "sglang", "hf_cb"});
+  e.max_num_batched_tokens = s.integer("max_num_batched_tokens", 1);
+  e.max_num_seqs = s.integer("max_num_seqs", 1);
+  e.chunked_prefill = s.boolean("chunked_prefill");
+  if (e.policy == "trtllm")
+    e.capacity_policy = s.one_of("capacity_policy", {"guaranteed_no_evict"});
+  if (e.policy == "hf_cb") {
+    e.safety_margin = s.number("safety_margin");
+    if (e.safety_margin < 0 || e.safety_margin >= 1)
+      s.fail("safety_margin", "expected a fraction in [0, 1)");
+  }
+  if (e.policy == "sglang") {
+    JsonReader& g = s.child("new_token_ratio");
+    e.sglang.init_new_token_ratio = g.fraction("init");
+    e.sglang.min_ratio_fraction = g.fraction("min_fraction_of_init");
+    e.sglang.decay_steps = g.integer("decay_steps", 1);
+    e.sglang.clip_max_new_tokens = g.integer("clip_max_new_tokens", 1);
+    e.sglang.mixed_chunk = s.boolean("mixed_chunk");
+  }
+}
+
+void read_kv(JsonReader& k, EngineConfig& e) {
+  e.block_size_tokens = k.integer("block_size_tokens", 1);
+  e.memory_rule =
+      k.one_of("memory", {"fraction_of_total", "fraction_of_free"}) == "fraction_of_total"
+          ? KvMemoryRule::FractionOfTotal
+          : KvMemoryRule::FractionOfFree;
+  e.memory_fraction = k.fraction("memory_fraction");
+  e.subtract_activation_peak = k.boolean("subtract_activation_peak");
+  e.max_blocks = k.integer("max_blocks", 0);
+  e.prefix_caching = k.boolean("prefix_caching");
+  if (e.prefix_caching && e.policy != "vllm_v1")
+    k.fail("prefix_caching", "modelled for the vllm_v1 policy only");
+}
+
+void read_graphs(JsonReader& r, EngineConfig& e) {
+  if (r.raw("cuda_graphs").is_null()) return;
+  JsonReader& g = r.child("cuda_graphs");
+  const nlohmann::json& sizes = g.raw("sizes");
+  if (!sizes.is_array()) g.fail("sizes", "expected an array of batch sizes");
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    if (!sizes[i].is_number_integer() || sizes[i].get<int64_t>() < 1 ||
+        (!e.graph_sizes.empty() && sizes[i].get<int64_t>() <= e.graph_sizes.back()))
+      g.fail_at("sizes/" + std::to_string(i), "expected ascending whole numbers >= 1");
+    e.graph_sizes.push_back(sizes[i].get<int64_t>());
+  }
+  int64_t step = g.integer("step", 1), most = g.integer("max_batch_size", 1);
+  int64_t next = e.graph_sizes.empty() ? step : (e.graph_sizes.back() / step + 1) * step;
+  for (; next <= most; next += step) e.graph_sizes.push_back(next);
+}
+
+}  // namespace
+
+int64_t EngineConfig::padded_batch(int64_t n) const {
+  auto it = std::lower_bound(graph_sizes.begin(), graph_sizes.end(), n);
+  return it == graph_sizes.end() ? n : *it;
+}
+
+namespace {
+
+EngineConfig load_engine_doc(const nlohmann::json& doc, const std::string& label) {
+  if (!doc.is_object()) throw InputError(label + ": expected a JSON object");
+  JsonReader r(doc, label);
+  EngineConfig e;
+  std::string base = label.substr(label.find_last_of('/') + 1);
+  e.name = base.ends_with(".json") ? base.substr(0, base.size() - 5) : base;
+  e.file = label;
+  e.description = r.string("description");
+  e.source = r.string("source");
+  e.runtime = r.string("runtime");
+  e.graph_launch = r.one_of("launch", {"graph", "eager"}) == "graph";
+  read_scheduler(r.child("scheduler"), e);
+  read_kv(r.child("kv_cache"), e);
+  read_graphs(r, e);
+  JsonReader& h = r.child("host");
+  e.host_overhead_us = h.non_negative("overhead_us_per_step");
+  e.host_source = h.string("source");
+  r.finish();
+  return e;
+}
+
+}  // namespace
+
+EngineConfig load_engine_text(const std::string& text, const std::string& label) {
+  return load_engine_doc(parse_json_text(text, label), label);
+}
+
+EngineConfig load_engine(const std::string& name_or_path) {
+  if (looks_like_path(name_or_path)) {
+    return load_engine_doc(read_json_file(name_or_path), name_or_path);
+  }
+  const EmbeddedFile* f = find_preset(kDir, name_or_path);
+  if (!f)
+    throw InputError("--engine " + name_or_path + ": unknown engine (known: " +
+                     joined_names(engine_preset_names()) + "; or a path to an engine .json)");
+  return load_engine_text(std::string(f->text), std::string(f->path));
+}
+
+std::vector<std::string> engine_preset_names() {
+  return preset_names(kDir);
+}
+
+}  // namespace ridgeline

@@ -1,0 +1,65 @@
+// A serving engine as data: serve/engines/NAME.json (built into the binary) or a user's file,
+// read strictly (unknown keys are errors naming the file and JSON path). The scheduler policy
+// (serve/policies/*.cpp) decides how a step's batch forms; the numbers it uses are here.
+//
+//   {"description", "source",
+//    "runtime": "fused", "launch": "graph",        workloads/runtimes/ profile and launch mode
+//    "scheduler": {"policy": "vllm_v1", "max_num_batched_tokens": 8192, "max_num_seqs": 1024,
+//                  "chunked_prefill": true, ...policy's own keys},
+//    "kv_cache": {"block_size_tokens": 16, "memory": "fraction_of_total" | "fraction_of_free",
+//                 "memory_fraction": 0.9, "subtract_activation_peak": true,
+//                 "max_blocks": 0 (no cap), "prefix_caching": false},
+//    "cuda_graphs": {"sizes": [1, 2, 4], "step": 8, "max_batch_size": 512} or null (eager),
+//    "host": {"overhead_us_per_step": 300, "source": "..."}}
+#pragma once
+
+#include "common/json_reader.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ridgeline {
+
+enum class KvMemoryRule {
+  FractionOfTotal,  // vLLM, SGLang: fraction x total - weights - (activation peak) - reserved
+  FractionOfFree    // TRT-LLM, transformers: fraction x (total - weights - activations - reserved)
+};
+
+struct SglangKnobs {  // SGLang's admission estimate of future tokens (schedule_policy.py)
+  double init_new_token_ratio = 0.7, min_ratio_fraction = 0.14;
+  int64_t decay_steps = 600, clip_max_new_tokens = 4096;
+  bool mixed_chunk = false;
+};
+
+struct EngineConfig {
+  std::string name, file, description, source;
+  std::string runtime = "fused";
+  bool graph_launch = true;
+  std::string policy;                  // vllm_v1, trtllm, sglang, hf_cb
+  int64_t max_num_batched_tokens = 0;  // per-step token budget (chunk size)
+  int64_t max_num_seqs = 0;            // running requests (decode batch) cap
+  bool chunked_prefill = true;
+  std::string capacity_policy;  // trtllm: guaranteed_no_evict
+  double safety_margin = 0;     // hf_cb: free-block fraction under which only decodes join
+  SglangKnobs sglang;
+  int64_t block_size_tokens = 16;
+  KvMemoryRule memory_rule = KvMemoryRule::FractionOfTotal;
+  double memory_fraction = 0.9;
+  bool subtract_activation_peak = true;
+  int64_t max_blocks = 0;  // 0: no cap
+  bool prefix_caching = false;
+  std::vector<int64_t> graph_sizes;  // captured batch sizes, ascending; empty: no padding
+  double host_overhead_us = 0;
+  std::string host_source;
+
+  // The captured size a batch of n pads to (n itself above the largest or without graphs).
+  int64_t padded_batch(int64_t n) const;
+};
+
+// A preset name (vllm, trtllm, sglang, hf-cb) or a path to an engine file.
+EngineConfig load_engine(const std::string& name_or_path);
+EngineConfig load_engine_text(const std::string& text, const std::string& label);
+std::vector<std::string> engine_preset_names();
+
+}  // namespace ridgeline

@@ -1,0 +1,26 @@
+// How many KV blocks an engine gets on a GPU, as each engine sizes its pool:
+//  fraction_of_total (vLLM: gpu_memory_utilization; SGLang: mem_fraction_static):
+//      fraction x capacity - weights [- activation peak at the token budget - reserved]
+//  fraction_of_free (TRT-LLM: free_gpu_memory_fraction; transformers: max_memory):
+//      fraction x (capacity - weights - reserved [- activation peak])
+// where the bracket is there when kv_cache/subtract_activation_peak is true (vLLM profiles a
+// forward pass at max_num_batched_tokens; the reserved bytes are the runtime profile's CUDA
+// context and workspaces). blocks = floor(bytes / (block_size x KV bytes a token)), capped by
+// kv_cache/max_blocks. An engine whose memory leaves no block is an InputError naming its file.
+#pragma once
+
+#include "serve/engine.h"
+#include "serve/step_model.h"
+
+namespace ridgeline {
+
+struct KvSizing {
+  int64_t blocks = 0;
+  double kv_bytes = 0;  // the pool's bytes (blocks x block bytes)
+  double activation_peak_bytes = 0;
+  double weights_bytes = 0, capacity_bytes = 0;
+};
+
+KvSizing size_kv_cache(const EngineConfig& engine, StepModel& model);
+
+}  // namespace ridgeline

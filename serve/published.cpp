@@ -1,0 +1,205 @@
+// Published serving rows: reading and scoring (see published.h).
+#include "serve/published.h"
+
+#include "common/errors.h"
+#include "common/json_reader.h"
+#include "hardware/gpu_load.h"
+#include "serve/gpu_step_model.h"
+#include "serve/serve_run.h"
+#include "serve/workload.h"
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+
+namespace ridgeline {
+
+namespace {
+
+PublishedRow read_row(JsonReader& r) {
+  PublishedRow p;
+  p.id = r.string("id");
+  p.split = r.one_of("split", {"fit", "held_out"});
+  p.source_id = r.string("source_id");
+  r.raw("row");  // the copied source row, kept for people
+  JsonReader& in = r.child("ridgeline");
+  p.gpu = in.string("gpu");
+  p.model = in.string("model");
+  p.precision = in.one_of("precision", {"bf16", "fp16", "fp8"});
+  p.engine = in.one_of("engine", {"trtllm", "vllm", "sglang", "hf-cb"});
+  p.input_tokens = in.integer("input_len", 1);
+  p.output_tokens = in.integer("output_len", 1);
+  if (in.has("rate")) {
+    in.one_of("rate", {"inf"});
+    p.requests = in.integer("requests", 1);
+    if (in.has("requests_note")) in.string("requests_note");
+  } else {
+    p.concurrency = in.integer("concurrency", 1);
+  }
+  JsonReader& m = r.child("measured");
+  for (const std::string& k : m.keys()) p.measured[k] = m.positive(k);
+  p.family = p.source_id.starts_with("trtllm-perf") ? "trtllm-perf" : p.source_id + "/" + p.engine;
+  return p;
+}
+
+struct Models {  // one step model (and its memo) per GPU, model, precision and engine
+  std::map<std::string, std::unique_ptr<GpuStepModel>> steps;
+  std::map<std::string, EngineConfig> engines;
+  std::map<std::string, GpuSpec> gpus;
+  std::map<std::string, ModelConfig> models;
+};
+
+RowScore score_row(const PublishedRow& p, Models& m, const std::string& engine_name) {
+  RowScore s{&p, {}, {}, ""};
+  try {
+    if (!m.engines.count(engine_name)) m.engines.emplace(engine_name, load_engine(engine_name));
+    if (!m.gpus.count(p.gpu)) m.gpus.emplace(p.gpu, load_gpu(p.gpu));
+    if (!m.models.count(p.model)) m.models.emplace(p.model, load_model(p.model));
+    const EngineConfig& e = m.engines.at(engine_name);
+    std::string key = p.gpu + "|" + p.model + "|" + p.precision + "|" + engine_name;
+    if (!m.steps.count(key)) {
+      RunConfig run;
+      DType d = *parse_dtype(p.precision);
+      run.weights = run.kv_cache = d;
+      run.activations = d == DType::Fp8 ? DType::Bf16 : d;
+      run.runtime = load_runtime(e.runtime);
+      run.launch = e.graph_launch ? LaunchMode::Graph : LaunchMode::Eager;
+      m.steps.emplace(key,
+                      std::make_unique<GpuStepModel>(m.gpus.at(p.gpu), m.models.at(p.model), run));
+    }
+    GpuStepModel& step = *m.steps.at(key);
+    ServeSetup setup;
+    setup.engine = &e;
+    setup.model = &step;
+    int64_t n = p.requests;
+    ServeRun run;
+    if (!p.trace.empty()) {
+      setup.arrivals.kind = ArrivalSpec::Kind::Trace;
+      setup.lengths_from_flags = false;
+      Workload w;
+      w.requests = p.trace;
+      w.timed = true;
+      run = run_serving(std::move(w), setup, engine_kv(e, step));
+    } else if (p.concurrency > 0) {
+      setup.arrivals = ArrivalSpec{ArrivalSpec::Kind::ClosedLoop, 0, 1, p.concurrency};
+      n = std::max<int64_t>(100, 5 * p.concurrency);
+    } else {
+      setup.arrivals.kind = ArrivalSpec::Kind::AllAtOnce;
+    }
+    if (p.trace.empty()) {
+      LengthSpec in{LengthSpec::Kind::Fixed, (double)p.input_tokens, 0};
+      LengthSpec out{LengthSpec::Kind::Fixed, (double)p.output_tokens, 0};
+      run = run_serving(generate_workload(in, out, n, 0), setup, engine_kv(e, step));
+    }
+    s.predicted["output_tokens_per_s"] = run.report.output_tokens_per_s;
+    s.predicted["ttft_ms"] = run.report.ttft_ms.mean;
+    s.predicted["tpot_ms"] = run.report.tpot_ms.mean;
+    s.predicted["ttft_p50_ms"] = run.report.ttft_ms.p50;
+    s.predicted["tpot_p50_ms"] = run.report.tpot_ms.p50;
+    for (auto [k, v] : p.measured) s.error[k] = (s.predicted.at(k) - v) / v;
+  } catch (const InputError& err) {
+    s.failure = err.what();
+  }
+  return s;
+}
+
+void add_groups(PublishedScorecard& card) {
+  std::map<std::tuple<std::string, std::string, std::string>, std::vector<double>> errors;
+  for (const RowScore& r : card.rows) {
+    if (!r.failure.empty()) continue;
+    for (auto [k, e] : r.error) errors[{r.row->family, k, r.row->split}].push_back(e);
+  }
+  for (auto& [key, v] : errors) {
+    GroupScore g{std::get<0>(key), std::get<1>(key), std::get<2>(key), (int64_t)v.size(), 0, 0, 0};
+    std::vector<double> a;
+    for (double e : v) {
+      a.push_back(std::fabs(e));
+      g.mean_signed_error += e / (double)v.size();
+      g.mape += std::fabs(e) / (double)v.size();
+    }
+    std::sort(a.begin(), a.end());
+    size_t h = a.size() / 2;
+    g.median_abs_error = a.size() % 2 ? a[h] : 0.5 * (a[h - 1] + a[h]);
+    card.groups.push_back(g);
+  }
+}
+
+}  // namespace
+
+std::vector<PublishedRow> read_published_serving(const std::string& path) {
+  nlohmann::json doc = read_json_file(path);
+  JsonReader r(doc, path);
+  r.string("description");
+  r.string("split_rule");
+  r.raw("metric_notes");
+  r.raw("sources");
+  std::vector<PublishedRow> rows;
+  for (JsonReader& row : r.array_of_objects("rows")) {
+    rows.push_back(read_row(row));
+    row.finish();
+  }
+  r.finish();
+  return rows;
+}
+
+std::vector<PublishedRow> read_hf_cb_runs(const std::string& path) {
+  nlohmann::json doc = read_json_file(path);
+  std::vector<PublishedRow> rows;
+  const nlohmann::json& records = doc.at("records");
+  for (size_t i = 0; i < records.size(); ++i) {
+    const nlohmann::json& r = records[i];
+    if (r.value("kind", "") != "cb_run" || !r.contains("throughput") || r["throughput"].is_null())
+      continue;  // a run skipped on the measurement budget has no results
+    PublishedRow p;
+    p.id = r.at("id").get<std::string>();
+    p.split = r.at("split").get<std::string>() == "holdout" ? "held_out" : "fit";
+    p.source_id = path;
+    p.engine = "hf-cb";
+    p.family = "hf-cb-" + r.at("engine").get<std::string>();
+    p.gpu = "h200-sxm";
+    p.model = "llama-3-8b";
+    p.precision = "bf16";
+    double first = INFINITY;
+    for (const auto& q : r.at("requests"))
+      first = std::min(first, q.at("arrival_ms").get<double>());
+    for (const auto& q : r.at("requests")) {
+      if (q.value("status", "") != "FINISHED")
+        throw InputError(path + ": /records/" + std::to_string(i) + ": a request did not finish");
+      p.trace.push_back({(int64_t)p.trace.size(), (q.at("arrival_ms").get<double>() - first) / 1e3,
+                         q.at("input_tokens").get<int64_t>(),
+                         q.at("output_tokens").get<int64_t>()});
+    }
+    std::stable_sort(p.trace.begin(), p.trace.end(),
+                     [](const Request& a, const Request& b) { return a.arrival_s < b.arrival_s; });
+    for (size_t k = 0; k < p.trace.size(); ++k) p.trace[k].id = (int64_t)k;
+    p.measured["output_tokens_per_s"] = r.at("throughput").at("output_tokens_per_s").get<double>();
+    p.measured["ttft_p50_ms"] = r.at("ttft").at("p50_ms").get<double>();
+    p.measured["tpot_p50_ms"] = r.at("tpot").at("p50_ms").get<double>();
+    rows.push_back(std::move(p));
+  }
+  if (rows.empty()) throw InputError(path + ": no finished cb_run record");
+  return rows;
+}
+
+std::vector<PublishedRow> read_serving_data(const std::string& path) {
+  nlohmann::json doc = read_json_file(path);
+  if (doc.is_object() && doc.contains("records")) return read_hf_cb_runs(path);
+  return read_published_serving(path);
+}
+
+PublishedScorecard score_published(const std::vector<PublishedRow>& rows, const std::string& split,
+                                   const std::map<std::string, std::string>& engine_for) {
+  PublishedScorecard card;
+  Models models;
+  for (const PublishedRow& p : rows) {
+    if (split != "all" && p.split != split) continue;
+    auto it = engine_for.find(p.family);
+    std::string engine = it != engine_for.end() ? it->second : p.engine;
+    card.rows.push_back(score_row(p, models, engine));
+    if (!card.rows.back().failure.empty()) ++card.failed;
+  }
+  add_groups(card);
+  return card;
+}
+
+}  // namespace ridgeline

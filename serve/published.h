@@ -1,0 +1,64 @@
+// Scoring the simulator against published serving measurements (validate/data/
+// published-serving.json, made by scripts/select_published_serving.py from the shared
+// reference): each row names its GPU, model, precision, engine, lengths and arrivals (--rate inf
+// with a request count, or a closed-loop concurrency) and what was measured (total output
+// tokens/s; TTFT and TPOT). A row runs through run_serving like `ridgeline serve`; the error is
+// (predicted - measured) / measured; MAPE is the mean of |error| per source family and metric,
+// on the held-out rows and on the fit rows apart. A row that cannot run (its model does not fit)
+// is counted as failed with its reason, not scored.
+// Closed-loop rows send 5 x concurrency requests (at least 100) and compare the simulated mean
+// TTFT and TPOT (aiconfigurator does not say which statistic it printed).
+#pragma once
+
+#include "serve/request.h"
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ridgeline {
+
+struct PublishedRow {
+  std::string id, split, source_id, family;  // family: trtllm-perf, aiconfigurator-<engine>
+  std::string gpu, model, precision, engine;
+  int64_t input_tokens = 0, output_tokens = 0, requests = 0, concurrency = 0;  // 0: rate inf
+  std::map<std::string, double> measured;  // output_tokens_per_s, ttft_ms, tpot_ms, *_p50_ms
+  std::vector<Request> trace;              // a measured run's requests (arrivals, lengths)
+};
+
+struct RowScore {
+  const PublishedRow* row = nullptr;
+  std::map<std::string, double> predicted, error;  // error: signed fraction
+  std::string failure;                             // non-empty: not scored
+};
+
+struct GroupScore {
+  std::string family, metric, split;
+  int64_t rows = 0;
+  double mape = 0, median_abs_error = 0, mean_signed_error = 0;
+};
+
+struct PublishedScorecard {
+  std::vector<RowScore> rows;
+  std::vector<GroupScore> groups;
+  int64_t failed = 0;
+};
+
+std::vector<PublishedRow> read_published_serving(const std::string& path);
+// Runs measured with validate/measure/measure_hf_cb.py (transformers continuous batching): each
+// run record becomes a row replayed as a trace (its requests' arrival times and lengths) on an
+// H200 with llama-3-8b in bf16; family hf-cb-<engine> (default, cudagraph); measured: output
+// tokens/s and median TTFT and TPOT. The record's own split (sha256 of its id, 30% held out) is
+// kept. The file is another tool's format: only the fields used are read.
+std::vector<PublishedRow> read_hf_cb_runs(const std::string& path);
+// Either kind of file, told apart by its top level ("rows" or "records").
+std::vector<PublishedRow> read_serving_data(const std::string& path);
+
+// Scores the rows of `split` (the scores point into `rows`, which must outlive them) ("held_out",
+// "fit" or "all"). `engine_for` maps a row's engine name and source family to the engine preset or
+// file to run (the caller's choice, stated).
+PublishedScorecard score_published(const std::vector<PublishedRow>& rows, const std::string& split,
+                                   const std::map<std::string, std::string>& engine_for);
+
+}  // namespace ridgeline

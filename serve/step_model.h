@@ -1,0 +1,43 @@
+// The price of one engine step, asked by the simulator; serve/ knows no kernel. A step is the
+// batch's shape: the new tokens of all its requests together (GEMMs, norms, the MLP run over
+// them at once) and, for attention, groups of requests with the same query length and cache
+// length (decodes together, each prefill chunk apart). GpuStepModel prices it with ridgeline's
+// single-GPU model; a parallel step model (TP/PP/EP) can implement the same interface later.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace ridgeline {
+
+struct AttentionGroup {
+  int64_t requests = 0;  // sequences in the group
+  int64_t q_len = 0;     // new tokens of each
+  int64_t kv_len = 0;    // keys each attends to (cached + new)
+};
+
+struct StepShape {
+  int64_t tokens = 0;     // new tokens of all requests (after CUDA-graph padding)
+  int64_t sequences = 0;  // requests in the step: rows of the LM head
+  std::vector<AttentionGroup> groups;
+};
+
+// What the KV sizing rules need (bytes on one GPU).
+struct StepMemory {
+  double capacity_bytes = 0, weights_bytes = 0, reserved_bytes = 0;
+  double kv_bytes_per_token = 0;
+  int64_t max_context_tokens = 0;  // the model's context (max_position_embeddings)
+};
+
+class StepModel {
+ public:
+  virtual ~StepModel() = default;
+  // Device time of the step in microseconds (host overhead is the engine's, added apart).
+  virtual double step_us(const StepShape& shape) = 0;
+  virtual StepMemory memory() const = 0;
+  // Peak activation memory of a forward pass over `tokens` tokens (vLLM's profile run).
+  virtual double activation_peak_bytes(int64_t tokens) = 0;
+  virtual int64_t gpus() const = 0;
+};
+
+}  // namespace ridgeline
