@@ -24,6 +24,7 @@ GraphSection embedding_section(const ModelConfig& m, const RunConfig& run) {
     e.emit(role::embedding(EmbeddingPart::Add), "embed_add",
            ew_op(ElementwiseKind::Add, T * m.hidden, run.activations), {tok, pos});
   }
+  emit_hf_forward_prologue(e, m, run);  // transformers' masks and RoPE tables, if chosen
   return s;
 }
 
