@@ -10,7 +10,8 @@ void add_target_flags(CLI::App& cmd, PredictOptions& o) {
   cmd.add_option("--set", o.sets,
                  "What-if override of a GPU figure, PATH=VALUE, PATH=+30%, PATH=1.3x (repeatable)");
   cmd.add_option("--profile", o.profile,
-                 "Calibrated profile: a built-in name (h100-sxm), a file from `ridgeline calibrate fit`, or none; default: the "
+                 "Calibrated profile: a built-in name (h100-sxm), a file from `ridgeline calibrate "
+                 "fit`, or none; default: the "
                  "GPU's own, else its architecture's");
   add_workload_flags(cmd, o, true);
   cmd.add_option("--format", o.format, "table (default), json or csv")
@@ -42,11 +43,12 @@ void add_workload_flags(CLI::App& cmd, PredictOptions& o, bool required) {
                  "transformers' cache class: dynamic (DynamicCache, the hf-transformers default) "
                  "or static (StaticCache); only with a runtime that uses them")
       ->check(CLI::IsMember({"dynamic", "static"}));
-  cmd.add_option("--max-cache-len", o.max_cache_len,
-                 "A StaticCache's length, which attention spans in decode (runtimes with "
-                 "kv_cache/update static_index_copy, e.g. hf-transformers with --kv-cache-impl static; "
-                 "default: the "
-                 "positions the step reaches)")
+  cmd.add_option(
+         "--max-cache-len", o.max_cache_len,
+         "A StaticCache's length, which attention spans in decode (runtimes with "
+         "kv_cache/update static_index_copy, e.g. hf-transformers with --kv-cache-impl static; "
+         "default: the "
+         "positions the step reaches)")
       ->check(CLI::PositiveNumber);
   cmd.add_option("--blocks", o.blocks,
                  "Only N >= 1 decoder blocks (no embedding, final norm or LM head)")

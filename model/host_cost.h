@@ -20,8 +20,8 @@ HostOpKind host_op_kind(const GraphNode& n);
 
 // What the host does for one repeat of a section: its fixed time first, then one launch a node.
 struct HostIssue {
-  double lead_us = 0;                  // before the first launch (per block / per forward)
-  std::vector<double> launch_us;       // by vertex; empty: no host events (CUDA graph replay)
+  double lead_us = 0;             // before the first launch (per block / per forward)
+  std::vector<double> launch_us;  // by vertex; empty: no host events (CUDA graph replay)
 };
 
 HostIssue host_issue(const GraphSection& s, const RunConfig& run, const GpuSpec& gpu);

@@ -57,9 +57,9 @@ SectionTimeline schedule_section(const GraphSection& section, int section_index,
                                  const std::vector<double>& duration_us, double host_lead_us,
                                  const std::vector<double>& host_launch_us) {
   const OpDag& dag = section.dag();
-  require_invariant(duration_us.size() == boost::num_vertices(dag) &&
-                        host_launch_us.size() == duration_us.size(),
-                    "schedule_section: one duration and one host launch per node");
+  require_invariant(
+      duration_us.size() == boost::num_vertices(dag) && host_launch_us.size() == duration_us.size(),
+      "schedule_section: one duration and one host launch per node");
   SectionTimeline st;
   st.repeat = section.repeat;
   st.first_layer = section.first_layer;

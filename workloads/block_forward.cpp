@@ -181,8 +181,8 @@ OpVertex emit_attention(Emitter& e, const ModelConfig& m, const RunConfig& run, 
   Qkv x = emit_positions(e, m, c, T, emit_projections(e, m, run, c, T, norm));
   bool cache = s.cache_write && c.cache_update != CacheUpdate::None;
   DType attn = attention_dtype(run);
-  bool hf_cache = c.cache_update == CacheUpdate::DynamicCat ||
-                  c.cache_update == CacheUpdate::StaticIndexCopy;
+  bool hf_cache =
+      c.cache_update == CacheUpdate::DynamicCat || c.cache_update == CacheUpdate::StaticIndexCopy;
   if (hf_cache && run.phase != Phase::Train) {  // transformers' caches, also in a prefill
     CacheKv kv = emit_hf_cache_update(e, m, run, s, {x.k, x.v});
     x.k = kv.k;

@@ -157,9 +157,9 @@ const char* norm_name(NormSite v) {
 }
 
 constexpr std::pair<NormPart, const char*> kNormPartNames[] = {
-    {NormPart::None, ""},          {NormPart::ToFp32, "to_fp32"}, {NormPart::Pow, "pow"},
-    {NormPart::Mean, "mean"},      {NormPart::AddEps, "add_eps"}, {NormPart::Rsqrt, "rsqrt"},
-    {NormPart::Scale, "scale"},    {NormPart::ToInput, "to_input"}, {NormPart::Weight, "weight"},
+    {NormPart::None, ""},       {NormPart::ToFp32, "to_fp32"},   {NormPart::Pow, "pow"},
+    {NormPart::Mean, "mean"},   {NormPart::AddEps, "add_eps"},   {NormPart::Rsqrt, "rsqrt"},
+    {NormPart::Scale, "scale"}, {NormPart::ToInput, "to_input"}, {NormPart::Weight, "weight"},
 };
 
 const char* norm_part_name(NormPart v) {

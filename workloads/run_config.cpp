@@ -100,9 +100,10 @@ void check_run_config(const RunConfig& run, const ModelConfig& model) {
   if (run.cache_capacity != 0) {
     const BlockChoices& c = run.runtime.choices_for(model);
     if (c.cache_update != CacheUpdate::StaticIndexCopy)
-      fail("--max-cache-len",
-           "only a StaticCache has a length of its own; runtime " + run.runtime.name +
-               " updates its cache otherwise (with --runtime hf-transformers, add --kv-cache-impl static)");
+      fail("--max-cache-len", "only a StaticCache has a length of its own; runtime " +
+                                  run.runtime.name +
+                                  " updates its cache otherwise (with --runtime hf-transformers, "
+                                  "add --kv-cache-impl static)");
     if (run.phase == Phase::Train) fail("--max-cache-len", "training keeps no cache");
     if (run.cache_capacity < positions)
       fail("--max-cache-len", std::to_string(run.cache_capacity) + " is shorter than the " +

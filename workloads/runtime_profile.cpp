@@ -122,9 +122,9 @@ void read_host(JsonReader& r, RuntimeProfile& p) {
   read_choice(h, "eager_launch", kinds, p.host, false);
   if (p.host == HostCost::GpuFigure) {
     if (h.has("op_us"))
-      h.fail_at("host/op_us",
-                "only with /host/eager_launch \"per_op_kind\" (\"gpu_figure\" takes the GPU "
-                "description's launch/python_eager_us for every kernel)");
+      h.fail("op_us",
+             "only with /host/eager_launch \"per_op_kind\" (\"gpu_figure\" takes the GPU "
+             "description's launch/python_eager_us for every kernel)");
     return;
   }
   JsonReader& u = h.child("op_us");
