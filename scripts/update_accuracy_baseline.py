@@ -35,4 +35,4 @@ for path in sorted(glob.glob("validate/accuracy_baseline*.json")):
     with open(path, "w") as f:
         json.dump(base, f, indent=2)
         f.write("\n")
-    print(path, base["op_holdout_mape"]["all"], base["workload_holdout_mape"]["all"])
+    print(path, base["op_holdout_mape"].get("all"), base["workload_holdout_mape"].get("all"))

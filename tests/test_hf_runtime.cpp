@@ -4,6 +4,8 @@
 // profile's, leaving out the kernels libraries add inside one call (cuBLASLt's split-K reduce,
 // cuDNN's lean reduction, memsets and copies of workspaces). Cases where ATen splits a copy over
 // 2^31 bytes into 32-bit-indexable pieces (StaticCache b32 kv8192, b128 kv2048+) are not matched.
+#include "model/op_cost.h"
+#include "test_helpers.h"
 #include "workloads/graph_builder.h"
 
 #include "common/json_reader.h"
@@ -91,4 +93,18 @@ TEST_CASE("pytorch-eager launches fewer kernels than transformers' code", "[hf]"
   int64_t n = 0;
   for (const auto& s : g.sections) n += s.repeat * (int64_t)boost::num_vertices(s.dag());
   CHECK(n < profiled_kernels(r));
+}
+
+TEST_CASE("a cat copies element by element: slower than a strided copy, not below its bytes",
+          "[hf][rule]") {
+  const GpuSpec& g = test::h100();
+  int64_t n = int64_t(1) << 26;  // a DynamicCache's K at b8 kv8192
+  Op strided = test::elementwise(ElementwiseKind::Copy, n);
+  std::get<ElementwiseOp>(strided.shape).strided = true;
+  OpCost cat = predict_op(test::elementwise(ElementwiseKind::Cat, n), g);
+  OpCost generic = predict_op(strided, g);
+  OpCost copy = predict_op(test::elementwise(ElementwiseKind::Copy, n), g);
+  CHECK(cat.time_us > 2 * generic.time_us);  // 0.4 of the strided path's element rate
+  CHECK(cat.time_us < 3 * generic.time_us);
+  CHECK(cat.bytes.hbm == copy.bytes.hbm);  // the same bytes as a copy
 }

@@ -95,9 +95,8 @@ CacheKv emit_hf_cache_update(Emitter& e, const ModelConfig& m, const RunConfig& 
   int64_t per_token = s.batch * m.kv_heads * m.head_dim;
   if (c.cache_update == CacheUpdate::DynamicCat) {
     // torch.cat([cached, new], dim=-2): the whole cache copied into a new tensor by ATen's
-    // CatArrayBatchedCopy, which indexes element by element (no vector loads): ~1.3 TB/s at
-    // b8 kv8192 on the H200 (fit split), the generic strided path's rate.
-    Op cat = strided(ew_op(ElementwiseKind::Copy, per_token * s.kv_len, e.act));
+    // CatArrayBatchedCopy, element by element (model/memory_bound_cost.cpp).
+    Op cat = ew_op(ElementwiseKind::Cat, per_token * s.kv_len, e.act);
     x.k = e.emit(role::cache_write(Tensor::K), "k_cache_cat", cat, {x.k});
     x.v = e.emit(role::cache_write(Tensor::V), "v_cache_cat", cat, {x.v});
     return x;

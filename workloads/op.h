@@ -47,7 +47,9 @@ struct AttentionOp {  // flash-style fused attention (one kernel), GQA when kv_h
 };
 
 // AdamW is the fused optimizer update: reads param, grad, m, v; writes param, m, v.
-enum class ElementwiseKind { Copy, Add, Mul, MulScalar, Gelu, Silu, SiluMul, AdamW };
+// Cat: ATen's CatArrayBatchedCopy (torch.cat), its inputs copied into one output element by
+// element (transformers' DynamicCache concatenating the whole KV cache every step).
+enum class ElementwiseKind { Copy, Add, Mul, MulScalar, Gelu, Silu, SiluMul, AdamW, Cat };
 struct ElementwiseOp {
   ElementwiseKind kind = ElementwiseKind::Copy;
   int64_t numel = 0;
