@@ -5,7 +5,9 @@
 // cuDNN's lean reduction, memsets and copies of workspaces). Cases where ATen splits a copy over
 // 2^31 bytes into 32-bit-indexable pieces (StaticCache b32 kv8192, b128 kv2048+) are not matched.
 #include "model/op_cost.h"
+#include "model/timeline.h"
 #include "test_helpers.h"
+#include "validate/workload_dataset.h"
 #include "workloads/graph_builder.h"
 
 #include "common/json_reader.h"
@@ -15,6 +17,7 @@
 #include <string>
 
 using namespace ridgeline;
+using test::require_input_error;
 
 namespace {
 
@@ -107,4 +110,87 @@ TEST_CASE("a cat copies element by element: slower than a strided copy, not belo
   CHECK(cat.time_us > 2 * generic.time_us);  // 0.4 of the strided path's element rate
   CHECK(cat.time_us < 3 * generic.time_us);
   CHECK(cat.bytes.hbm == copy.bytes.hbm);  // the same bytes as a copy
+}
+
+namespace {
+
+nlohmann::json hf_doc() {
+  return nlohmann::json::parse(R"({"meta": {"device_name": "NVIDIA H200"}, "records": [
+    {"id": "d", "split": "holdout", "model": "hf-llama3-8b", "layers": 8, "phase": "decode",
+     "batch": 8, "kv_len": 512, "cache": "static", "max_cache_len": 528, "launch": "graph",
+     "device_median_ms": 5.0}]})");
+}
+
+}  // namespace
+
+TEST_CASE("hf records: a StaticCache decode is read with its cache class and length", "[hf]") {
+  WorkloadDataset d = parse_workload_dataset(hf_doc(), "h.json", load_runtime("hf-transformers"));
+  REQUIRE(d.records.size() == 1);
+  CHECK(d.records[0].run.cache_capacity == 528);
+  CHECK(d.records[0].run.runtime.block.cache_update == CacheUpdate::StaticIndexCopy);
+  CHECK(d.records[0].model.layers == 8);
+  CHECK(d.records[0].category == "decode-graph");
+  // pytorch-eager has no cache class to take: the record runs as that runtime runs.
+  WorkloadDataset p = parse_workload_dataset(hf_doc(), "h.json");
+  CHECK(p.records[0].run.cache_capacity == 0);
+}
+
+TEST_CASE("hf records error: each field a prediction needs is required", "[hf][errors]") {
+  for (const char* key : {"layers", "batch", "kv_len", "cache", "max_cache_len", "launch",
+                          "device_median_ms", "phase", "model"}) {
+    auto doc = hf_doc();
+    doc["records"][0].erase(key);
+    INFO(key);
+    require_input_error(
+        [&] { parse_workload_dataset(doc, "h.json", load_runtime("hf-transformers")); },
+        {std::string("h.json: /records/0/") + key + ": missing"});
+  }
+}
+
+TEST_CASE("hf records error: an unknown measured model", "[hf][errors]") {
+  auto doc = hf_doc();
+  doc["records"][0]["model"] = "hf-gpt5";
+  require_input_error([&] { parse_workload_dataset(doc, "h.json"); },
+                      {"h.json: /records/0/model: unknown measured model \"hf-gpt5\""});
+}
+
+TEST_CASE("hf records: what cannot be predicted is skipped with its reason", "[hf]") {
+  auto doc = hf_doc();
+  doc["records"][0]["model"] = "hf-qwen2moe-a2.7b";
+  WorkloadDataset d = parse_workload_dataset(doc, "h.json");
+  CHECK(d.records.empty());
+  REQUIRE(d.skipped.size() == 1);
+  CHECK(d.skipped[0] == "d: Qwen2-MoE (shared expert) is not imported yet (issue 14)");
+}
+
+TEST_CASE("--kv-cache-impl: only a runtime with transformers' caches", "[hf][errors]") {
+  RuntimeProfile eager = load_runtime("pytorch-eager");
+  require_input_error([&] { select_cache_impl(eager, "static", "--kv-cache-impl"); },
+                      {"--kv-cache-impl: runtime pytorch-eager does not use transformers' cache"});
+  RuntimeProfile hf = load_runtime("hf-transformers");
+  select_cache_impl(hf, "static", "--kv-cache-impl");
+  CHECK(hf.block.cache_update == CacheUpdate::StaticIndexCopy);
+}
+
+TEST_CASE("timeline: a host table's launches and lead time set an eager repeat", "[hf][timeline]") {
+  ModelConfig m = load_model("llama-3-8b");
+  RunConfig run;
+  run.phase = Phase::Decode;
+  run.kv_len = 512;
+  run.blocks = 1;
+  run.launch = LaunchMode::Eager;
+  run.runtime = load_runtime("hf-transformers");
+  OpGraph g = build_graph(m, run);
+  const GraphSection& s = g.sections[0];
+  size_t n = boost::num_vertices(s.dag());
+  // Host-bound: a lead of 100 us and 10 us a launch against 1 us a kernel.
+  SectionTimeline slow =
+      schedule_section(s, 0, std::vector<double>(n, 1.0), 100, std::vector<double>(n, 10.0));
+  CHECK(slow.host_end_us == Approx(100 + 10.0 * (double)n));
+  CHECK(slow.repeat_us == slow.host_end_us);
+  // GPU-bound: the device's time.
+  SectionTimeline fast =
+      schedule_section(s, 0, std::vector<double>(n, 50.0), 0, std::vector<double>(n, 1.0));
+  CHECK(fast.repeat_us == fast.device_end_us);
+  CHECK(fast.repeat_us > fast.host_end_us);
 }
