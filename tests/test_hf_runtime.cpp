@@ -163,7 +163,8 @@ TEST_CASE("hf records: what cannot be predicted is skipped with its reason", "[h
   CHECK(d.skipped[0] == "d: Qwen2-MoE (shared expert) is not imported yet (issue 14)");
 }
 
-TEST_CASE("--kv-cache-impl: only a runtime with transformers' caches", "[hf][errors]") {
+TEST_CASE("cache class: --kv-cache-impl only with a runtime of transformers' caches",
+          "[hf][errors]") {
   RuntimeProfile eager = load_runtime("pytorch-eager");
   require_input_error([&] { select_cache_impl(eager, "static", "--kv-cache-impl"); },
                       {"--kv-cache-impl: runtime pytorch-eager does not use transformers' cache"});
