@@ -195,3 +195,42 @@ TEST_CASE("timeline: a host table's launches and lead time set an eager repeat",
   CHECK(fast.repeat_us == fast.device_end_us);
   CHECK(fast.repeat_us > fast.host_end_us);
 }
+
+namespace {
+
+int64_t block_nodes(const std::string& model, DType act) {
+  ModelConfig m = load_model(model);
+  RunConfig run;
+  run.phase = Phase::Decode;
+  run.kv_len = 16;
+  run.blocks = 1;
+  run.activations = act;
+  run.kv_cache = act;  // transformers' cache holds K and V in their own dtype
+  run.runtime = load_runtime("hf-transformers");
+  return (int64_t)boost::num_vertices(build_graph(m, run).sections[0].dag());
+}
+
+}  // namespace
+
+TEST_CASE("hf norm: eight kernels for an RMSNorm, six in fp32, one for a LayerNorm", "[hf]") {
+  // Llama's block: 2 norms of 8, the rest 30; in fp32 the two casts of each norm launch nothing.
+  CHECK(block_nodes("llama-3-8b", DType::Bf16) == 46 - 5 - 1);  // less split-K and lean reduce
+  CHECK(block_nodes("llama-3-8b", DType::Fp32) == 46 - 5 - 1 - 4);
+  RuntimeProfile eager = load_runtime("pytorch-eager");
+  ModelConfig gpt2 = load_model("gpt2-xl");
+  RunConfig run;
+  run.phase = Phase::Decode;
+  run.kv_len = 16;
+  run.blocks = 1;
+  run.runtime = load_runtime("hf-transformers");
+  OpGraph g = build_graph(gpt2, run);
+  int norms = 0;
+  for (OpVertex v = 0; v < boost::num_vertices(g.sections[0].dag()); ++v) {
+    const GraphNode& n = g.sections[0].dag()[v];
+    if (n.role.kind == RoleKind::Norm) {
+      ++norms;
+      CHECK(std::holds_alternative<RowOp>(n.op.shape));  // nn.LayerNorm: ATen's one kernel
+    }
+  }
+  CHECK(norms == 2);
+}

@@ -61,7 +61,7 @@ RowOpKind norm_kind(const ModelConfig& m) {
 OpVertex emit_norm(Emitter& e, const ModelConfig& m, const RunConfig& run, NormSite site,
                    int64_t rows, std::vector<OpVertex> after) {
   const BlockChoices& c = run.runtime.choices_for(m);
-  if (c.norm_kernels == NormKernels::HfFp32Decomposed)
+  if (c.norm_kernels == NormKernels::HfFp32Decomposed && m.norm == NormKind::RmsNorm)
     return emit_hf_norm(e, m, site, rows, std::move(after));
   bool fused_add = c.residual_add == ResidualAdd::FusedIntoNorm;
   // A norm that also adds the residual reads and writes twice the row.

@@ -2,7 +2,8 @@
 // PyTorch rendering (block_forward.cpp), chosen by a runtime profile (docs/runtimes.md). Each
 // list below is what the H200 profiles of transformers 5.17 (validate/data/
 // h200-sxm-hf-2026-12-01.json, Llama-3-8B shape) show, per decoder layer or per forward:
-//   norm "hf_fp32_decomposed"   LlamaRMSNorm: to(fp32), pow(2), mean(-1), + eps, rsqrt, x * r
+//   norm "hf_fp32_decomposed"   LlamaRMSNorm (RMSNorm models; a LayerNorm stays ATen's one kernel,
+//                               as nn.LayerNorm): to(fp32), pow(2), mean(-1), + eps, rsqrt, x * r
 //                               (broadcast), to(bf16), weight * x: eight kernels a norm
 //   rope_tables "recomputed_per_forward"  LlamaRotaryEmbedding once a forward: positions to
 //                               fp32, inv_freq @ positions (an fp32 bmm), cat(freqs, freqs),
@@ -39,15 +40,18 @@ OpVertex emit_hf_norm(Emitter& e, const ModelConfig& m, NormSite site, int64_t r
                   : site == NormSite::Post ? "post_norm"
                                            : "final_norm";
   auto part = [&](NormPart k) { return role::norm_part(site, k); };
-  e.emit(part(NormPart::ToFp32), p + ".to_fp32", cast_op(n, e.act, DType::Fp32), std::move(after));
-  e.emit(part(NormPart::Pow), p + ".pow", ew_op(ElementwiseKind::MulScalar, n, DType::Fp32));
+  // .to(torch.float32) and .to(input_dtype) launch nothing when the activations are fp32.
+  bool casts = e.act != DType::Fp32;
+  if (casts) e.emit(part(NormPart::ToFp32), p + ".to_fp32", cast_op(n, e.act, DType::Fp32), after);
+  e.emit(part(NormPart::Pow), p + ".pow", ew_op(ElementwiseKind::MulScalar, n, DType::Fp32),
+         casts ? std::vector<OpVertex>{} : after);
   e.emit(part(NormPart::Mean), p + ".mean",
          Op{"", ReduceOp{ReduceKind::Sum, n, DType::Fp32}, false});
   e.emit(part(NormPart::AddEps), p + ".add_eps",
          ew_op(ElementwiseKind::MulScalar, rows, DType::Fp32));
   e.emit(part(NormPart::Rsqrt), p + ".rsqrt", ew_op(ElementwiseKind::MulScalar, rows, DType::Fp32));
   e.emit(part(NormPart::Scale), p + ".scale", strided(ew_op(ElementwiseKind::Mul, n, DType::Fp32)));
-  e.emit(part(NormPart::ToInput), p + ".to_input", cast_op(n, DType::Fp32, e.act));
+  if (casts) e.emit(part(NormPart::ToInput), p + ".to_input", cast_op(n, DType::Fp32, e.act));
   // The weight [hidden] broadcasts over the rows: ATen's generic path unless there is one row.
   Op weight = ew_op(ElementwiseKind::Mul, n, e.act);
   return e.emit(part(NormPart::Weight), p + ".weight", rows > 1 ? strided(weight) : weight);
