@@ -5,6 +5,7 @@
 // cuDNN's lean reduction, memsets and copies of workspaces). Cases where ATen splits a copy over
 // 2^31 bytes into 32-bit-indexable pieces (StaticCache b32 kv8192, b128 kv2048+) are not matched.
 #include "model/op_cost.h"
+#include "model/prediction.h"
 #include "model/timeline.h"
 #include "test_helpers.h"
 #include "validate/workload_dataset.h"
@@ -233,4 +234,18 @@ TEST_CASE("hf norm: eight kernels for an RMSNorm, six in fp32, one for a LayerNo
     }
   }
   CHECK(norms == 2);
+}
+
+TEST_CASE("memory: a StaticCache holds its whole length from the start", "[hf][memory]") {
+  ModelConfig m = load_model("llama-3-8b");
+  RunConfig run;
+  run.phase = Phase::Decode;
+  run.kv_len = 1023;  // 1024 positions
+  run.runtime = load_runtime("hf-transformers");
+  select_cache_impl(run.runtime, "static", "cache");
+  const GpuSpec& g = test::h100();
+  double exact = memory_footprint(build_graph(m, run), m, run, g).kv_cache_bytes;
+  run.cache_capacity = 2048;
+  double longer = memory_footprint(build_graph(m, run), m, run, g).kv_cache_bytes;
+  CHECK(longer == Approx(2 * exact));
 }
