@@ -99,18 +99,22 @@ TEST_CASE("pytorch-eager launches fewer kernels than transformers' code", "[hf]"
   CHECK(n < profiled_kernels(r));
 }
 
-TEST_CASE("a cat copies element by element: slower than a strided copy, not below its bytes",
+TEST_CASE("a cat of a strided input copies element by element: slower than a strided copy",
           "[hf][rule]") {
   const GpuSpec& g = test::h100();
   int64_t n = int64_t(1) << 26;  // a DynamicCache's K at b8 kv8192
   Op strided = test::elementwise(ElementwiseKind::Copy, n);
   std::get<ElementwiseOp>(strided.shape).strided = true;
-  OpCost cat = predict_op(test::elementwise(ElementwiseKind::Cat, n), g);
+  Op strided_cat = test::elementwise(ElementwiseKind::Cat, n);
+  std::get<ElementwiseOp>(strided_cat.shape).strided = true;
+  OpCost cat = predict_op(strided_cat, g);
   OpCost generic = predict_op(strided, g);
   OpCost copy = predict_op(test::elementwise(ElementwiseKind::Copy, n), g);
   CHECK(cat.time_us > 2 * generic.time_us);  // 0.4 of the strided path's element rate
   CHECK(cat.time_us < 3 * generic.time_us);
   CHECK(cat.bytes.hbm == copy.bytes.hbm);  // the same bytes as a copy
+  // Contiguous inputs: the vectorized copy.
+  CHECK(predict_op(test::elementwise(ElementwiseKind::Cat, n), g).time_us == copy.time_us);
 }
 
 namespace {
@@ -131,6 +135,12 @@ TEST_CASE("hf records: a StaticCache decode is read with its cache class and len
   CHECK(d.records[0].run.runtime.block.cache_update == CacheUpdate::StaticIndexCopy);
   CHECK(d.records[0].model.layers == 8);
   CHECK(d.records[0].category == "decode-graph");
+  CHECK_FALSE(d.records[0].run.cache_cropped);  // a StaticCache is never cropped
+  auto dyn = hf_doc();
+  dyn["records"][0]["cache"] = "dynamic";
+  dyn["records"][0].erase("max_cache_len");
+  WorkloadDataset c = parse_workload_dataset(dyn, "h.json", load_runtime("hf-transformers"));
+  CHECK(c.records[0].run.cache_cropped);  // measure_hf.py crops the DynamicCache each step
   // pytorch-eager has no cache class to take: the record runs as that runtime runs.
   WorkloadDataset p = parse_workload_dataset(hf_doc(), "h.json");
   CHECK(p.records[0].run.cache_capacity == 0);

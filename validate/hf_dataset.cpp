@@ -83,6 +83,8 @@ HfRecord read_hf_record(JsonReader& r, const std::string& id, const std::string&
     CacheUpdate u = runtime.block.cache_update;
     if (u == CacheUpdate::DynamicCat || u == CacheUpdate::StaticIndexCopy) {
       select_cache_impl(run.runtime, cache, r.path() + "/cache");
+      // measure_hf.py crops the DynamicCache back to kv_len after each timed decode step.
+      run.cache_cropped = cache == "dynamic" && run.phase == Phase::Decode;
       if (cache == "static") run.cache_capacity = r.integer("max_cache_len", 1);
     }
   }

@@ -5,7 +5,9 @@
 // ridgeline cannot predict yet is skipped with its reason (never guessed):
 //   optimizer-only steps, fp32 master weights under autocast (issue 11 part 3), torch.compile,
 //   Qwen2-MoE (its config is not imported yet, issue 14).
-// A generate() record gives three measurements: "<id>/ttft", "/per_token" and "/total".
+// A DynamicCache decode record ran on a cropped cache (measure_hf.py crops it back after each
+// step): its run says so (RunConfig::cache_cropped). A generate() record gives three measurements:
+// "<id>/ttft", "/per_token" and "/total".
 #pragma once
 
 #include "common/json_reader.h"

@@ -98,9 +98,10 @@ CacheKv emit_hf_cache_update(Emitter& e, const ModelConfig& m, const RunConfig& 
   const BlockChoices& c = run.runtime.choices_for(m);
   int64_t per_token = s.batch * m.kv_heads * m.head_dim;
   if (c.cache_update == CacheUpdate::DynamicCat) {
-    // torch.cat([cached, new], dim=-2): the whole cache copied into a new tensor by ATen's
-    // CatArrayBatchedCopy, element by element (model/memory_bound_cost.cpp).
+    // torch.cat([cached, new], dim=-2): the whole cache copied into a new tensor, vectorized, or
+    // element by element when the cache is a cropped view (model/memory_bound_cost.cpp).
     Op cat = ew_op(ElementwiseKind::Cat, per_token * s.kv_len, e.act);
+    if (run.cache_cropped) cat = strided(cat);
     x.k = e.emit(role::cache_write(Tensor::K), "k_cache_cat", cat, {x.k});
     x.v = e.emit(role::cache_write(Tensor::V), "v_cache_cat", cat, {x.v});
     return x;

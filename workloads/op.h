@@ -47,8 +47,9 @@ struct AttentionOp {  // flash-style fused attention (one kernel), GQA when kv_h
 };
 
 // AdamW is the fused optimizer update: reads param, grad, m, v; writes param, m, v.
-// Cat: ATen's CatArrayBatchedCopy (torch.cat), its inputs copied into one output element by
-// element (transformers' DynamicCache concatenating the whole KV cache every step).
+// Cat: torch.cat, its inputs copied into one output (transformers' DynamicCache concatenating the
+// whole KV cache every step): a vectorized copy, or with strided inputs ATen's element by element
+// CatArrayBatchedCopy.
 enum class ElementwiseKind { Copy, Add, Mul, MulScalar, Gelu, Silu, SiluMul, AdamW, Cat };
 struct ElementwiseOp {
   ElementwiseKind kind = ElementwiseKind::Copy;
