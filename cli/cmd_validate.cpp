@@ -49,9 +49,11 @@ GpuSpec gpu_for(const std::string& given, const std::vector<RecordedDevice>& dev
 
 // Loads op data sets, or workload data sets with --workloads, and scores them.
 Scorecard score_files(const std::vector<std::string>& files, bool workloads, const GpuSpec& gpu,
-                      const std::string& split, std::vector<std::string>& skipped) {
+                      const std::string& split, std::vector<std::string>& skipped,
+                      const RuntimeProfile& runtime = default_runtime()) {
+  if (files.empty()) return Scorecard{};
   if (workloads) {
-    WorkloadDataset all = load_workload_datasets(files);
+    WorkloadDataset all = load_workload_datasets(files, runtime);
     skipped = all.skipped;
     return score_workloads(all, gpu, split);
   }
@@ -74,7 +76,8 @@ int run_check(const std::string& path, const std::vector<std::string>& sets) {
   std::vector<BaselineCheck> all =
       check_baseline(score_files(b.op_datasets, false, gpu, "holdout", skipped), b.op_mape,
                      path + ": /op_holdout_mape");
-  auto wl = check_baseline(score_files(b.workload_datasets, true, gpu, "holdout", skipped),
+  RuntimeProfile runtime = b.runtime.empty() ? default_runtime() : load_runtime(b.runtime);
+  auto wl = check_baseline(score_files(b.workload_datasets, true, gpu, "holdout", skipped, runtime),
                            b.workload_mape, path + ": /workload_holdout_mape");
   for (auto& c : all) c.category = "kernels/" + c.category;
   for (auto& c : wl) c.category = "steps/" + c.category;
@@ -187,14 +190,20 @@ Command add_validate_command(CLI::App& app) {
                    "--trace, which compares one trace with one workload in a table");
       return run_trace(o->trace, o->workload, o->gpu, o->sets, o->profile, o->worst);
     }
-    refuse_flags(*cmd, workload_flags, "--data (the flag describes a --trace workload)");
+    // --runtime with --workloads: the runtime every record is predicted with.
+    std::vector<std::string> trace_only;
+    for (const auto& f : workload_flags)
+      if (f != "--runtime" || !o->workloads) trace_only.push_back(f);
+    refuse_flags(*cmd, trace_only, "--data (the flag describes a --trace workload)");
     if (o->data.empty()) throw InputError("validate: give --data FILE (or --check BASELINE)");
     if (cmd->count("--worst") && o->format != "table")
       throw InputError("--worst: lists the worst cases in the table; not with --format " +
                        o->format);
     GpuSpec gpu = gpu_for(o->gpu, recorded_devices(o->data), o->sets, o->profile);
     std::vector<std::string> skipped;
-    Scorecard sc = score_files(o->data, o->workloads, gpu, o->split, skipped);
+    RuntimeProfile runtime =
+        o->workload.runtime.empty() ? default_runtime() : load_runtime(o->workload.runtime);
+    Scorecard sc = score_files(o->data, o->workloads, gpu, o->split, skipped, runtime);
     if (!o->plot.empty()) write_plot(o->plot, sc);
     scorecard_views().pick(o->format, "--format")(std::cout,
                                                   ScorecardReport{sc, skipped, o->worst, o->plot});

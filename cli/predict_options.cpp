@@ -10,7 +10,8 @@ void add_target_flags(CLI::App& cmd, PredictOptions& o) {
   cmd.add_option("--set", o.sets,
                  "What-if override of a GPU figure, PATH=VALUE, PATH=+30%, PATH=1.3x (repeatable)");
   cmd.add_option("--profile", o.profile,
-                 "Calibrated profile: a built-in name (h100-sxm), a file from `ridgeline calibrate fit`, or none; default: the "
+                 "Calibrated profile: a built-in name (h100-sxm), a file from `ridgeline calibrate "
+                 "fit`, or none; default: the "
                  "GPU's own, else its architecture's");
   add_workload_flags(cmd, o, true);
   cmd.add_option("--format", o.format, "table (default), json or csv")
@@ -38,6 +39,17 @@ void add_workload_flags(CLI::App& cmd, PredictOptions& o, bool required) {
   cmd.add_option("--kv-len", o.kv_len,
                  "Cached tokens: before the new one (decode), or before the prompt chunk "
                  "(prefill of a chunk over a cached prefix)");
+  cmd.add_option("--kv-cache-impl", o.kv_cache_impl,
+                 "transformers' cache class: dynamic (DynamicCache, the hf-transformers default) "
+                 "or static (StaticCache); only with a runtime that uses them")
+      ->check(CLI::IsMember({"dynamic", "static"}));
+  cmd.add_option(
+         "--max-cache-len", o.max_cache_len,
+         "A StaticCache's length, which attention spans in decode (runtimes with "
+         "kv_cache/update static_index_copy, e.g. hf-transformers with --kv-cache-impl static; "
+         "default: the "
+         "positions the step reaches)")
+      ->check(CLI::PositiveNumber);
   cmd.add_option("--blocks", o.blocks,
                  "Only N >= 1 decoder blocks (no embedding, final norm or LM head)")
       ->check(CLI::PositiveNumber);
@@ -47,7 +59,7 @@ void add_workload_flags(CLI::App& cmd, PredictOptions& o, bool required) {
       ->check(CLI::IsMember({"graph", "eager"}));
   cmd.add_option("--runtime", o.runtime,
                  "Which kernels the implementation launches: a preset (pytorch-eager, the "
-                 "default, or fused) or a runtime .json file (docs/runtimes.md)");
+                 "default, fused or hf-transformers) or a runtime .json file (docs/runtimes.md)");
   cmd.add_option("--weights", o.weights,
                  "Weight precision: bf16 (default), fp16, fp32, fp8 (e4m3, inference), int8 or "
                  "int4 (weight-only, dequantized in the GEMM; inference)")
@@ -74,9 +86,11 @@ RunConfig run_config_from(const PredictOptions& o) {
   r.seq = o.seq;
   r.kv_len = o.kv_len;
   r.blocks = o.blocks;
+  r.cache_capacity = o.max_cache_len;
   r.logits_all = o.logits == "all";
   r.launch = o.launch == "eager" ? LaunchMode::Eager : LaunchMode::Graph;
   r.runtime = load_runtime(o.runtime);
+  if (!o.kv_cache_impl.empty()) select_cache_impl(r.runtime, o.kv_cache_impl, "--kv-cache-impl");
   if (o.weights == "int8" || o.weights == "int4") {  // weight-only: bf16 math, narrow weights
     r.weights = DType::Bf16;
     r.weight_bits = o.weights == "int8" ? 8 : 4;

@@ -1,7 +1,8 @@
 // Memory a step needs on the GPU:
 //  - weights: every parameter of the model (or of --blocks N decoder blocks), every expert of an
 //    MoE layer whatever the routing sends it (model_config.h);
-//  - KV cache: 2 x layers x batch x positions x kv_heads x head_dim, in the KV-cache dtype
+//  - KV cache: 2 x layers x batch x positions (a StaticCache: its length) x kv_heads x head_dim,
+//    in the KV-cache dtype
 //    (prefill counts the cache its prompt fills, decode the cache it reads plus the new token);
 //  - activations: inference keeps the largest kernel's inputs and outputs alive twice over
 //    (producer and consumer overlap); training keeps every forward kernel's output of every
@@ -66,7 +67,8 @@ double activation_bytes(const OpGraph& g, const ModelConfig& m, const RunConfig&
 double kv_cache_bytes(const ModelConfig& m, const RunConfig& run) {
   if (run.phase == Phase::Train) return 0;
   double layers = run.blocks > 0 ? run.blocks : m.layers;
-  double positions = (double)step_positions(run);
+  // A StaticCache holds --max-cache-len positions from the start.
+  double positions = (double)std::max(step_positions(run), run.cache_capacity);
   if (m.sliding_window > 0) positions = std::min(positions, (double)m.sliding_window);
   return 2 * layers * run.batch * positions * m.kv_heads * m.head_dim * dtype_bytes(run.kv_cache);
 }

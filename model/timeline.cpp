@@ -53,6 +53,39 @@ SectionTimeline schedule_section(const GraphSection& section, int section_index,
   return st;
 }
 
+SectionTimeline schedule_section(const GraphSection& section, int section_index,
+                                 const std::vector<double>& duration_us, double host_lead_us,
+                                 const std::vector<double>& host_launch_us) {
+  const OpDag& dag = section.dag();
+  require_invariant(
+      duration_us.size() == boost::num_vertices(dag) && host_launch_us.size() == duration_us.size(),
+      "schedule_section: one duration and one host launch per node");
+  SectionTimeline st;
+  st.repeat = section.repeat;
+  st.first_layer = section.first_layer;
+  std::array<double, kStreams> free_at{};
+  std::vector<double> end(duration_us.size(), 0);
+  st.events.reserve(duration_us.size() * 2);
+  double host = host_lead_us;  // the host's clock: its next launch starts here
+  for (OpVertex v : launch_order(section)) {
+    const Stream stream = dag[v].stream;
+    const NodeId id{section_index, v};
+    require_invariant(on_device(stream), "schedule_section: eager launch of a host node");
+    st.events.push_back({id, 0, st.first_layer, Stream::Host, host, host + host_launch_us[v]});
+    host += host_launch_us[v];
+    double start = free_at[(int)stream];
+    auto [in, in_end] = boost::in_edges(v, dag);
+    for (; in != in_end; ++in) start = std::max(start, end[boost::source(*in, dag)]);
+    end[v] = start + duration_us[v];
+    free_at[(int)stream] = end[v];
+    st.events.push_back({id, 0, st.first_layer, stream, start, end[v]});
+    st.device_end_us = std::max(st.device_end_us, end[v]);
+  }
+  st.host_end_us = host;
+  st.repeat_us = std::max(st.device_end_us, st.host_end_us);
+  return st;
+}
+
 std::vector<TimelineEvent> Timeline::events() const {
   std::vector<TimelineEvent> all;
   for_each_event([&](const TimelineEvent& e) { all.push_back(e); });

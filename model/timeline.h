@@ -58,6 +58,11 @@ struct Timeline {
 // when the GPU replays a CUDA graph (no host events).
 SectionTimeline schedule_section(const GraphSection& section, int section_index,
                                  const std::vector<double>& duration_us, double host_issue_us);
+// The same with a host time per launch (by vertex; eager launch with a runtime's host table,
+// host_cost.h) after `host_lead_us` of host work that launches nothing (module calls).
+SectionTimeline schedule_section(const GraphSection& section, int section_index,
+                                 const std::vector<double>& duration_us, double host_lead_us,
+                                 const std::vector<double>& host_launch_us);
 
 template <class F>
 void Timeline::for_each_repeat(F&& f) const {

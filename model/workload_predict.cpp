@@ -2,10 +2,12 @@
 //  1. cost every node (node_cost.h: the kernel model with the warm-L2 rule and a GEMM memo);
 //  2. schedule one repeat of each section on its streams (timeline.h). Graph launch: kernels
 //     run back to back, each kernel's time already holding its launch gap. Eager launch: the
-//     host issues one kernel per launch.python_eager_us, and over a repeat the GPU needs
+//     host issues one kernel per launch.python_eager_us (or per the runtime's host table per op
+//     kind, host_cost.h), and over a repeat the GPU needs
 //     max(its own work, the host's issue time); the difference is time the GPU waits ("launch");
 //  3. summarise: per-section times from the schedule, totals, time by bound, throughput, memory.
 // Identical repeats (decoder blocks) are costed and scheduled once and multiplied.
+#include "model/host_cost.h"
 #include "model/node_cost.h"
 #include "model/prediction.h"
 
@@ -82,7 +84,13 @@ Prediction predict_workload(const OpGraph& graph, const ModelConfig& model, cons
     std::vector<OpCost> costs = cost_section(s, gpu, memo, cluster);
     std::vector<double> duration_us(costs.size());
     for (size_t v = 0; v < costs.size(); ++v) duration_us[v] = costs[v].time_us;
-    pr.timeline.sections.push_back(schedule_section(s, (int)i, duration_us, host_issue_us));
+    if (run.launch == LaunchMode::Eager && run.runtime.host == HostCost::PerOpKind) {
+      HostIssue h = host_issue(s, run, gpu);
+      pr.timeline.sections.push_back(
+          schedule_section(s, (int)i, duration_us, h.lead_us, h.launch_us));
+    } else {
+      pr.timeline.sections.push_back(schedule_section(s, (int)i, duration_us, host_issue_us));
+    }
     pr.sections.push_back(summarise_section(s, (int)i, costs, pr.timeline.sections.back()));
   }
   add_totals(pr);

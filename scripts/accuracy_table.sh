@@ -41,3 +41,23 @@ for data, workloads, cats in [
                                              100 * fam["roofline"]["mape"]))
     print()
 PY
+echo "Real Hugging Face transformers 5.17 code on the H200 (2026-12-01), by runtime:"
+python3 - "$bin" <<'PY'
+import json, subprocess, sys
+bin = sys.argv[1]
+data = "validate/data/h200-sxm-hf-2026-12-01.json"
+runtimes = ["pytorch-eager", "hf-transformers"]
+def scores(runtime, split):
+    args = [bin, "validate", "--workloads", "--data", data, "--runtime", runtime, "--split", split,
+            "--format", "json"]
+    return json.loads(subprocess.run(args, capture_output=True, text=True, check=True).stdout)
+for split in ["holdout", "fit"]:
+    runs = [scores(r, split) for r in runtimes]
+    print("| %s category | cases | " % split + " | ".join("--runtime " + r for r in runtimes) + " |")
+    print("|---|---:|" + "---:|" * len(runtimes))
+    for cat in runs[-1]["families"]:
+        n = runs[-1]["families"][cat]["ridgeline"]["count"]
+        cells = ["%.1f%%" % (100 * r["families"][cat]["ridgeline"]["mape"]) for r in runs]
+        print("| %s | %d | %s |" % (cat, n, " | ".join(cells)))
+    print()
+PY

@@ -13,6 +13,8 @@ BIN = sys.argv[1] if len(sys.argv) > 1 else "build/cli/ridgeline"
 
 
 def holdout(base, files, workloads):
+    if not files:
+        return {}
     args = [BIN, "validate", "--gpu", base["gpu"], "--split", "holdout", "--format", "json"]
     if base.get("profile"):
         args += ["--profile", base["profile"]]
@@ -20,6 +22,8 @@ def holdout(base, files, workloads):
         args += ["--data", f]
     if workloads:
         args.append("--workloads")
+        if base.get("runtime"):
+            args += ["--runtime", base["runtime"]]
     doc = json.loads(subprocess.run(args, capture_output=True, text=True, check=True).stdout)
     return {k: math.ceil(v["ridgeline"]["mape"] * 10000) / 10000 for k, v in doc["families"].items()}
 
@@ -31,4 +35,4 @@ for path in sorted(glob.glob("validate/accuracy_baseline*.json")):
     with open(path, "w") as f:
         json.dump(base, f, indent=2)
         f.write("\n")
-    print(path, base["op_holdout_mape"]["all"], base["workload_holdout_mape"]["all"])
+    print(path, base["op_holdout_mape"].get("all"), base["workload_holdout_mape"].get("all"))

@@ -54,7 +54,8 @@ std::string edited_fused(const std::string& file, const std::string& from, const
 }  // namespace
 
 TEST_CASE("runtimes: the presets are built in and read strictly", "[runtimes]") {
-  CHECK(runtime_preset_names() == std::vector<std::string>{"fused", "pytorch-eager"});
+  CHECK(runtime_preset_names() ==
+        std::vector<std::string>{"fused", "hf-transformers", "pytorch-eager"});
   RuntimeProfile eager = load_runtime("pytorch-eager"), fused = load_runtime("fused");
   CHECK(eager.name == "pytorch-eager");
   CHECK(eager.block.rope == RopeImpl::HfRotateHalf);
@@ -149,6 +150,7 @@ TEST_CASE("runtimes: overrides for learned-position models are read as strictly"
 }
 
 TEST_CASE("runtimes: an unknown preset lists the presets", "[runtimes]") {
-  require_input_error([] { load_runtime("vllm"); },
-                      {"--runtime: unknown runtime \"vllm\"; presets: fused, pytorch-eager"});
+  require_input_error(
+      [] { load_runtime("vllm"); },
+      {"--runtime: unknown runtime \"vllm\"; presets: fused, hf-transformers, pytorch-eager"});
 }

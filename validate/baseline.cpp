@@ -35,6 +35,7 @@ AccuracyBaseline load_baseline(const std::string& path) {
   b.gpu = r.string("gpu");
   r.string("about");
   if (r.has("profile")) b.profile = r.string("profile");
+  if (r.has("runtime")) b.runtime = r.string("runtime");
   b.op_datasets = strings(r, "op_datasets");
   b.workload_datasets = strings(r, "workload_datasets");
   b.op_mape = limits(r.child("op_holdout_mape"));

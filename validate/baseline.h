@@ -17,6 +17,7 @@ struct AccuracyBaseline {
   std::string file;
   std::string gpu;
   std::string profile;  // calibrated profile to predict with: "" = the GPU's own (automatic)
+  std::string runtime;  // runtime the workloads are predicted with: "" = pytorch-eager
   std::vector<std::string> op_datasets, workload_datasets;
   std::map<std::string, double> op_mape, workload_mape;  // category -> held-out MAPE (fraction)
 };

@@ -1,6 +1,7 @@
 // Scorecard computation; see scorecard.h.
 #include "validate/scorecard.h"
 
+#include "model/generate_predict.h"
 #include "model/op_cost.h"
 #include "model/prediction.h"
 #include "workloads/graph_builder.h"
@@ -77,6 +78,27 @@ double summed_rooflines_us(const OpGraph& g, const GpuSpec& gpu) {
   return us;
 }
 
+// A generate() measurement: the time to the first token, per later token, or the whole call.
+CaseResult generate_case(const WorkloadMeasurement& m, const GpuSpec& gpu) {
+  GeneratePrediction g = predict_generate(m.model, m.run, m.new_tokens, gpu);
+  double us = m.generate == GenerateMetric::Ttft       ? g.ttft_us
+              : m.generate == GenerateMetric::PerToken ? g.per_token_us
+                                                       : g.total_us;
+  OpGraph prefill = build_graph(m.model, m.run);
+  double roofline = summed_rooflines_us(prefill, gpu);
+  if (m.generate != GenerateMetric::Ttft) {
+    RunConfig d = m.run;
+    d.phase = Phase::Decode;
+    d.kv_len = m.run.seq + (m.new_tokens - 2) / 2;
+    d.seq = 0;
+    double step = summed_rooflines_us(build_graph(m.model, d), gpu);
+    roofline = m.generate == GenerateMetric::PerToken
+                   ? step
+                   : roofline + (double)(m.new_tokens - 1) * step;
+  }
+  return {m.id, m.category, m.split, m.measured_us, us, roofline, "generate"};
+}
+
 }  // namespace
 
 Scorecard score_workloads(const WorkloadDataset& data, const GpuSpec& gpu,
@@ -87,6 +109,10 @@ Scorecard score_workloads(const WorkloadDataset& data, const GpuSpec& gpu,
   sc.split = split;
   for (const auto& m : data.records) {
     if (split != "all" && m.split != split) continue;
+    if (m.generate != GenerateMetric::None) {
+      sc.cases.push_back(generate_case(m, gpu));
+      continue;
+    }
     OpGraph g = build_graph(m.model, m.run);
     Prediction p = predict_workload(g, m.model, m.run, gpu);
     int top = 0;

@@ -9,6 +9,7 @@
 #include "common/errors.h"
 #include "common/json_reader.h"
 #include "validate/dataset.h"
+#include "validate/hf_dataset.h"
 
 #include <algorithm>
 
@@ -73,9 +74,18 @@ RunConfig run_of(JsonReader& r, const ModelConfig& model) {
   return run;
 }
 
+// measure_hf.py lists the cases its time budget left out in meta.skipped_ids.
+bool is_skipped_id(const nlohmann::json& meta, const std::string& id) {
+  if (!meta.contains("skipped_ids") || !meta["skipped_ids"].is_array()) return false;
+  for (const auto& s : meta["skipped_ids"])
+    if (s.is_string() && s.get<std::string>() == id) return true;
+  return false;
+}
+
 }  // namespace
 
-WorkloadDataset parse_workload_dataset(const nlohmann::json& doc, const std::string& label) {
+WorkloadDataset parse_workload_dataset(const nlohmann::json& doc, const std::string& label,
+                                       const RuntimeProfile& runtime) {
   WorkloadDataset d;
   d.file = label;
   if (!doc.is_object() || !doc.contains("records") || !doc["records"].is_array()) {
@@ -92,6 +102,10 @@ WorkloadDataset parse_workload_dataset(const nlohmann::json& doc, const std::str
     if (!r.is_object()) throw InputError(where + ": expected an object");
     JsonReader rec(r, label, path);
     std::string id = rec.string("id");
+    if (is_skipped_id(d.meta, id)) {
+      d.skipped.push_back(id + ": not run (the data set's /meta/skipped_ids)");
+      continue;
+    }
     if (rec.has("error")) {
       d.skipped.push_back(id + ": " + r["error"].dump().substr(0, 80));
       continue;
@@ -102,8 +116,15 @@ WorkloadDataset parse_workload_dataset(const nlohmann::json& doc, const std::str
         (r["split"] != "fit" && r["split"] != "holdout"))
       rec.fail("split", "expected \"fit\" or \"holdout\"");
     m.split = rec.string("split");
+    if (is_hf_record(r)) {  // transformers' own model code (measure_hf.py)
+      HfRecord hf = read_hf_record(rec, id, m.split, where, runtime);
+      if (!hf.skipped.empty()) d.skipped.push_back(id + ": " + hf.skipped);
+      for (auto& w : hf.measurements) d.records.push_back(std::move(w));
+      continue;
+    }
     m.model = model_of(rec.string("model"), where);
     m.run = run_of(rec, m.model);
+    m.run.runtime = runtime;
     // The measured model's RoPE table and cache cover the positions it ran (decode at kv 8192
     // attends over 8193, one past Llama-3-8B's max_position_embeddings).
     int64_t positions = m.run.phase == Phase::Decode ? m.run.kv_len + 1 : m.run.seq;
@@ -115,12 +136,14 @@ WorkloadDataset parse_workload_dataset(const nlohmann::json& doc, const std::str
   return d;
 }
 
-WorkloadDataset load_workload_dataset(const std::string& path) {
-  return parse_workload_dataset(read_json_file(path), path);
+WorkloadDataset load_workload_dataset(const std::string& path, const RuntimeProfile& runtime) {
+  return parse_workload_dataset(read_json_file(path), path, runtime);
 }
 
-WorkloadDataset load_workload_datasets(const std::vector<std::string>& paths) {
-  return load_merged<WorkloadDataset>(paths, load_workload_dataset);
+WorkloadDataset load_workload_datasets(const std::vector<std::string>& paths,
+                                       const RuntimeProfile& runtime) {
+  return load_merged<WorkloadDataset>(
+      paths, [&](const std::string& p) { return load_workload_dataset(p, runtime); });
 }
 
 }  // namespace ridgeline

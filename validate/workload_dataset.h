@@ -15,11 +15,17 @@
 
 namespace ridgeline {
 
+// What a generate() measurement timed: none (a single step), the time to the first token, the
+// mean time per later token, or the whole call.
+enum class GenerateMetric { None, Ttft, PerToken, Total };
+
 struct WorkloadMeasurement {
   std::string id, split, category;  // category: "<phase>-<launch>", e.g. "decode-graph"
   ModelConfig model;
-  RunConfig run;
+  RunConfig run;  // a generate() record: its prompt's prefill
   double measured_us = 0;
+  GenerateMetric generate = GenerateMetric::None;
+  int64_t new_tokens = 0;  // generate(): tokens generated
 };
 
 struct WorkloadDataset {
@@ -29,8 +35,12 @@ struct WorkloadDataset {
   std::vector<std::string> skipped;  // "id: why"
 };
 
-WorkloadDataset load_workload_dataset(const std::string& path);
-WorkloadDataset parse_workload_dataset(const nlohmann::json& doc, const std::string& label);
-WorkloadDataset load_workload_datasets(const std::vector<std::string>& paths);
+// `runtime`: the runtime every record is predicted with (pytorch-eager unless told).
+WorkloadDataset load_workload_dataset(const std::string& path,
+                                      const RuntimeProfile& runtime = default_runtime());
+WorkloadDataset parse_workload_dataset(const nlohmann::json& doc, const std::string& label,
+                                       const RuntimeProfile& runtime = default_runtime());
+WorkloadDataset load_workload_datasets(const std::vector<std::string>& paths,
+                                       const RuntimeProfile& runtime = default_runtime());
 
 }  // namespace ridgeline

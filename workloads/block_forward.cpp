@@ -61,6 +61,8 @@ RowOpKind norm_kind(const ModelConfig& m) {
 OpVertex emit_norm(Emitter& e, const ModelConfig& m, const RunConfig& run, NormSite site,
                    int64_t rows, std::vector<OpVertex> after) {
   const BlockChoices& c = run.runtime.choices_for(m);
+  if (c.norm_kernels == NormKernels::HfFp32Decomposed && m.norm == NormKind::RmsNorm)
+    return emit_hf_norm(e, m, site, rows, std::move(after));
   bool fused_add = c.residual_add == ResidualAdd::FusedIntoNorm;
   // A norm that also adds the residual reads and writes twice the row.
   Op op = row_op(norm_kind(m), rows, fused_add ? 2 * m.hidden : m.hidden, e.act);
@@ -179,6 +181,13 @@ OpVertex emit_attention(Emitter& e, const ModelConfig& m, const RunConfig& run, 
   Qkv x = emit_positions(e, m, c, T, emit_projections(e, m, run, c, T, norm));
   bool cache = s.cache_write && c.cache_update != CacheUpdate::None;
   DType attn = attention_dtype(run);
+  bool hf_cache =
+      c.cache_update == CacheUpdate::DynamicCat || c.cache_update == CacheUpdate::StaticIndexCopy;
+  if (hf_cache && run.phase != Phase::Train) {  // transformers' caches, also in a prefill
+    CacheKv kv = emit_hf_cache_update(e, m, run, s, {x.k, x.v});
+    x.k = kv.k;
+    x.v = kv.v;
+  }
   if (cache && c.cache_update == CacheUpdate::CopyPerKv) {  // into a slice, cast to its dtype
     Op write = strided(cast_op(T * m.kv_heads * d, e.act, run.kv_cache));
     x.k = e.emit(role::cache_write(Tensor::K), "k_cache_write", write, {x.k});
@@ -195,8 +204,12 @@ OpVertex emit_attention(Emitter& e, const ModelConfig& m, const RunConfig& run, 
   // cuDNN's attention writes its output as [b, s, h, d] already, so HF's
   // transpose(1, 2).contiguous() launches no copy (seen in the H100 profiles, 2026-11-29).
   bool in_kernel = cache && c.cache_read == CacheRead::InKernel;
-  return e.emit(role::attention(), "attention",
-                Op{"", attention_shape(m, run, s, in_kernel), false}, distinct({x.q, x.k, x.v}));
+  AttentionOp a = attention_shape(m, run, s, in_kernel);
+  if (hf_mask_reaches_attention(c, run)) {  // a StaticCache decode: the whole cache, every head
+    a.kv_len = hf_cache_capacity(run);
+    a.kv_heads = m.heads;
+  }
+  return e.emit(role::attention(), "attention", Op{"", a, false}, distinct({x.q, x.k, x.v}));
 }
 
 OpVertex emit_gated_mlp(Emitter& e, const ModelConfig& m, const RunConfig& run, int64_t T,

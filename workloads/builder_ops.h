@@ -54,4 +54,23 @@ Op strided(Op op);
 // A copy from one dtype to another (a cast), or a plain copy when they agree.
 Op cast_op(int64_t numel, DType from, DType to);
 
+// transformers' own kernels (hf_kernels.cpp), where a runtime profile chooses them.
+// LlamaRMSNorm in fp32 as eight kernels; returns the last.
+OpVertex emit_hf_norm(Emitter& e, const ModelConfig& m, NormSite site, int64_t rows,
+                      std::vector<OpVertex> after);
+// Once a forward, before the blocks: mask creation and RoPE tables, as the runtime chooses.
+void emit_hf_forward_prologue(Emitter& e, const ModelConfig& m, const RunConfig& run);
+// A StaticCache's length: --max-cache-len, else exactly the positions the step reaches.
+int64_t hf_cache_capacity(const RunConfig& run);
+// Whether a mask reaches SDPA (a StaticCache decode): K/V then repeated to every head, and
+// attention spans the whole cache.
+bool hf_mask_reaches_attention(const BlockChoices& c, const RunConfig& run);
+// The producers of K and V as attention meets them.
+struct CacheKv {
+  OpVertex k, v;
+};
+// DynamicCache's cat or StaticCache's index_copy_ (with the mask and repeat_kv kernels).
+CacheKv emit_hf_cache_update(Emitter& e, const ModelConfig& m, const RunConfig& run,
+                             const BlockShape& s, CacheKv x);
+
 }  // namespace ridgeline

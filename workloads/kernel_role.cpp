@@ -24,6 +24,11 @@ KernelRole norm(NormSite site) {
   r.norm = site;
   return r;
 }
+KernelRole norm_part(NormSite site, NormPart part) {
+  KernelRole r = norm(site);
+  r.norm_part = part;
+  return r;
+}
 KernelRole residual_add() {
   return of(RoleKind::ResidualAdd);
 }
@@ -108,6 +113,9 @@ constexpr std::pair<RoleKind, const char*> kKindNames[] = {
     {RoleKind::MoeCombine, "moe_combine"},
     {RoleKind::Loss, "loss"},
     {RoleKind::Optimizer, "optimizer"},
+    {RoleKind::RopeTable, "rope_table"},
+    {RoleKind::Mask, "mask"},
+    {RoleKind::CacheRepeat, "cache_repeat"},
 };
 
 const char* kind_name(RoleKind v) {
@@ -146,6 +154,16 @@ constexpr std::pair<NormSite, const char*> kNormNames[] = {
 
 const char* norm_name(NormSite v) {
   return name_in(kNormNames, v);
+}
+
+constexpr std::pair<NormPart, const char*> kNormPartNames[] = {
+    {NormPart::None, ""},       {NormPart::ToFp32, "to_fp32"},   {NormPart::Pow, "pow"},
+    {NormPart::Mean, "mean"},   {NormPart::AddEps, "add_eps"},   {NormPart::Rsqrt, "rsqrt"},
+    {NormPart::Scale, "scale"}, {NormPart::ToInput, "to_input"}, {NormPart::Weight, "weight"},
+};
+
+const char* norm_part_name(NormPart v) {
+  return name_in(kNormPartNames, v);
 }
 
 constexpr std::pair<RopePart, const char*> kRopeNames[] = {
@@ -233,6 +251,7 @@ std::string role_name(const KernelRole& r) {
   std::string s = kind_name(r.kind);
   append(s, projection_name(r.projection));
   append(s, norm_name(r.norm));
+  append(s, norm_part_name(r.norm_part));
   append(s, tensor_name(r.tensor));
   append(s, rope_name(r.rope));
   append(s, activation_name(r.activation));

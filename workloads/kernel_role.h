@@ -33,6 +33,9 @@ enum class RoleKind : uint8_t {
   MoeCombine,   // routing weights applied, un-permute, the sum over each token's k rows
   Loss,
   Optimizer,
+  RopeTable,    // RoPE's cos/sin tables recomputed by a forward (transformers)
+  Mask,         // attention-mask creation and conversion, cache-position arithmetic
+  CacheRepeat,  // K or V repeated to every query head before attention (repeat_kv)
 };
 
 // Which weight a GEMM multiplies by. Qkv is one fused weight (a serving engine's qkv_proj,
@@ -56,6 +59,9 @@ enum class Projection : uint8_t {
   LmHead,
 };
 enum class NormSite : uint8_t { None, Input, Post, Final };  // before attention, the MLP, the head
+// One kernel of a norm written out in PyTorch ops (transformers' LlamaRMSNorm in fp32); None for
+// a norm that is one kernel.
+enum class NormPart : uint8_t { None, ToFp32, Pow, Mean, AddEps, Rsqrt, Scale, ToInput, Weight };
 // RoPE as Hugging Face's rotate_half launches it (x*cos + cat(-x2, x1)*sin), or one fused kernel
 // (which may also write K and V into the KV cache).
 enum class RopePart : uint8_t { None, MulCos, Neg, Cat, MulSin, Add, Fused, FusedWithCacheWrite };
@@ -87,6 +93,7 @@ struct KernelRole {
   RoleKind kind = RoleKind::Unset;
   Projection projection = Projection::None;  // WeightGemm
   NormSite norm = NormSite::None;            // Norm
+  NormPart norm_part = NormPart::None;       // Norm written out in PyTorch ops
   RopePart rope = RopePart::None;            // Rope
   Tensor tensor = Tensor::None;              // Rope, CacheWrite, CacheDequant
   Activation activation = Activation::None;  // Activation
@@ -104,6 +111,7 @@ namespace role {
 KernelRole gemm(Projection p);
 KernelRole attention();
 KernelRole norm(NormSite site);
+KernelRole norm_part(NormSite site, NormPart part);
 KernelRole residual_add();
 KernelRole activation(Activation a);
 KernelRole rope(RopePart part, Tensor t);

@@ -47,7 +47,10 @@ struct AttentionOp {  // flash-style fused attention (one kernel), GQA when kv_h
 };
 
 // AdamW is the fused optimizer update: reads param, grad, m, v; writes param, m, v.
-enum class ElementwiseKind { Copy, Add, Mul, MulScalar, Gelu, Silu, SiluMul, AdamW };
+// Cat: torch.cat, its inputs copied into one output (transformers' DynamicCache concatenating the
+// whole KV cache every step): a vectorized copy, or with strided inputs ATen's element by element
+// CatArrayBatchedCopy.
+enum class ElementwiseKind { Copy, Add, Mul, MulScalar, Gelu, Silu, SiluMul, AdamW, Cat };
 struct ElementwiseOp {
   ElementwiseKind kind = ElementwiseKind::Copy;
   int64_t numel = 0;

@@ -9,6 +9,7 @@ namespace ridgeline {
 ElementwiseInfo elementwise_info(ElementwiseKind k) {
   switch (k) {
     case ElementwiseKind::Copy:
+    case ElementwiseKind::Cat:
       return {1, 0, 0};
     case ElementwiseKind::Add:
       return {2, 1, 0};

@@ -69,9 +69,10 @@ constexpr std::initializer_list<DType> kStorageTypes = {DType::Fp32, DType::Bf16
 constexpr const char* kNotStorage = "tf32 is a tensor-core mode, not a storage type";
 
 ElementwiseOp read_elementwise(JsonReader& r) {
-  ElementwiseOp e;  // an optimizer step is a training op, not a `ridgeline op` input
+  // An optimizer step is a training op, and a cat a workload's kernel: not `ridgeline op` inputs.
+  ElementwiseOp e;
   e.kind = *elementwise_kinds().parse(
-      r.one_of("kind", elementwise_kinds().names({ElementwiseKind::AdamW})));
+      r.one_of("kind", elementwise_kinds().names({ElementwiseKind::AdamW, ElementwiseKind::Cat})));
   e.numel = dim(r, "numel");
   e.dtype = read_dtype(r, kStorageTypes, kNotStorage);
   if (r.has("out_dtype")) {  // a cast

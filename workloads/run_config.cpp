@@ -97,6 +97,18 @@ void check_run_config(const RunConfig& run, const ModelConfig& model) {
              " experts: the busiest expert gets each token at most once, so at most " +
              format_number(most) + " times the mean (E/k)");
   }
+  if (run.cache_capacity != 0) {
+    const BlockChoices& c = run.runtime.choices_for(model);
+    if (c.cache_update != CacheUpdate::StaticIndexCopy)
+      fail("--max-cache-len", "only a StaticCache has a length of its own; runtime " +
+                                  run.runtime.name +
+                                  " updates its cache otherwise (with --runtime hf-transformers, "
+                                  "add --kv-cache-impl static)");
+    if (run.phase == Phase::Train) fail("--max-cache-len", "training keeps no cache");
+    if (run.cache_capacity < positions)
+      fail("--max-cache-len", std::to_string(run.cache_capacity) + " is shorter than the " +
+                                  std::to_string(positions) + " positions the step reaches");
+  }
   for (DType d : {run.weights, run.activations, run.kv_cache}) {
     if (d == DType::Tf32)
       fail("--weights/--activations/--kv-cache", "tf32 is a tensor-core mode, not a storage type");

@@ -19,11 +19,17 @@ enum class Optimizer { None, AdamW };
 struct RunConfig {
   Phase phase = Phase::Prefill;
   int64_t batch = 1;
-  int64_t seq = 0;          // prompt tokens (prefill) or sequence length (train)
-  int64_t kv_len = 0;       // cached tokens before the new one (decode) or the prompt chunk
-                            // (prefill of a chunk over a cached prefix)
-  int64_t blocks = 0;       // 0: the whole model; N: only N decoder blocks
-  bool logits_all = false;  // logits for every position (always in training)
+  int64_t seq = 0;     // prompt tokens (prefill) or sequence length (train)
+  int64_t kv_len = 0;  // cached tokens before the new one (decode) or the prompt chunk
+                       // (prefill of a chunk over a cached prefix)
+  int64_t blocks = 0;  // 0: the whole model; N: only N decoder blocks
+  // The DynamicCache a decode step concatenates onto is a cropped view, not a tensor of its own
+  // (measure_hf.py's decode steps: DynamicCache.crop after each step), so torch.cat reads a
+  // strided input. Set by the validation loader for those records; generate() never crops.
+  bool cache_cropped = false;
+  int64_t cache_capacity = 0;  // --max-cache-len: a StaticCache's length (0: the positions the
+                               // step reaches); only with a static_index_copy runtime
+  bool logits_all = false;     // logits for every position (always in training)
   RuntimeProfile runtime = default_runtime();  // --runtime: pytorch-eager unless told
   LaunchMode launch = LaunchMode::Graph;
   DType weights = DType::Bf16;

@@ -23,8 +23,19 @@ constexpr std::string_view kRuntimeDir = "workloads/runtimes/";
 template <class E>
 using ChoiceTable = std::vector<std::pair<std::string, E>>;
 
-const ChoiceTable<RowImpl> kNormImpl = {{"aten", RowImpl::PyTorch},
-                                        {"single_pass", RowImpl::SinglePass}};
+// norm/impl: a one-kernel implementation, or transformers' decomposed LlamaRMSNorm.
+struct NormChoice {
+  RowImpl row = RowImpl::PyTorch;
+  NormKernels kernels = NormKernels::OneKernel;
+};
+const ChoiceTable<NormChoice> kNormImpl = {
+    {"aten", {RowImpl::PyTorch, NormKernels::OneKernel}},
+    {"single_pass", {RowImpl::SinglePass, NormKernels::OneKernel}},
+    {"hf_fp32_decomposed", {RowImpl::PyTorch, NormKernels::HfFp32Decomposed}}};
+const ChoiceTable<RopeTables> kRopeTables = {
+    {"cached", RopeTables::Cached}, {"recomputed_per_forward", RopeTables::RecomputedPerForward}};
+const ChoiceTable<AttentionMask> kMask = {{"none", AttentionMask::None},
+                                          {"hf_sdpa", AttentionMask::HfSdpa}};
 const ChoiceTable<ResidualAdd> kResidualAdd = {{"separate", ResidualAdd::Separate},
                                                {"fused_into_norm", ResidualAdd::FusedIntoNorm}};
 const ChoiceTable<QkvProjection> kQkv = {{"separate", QkvProjection::Separate},
@@ -33,7 +44,9 @@ const ChoiceTable<RopeImpl> kRope = {{"hf_rotate_half", RopeImpl::HfRotateHalf},
                                      {"fused", RopeImpl::Fused}};
 const ChoiceTable<CacheUpdate> kCacheUpdate = {{"copy_per_kv", CacheUpdate::CopyPerKv},
                                                {"fused_with_rope", CacheUpdate::FusedWithRope},
-                                               {"none", CacheUpdate::None}};
+                                               {"none", CacheUpdate::None},
+                                               {"dynamic_cat", CacheUpdate::DynamicCat},
+                                               {"static_index_copy", CacheUpdate::StaticIndexCopy}};
 const ChoiceTable<CacheRead> kCacheRead = {{"dequantize_before", CacheRead::DequantizeBefore},
                                            {"in_kernel", CacheRead::InKernel}};
 const ChoiceTable<GateUpProjection> kGateUp = {{"separate", GateUpProjection::Separate},
@@ -63,12 +76,17 @@ void read_choices(JsonReader& r, BlockChoices& c, bool optional) {
     return optional && !r.has(key) ? nullptr : &r.child(key);
   };
   if (JsonReader* n = object("norm")) {
-    read_choice(*n, "impl", kNormImpl, c.norm_impl, optional);
+    NormChoice norm{c.norm_impl, c.norm_kernels};
+    read_choice(*n, "impl", kNormImpl, norm, optional);
+    c.norm_impl = norm.row;
+    c.norm_kernels = norm.kernels;
     read_choice(*n, "residual_add", kResidualAdd, c.residual_add, optional);
   }
   if (JsonReader* a = object("attention")) {
     read_choice(*a, "qkv_projection", kQkv, c.qkv_projection, optional);
     read_choice(*a, "rope", kRope, c.rope, optional);
+    read_choice(*a, "rope_tables", kRopeTables, c.rope_tables, optional);
+    read_choice(*a, "mask", kMask, c.mask, optional);
   }
   if (JsonReader* kv = object("kv_cache")) {
     read_choice(*kv, "update", kCacheUpdate, c.cache_update, optional);
@@ -88,6 +106,36 @@ void check_choices(const JsonReader& r, const BlockChoices& c, const std::string
               "\"fused_with_rope\" writes the cache from the fused RoPE kernel; it needs "
               "/attention/rope \"fused\"");
   }
+  if (c.norm_kernels == NormKernels::HfFp32Decomposed &&
+      c.residual_add == ResidualAdd::FusedIntoNorm) {
+    r.fail_at(at + "norm/residual_add",
+              "\"fused_into_norm\" needs a one-kernel norm; /norm/impl \"hf_fp32_decomposed\" "
+              "launches eight");
+  }
+}
+
+// "host": {"eager_launch": "gpu_figure"} or {"eager_launch": "per_op_kind", "op_us": {...}}.
+void read_host(JsonReader& r, RuntimeProfile& p) {
+  JsonReader& h = r.child("host");
+  const ChoiceTable<HostCost> kinds = {{"gpu_figure", HostCost::GpuFigure},
+                                       {"per_op_kind", HostCost::PerOpKind}};
+  read_choice(h, "eager_launch", kinds, p.host, false);
+  if (p.host == HostCost::GpuFigure) {
+    if (h.has("op_us"))
+      h.fail("op_us",
+             "only with /host/eager_launch \"per_op_kind\" (\"gpu_figure\" takes the GPU "
+             "description's launch/python_eager_us for every kernel)");
+    return;
+  }
+  JsonReader& u = h.child("op_us");
+  HostOpCosts& c = p.host_us;
+  c.gemm_us = u.non_negative("gemm");
+  c.attention_us = u.non_negative("attention");
+  c.elementwise_us = u.non_negative("elementwise");
+  c.reduction_us = u.non_negative("reduction");
+  c.cache_update_us = u.non_negative("cache_update");
+  c.block_us = u.non_negative("per_block");
+  c.forward_us = u.non_negative("per_forward");
 }
 
 std::string stem_of(const std::string& label) {
@@ -107,6 +155,7 @@ RuntimeProfile from_document(const nlohmann::json& doc, const std::string& label
   read_choices(r, p.block, false);
   check_choices(r, p.block, "");
   p.reserved_bytes = r.child("memory").non_negative("reserved_bytes");
+  read_host(r, p);
   p.learned_positions = p.block;
   if (r.has("learned_position_models")) {
     JsonReader& o = r.child("learned_position_models");
@@ -121,6 +170,21 @@ RuntimeProfile from_document(const nlohmann::json& doc, const std::string& label
 
 const BlockChoices& RuntimeProfile::choices_for(const ModelConfig& m) const {
   return m.position == PositionKind::Learned ? learned_positions : block;
+}
+
+void select_cache_impl(RuntimeProfile& r, const std::string& impl, const std::string& flag) {
+  auto transformers = [](CacheUpdate u) {
+    return u == CacheUpdate::DynamicCat || u == CacheUpdate::StaticIndexCopy;
+  };
+  if (impl != "dynamic" && impl != "static")
+    throw InputError(flag + ": expected dynamic or static, got \"" + impl + "\"");
+  if (!transformers(r.block.cache_update) || !transformers(r.learned_positions.cache_update))
+    throw InputError(flag + ": runtime " + r.name +
+                     " does not use transformers' cache classes (its kv_cache/update is neither "
+                     "dynamic_cat nor static_index_copy); use --runtime hf-transformers");
+  CacheUpdate u = impl == "static" ? CacheUpdate::StaticIndexCopy : CacheUpdate::DynamicCat;
+  r.block.cache_update = u;
+  r.learned_positions.cache_update = u;
 }
 
 std::vector<std::string> runtime_preset_names() {

@@ -21,8 +21,23 @@ enum class ResidualAdd { Separate, FusedIntoNorm };
 enum class QkvProjection { Separate, Fused };
 // RoPE as Hugging Face's rotate_half (mul, neg, cat, mul, add on q and on k) or one kernel.
 enum class RopeImpl { HfRotateHalf, Fused };
-// How K and V reach the cache: a copy (a cast) each, inside the fused RoPE kernel, or no kernel.
-enum class CacheUpdate { CopyPerKv, FusedWithRope, None };
+// How K and V reach the cache: a copy (a cast) each, inside the fused RoPE kernel, no kernel,
+// transformers' DynamicCache (torch.cat of the whole cache with the new tokens, per layer and
+// step) or StaticCache (index_copy_ into a preallocated cache that attention reads whole).
+enum class CacheUpdate { CopyPerKv, FusedWithRope, None, DynamicCat, StaticIndexCopy };
+// A norm as one kernel (its RowImpl), or transformers' LlamaRMSNorm written out in PyTorch ops:
+// to fp32, pow, mean, add eps, rsqrt, mul, to bf16, mul by the weight (eight kernels).
+enum class NormKernels { OneKernel, HfFp32Decomposed };
+// RoPE's cos/sin tables: read from a cached table (no kernel), or recomputed by every forward
+// (transformers' LlamaRotaryEmbedding: inv_freq x positions, cat, cos, sin, scale, casts).
+enum class RopeTables { Cached, RecomputedPerForward };
+// The attention mask: none (causal or none inside the kernel), or transformers' mask creation
+// per forward (positions, compare) and, where a mask reaches SDPA (a StaticCache decode), the
+// mask's conversion per layer and K/V repeated to every head (GQA is not used with a mask).
+enum class AttentionMask { None, HfSdpa };
+// The host's cost to issue a kernel in eager launch: the GPU description's one figure
+// (launch.python_eager_us) for every kernel, or this runtime's table per op kind.
+enum class HostCost { GpuFigure, PerOpKind };
 // How attention reads a cache stored in another dtype: cast back whole before attention, or
 // dequantized block by block inside the attention kernel.
 enum class CacheRead { DequantizeBefore, InKernel };
@@ -33,6 +48,9 @@ enum class MoeImpl { HfGroupedMm, FusedMoe };     // transformers' grouped_mm, v
 // The kernels of one decoder block (and of the head's norm).
 struct BlockChoices {
   RowImpl norm_impl = RowImpl::PyTorch;
+  NormKernels norm_kernels = NormKernels::OneKernel;
+  RopeTables rope_tables = RopeTables::Cached;
+  AttentionMask mask = AttentionMask::None;
   ResidualAdd residual_add = ResidualAdd::Separate;
   QkvProjection qkv_projection = QkvProjection::Separate;
   RopeImpl rope = RopeImpl::HfRotateHalf;
@@ -44,6 +62,16 @@ struct BlockChoices {
   bool operator==(const BlockChoices&) const = default;
 };
 
+// The host (Python + PyTorch dispatch) time to issue one kernel of each kind in eager launch,
+// and the interpreter's time per decoder block and per forward that issues no kernel (module
+// calls, views, reshapes); fitted from the CPU op lists of real profiles (see the preset's
+// "source"). Kinds are those of host_op_kind() (workloads/host_op_kind.h).
+struct HostOpCosts {
+  double gemm_us = 0, attention_us = 0, elementwise_us = 0, reduction_us = 0, cache_update_us = 0;
+  double block_us = 0, forward_us = 0;
+  bool operator==(const HostOpCosts&) const = default;
+};
+
 struct RuntimeProfile {
   std::string name;  // the preset's or the file's name without ".json": "pytorch-eager"
   std::string file;  // where it was read from
@@ -53,9 +81,16 @@ struct RuntimeProfile {
   // "learned_position_models" overrides applied.
   BlockChoices learned_positions;
   double reserved_bytes = 0;  // CUDA context, library workspaces, allocator slack
+  HostCost host = HostCost::GpuFigure;
+  HostOpCosts host_us;  // with HostCost::PerOpKind
 
   const BlockChoices& choices_for(const ModelConfig& m) const;
 };
+
+// --kv-cache-impl: transformers' cache class, "dynamic" (DynamicCache: kv_cache/update
+// dynamic_cat) or "static" (StaticCache: static_index_copy), for a runtime whose cache is one of
+// the two; any other runtime is an InputError naming `flag`.
+void select_cache_impl(RuntimeProfile& r, const std::string& impl, const std::string& flag);
 
 // A preset name ("pytorch-eager", "fused") or a path to a runtime JSON file.
 RuntimeProfile load_runtime(const std::string& name_or_path);

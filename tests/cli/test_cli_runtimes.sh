@@ -20,7 +20,7 @@ expect "runtime file by path: named after the file" 0 'hf-fused-rope-norm on h10
 expect "runtime file in JSON inputs" 0 '"runtime": "hf-fused-rope-norm"' -- "$bin" predict --model "$tiny" --phase decode --batch 4 --kv-len 256 --runtime "$hf" --format json
 expect "sweep takes a runtime file" 0 'hf-fused-rope-norm' -- "$bin" sweep --model "$tiny" --phase decode --kv-len 256 --batches 1,4 --runtime "$hf"
 
-expect "unknown preset" 1 '--runtime: unknown runtime "vllm"; presets: fused, pytorch-eager' -- "$bin" "${step[@]}" --runtime vllm
+expect "unknown preset" 1 '--runtime: unknown runtime "vllm"; presets: fused, hf-transformers, pytorch-eager' -- "$bin" "${step[@]}" --runtime vllm
 expect "missing runtime file" 1 "$tmp/none.json: cannot open file" -- "$bin" "${step[@]}" --runtime "$tmp/none.json"
 
 sed 's/"rope": "fused"/"rope": "fused", "rope_kernel": "triton"/' "$hf" > "$tmp/key.json"

@@ -1,0 +1,131 @@
+// The kernels Hugging Face transformers' own model code launches where it differs from a plain
+// PyTorch rendering (block_forward.cpp), chosen by a runtime profile (docs/runtimes.md). Each
+// list below is what the H200 profiles of transformers 5.17 (validate/data/
+// h200-sxm-hf-2026-12-01.json, Llama-3-8B shape) show, per decoder layer or per forward:
+//   norm "hf_fp32_decomposed"   LlamaRMSNorm (RMSNorm models; a LayerNorm stays ATen's one kernel,
+//                               as nn.LayerNorm): to(fp32), pow(2), mean(-1), + eps, rsqrt, x * r
+//                               (broadcast), to(bf16), weight * x: eight kernels a norm
+//   rope_tables "recomputed_per_forward"  LlamaRotaryEmbedding once a forward: positions to
+//                               fp32, inv_freq @ positions (an fp32 bmm), cat(freqs, freqs),
+//                               cos, sin, two scalings, two casts to bf16: nine kernels
+//   kv_cache "dynamic_cat"      DynamicCache.update: torch.cat(cache, new) for K and V, every
+//                               layer and step (the whole cache read and written again)
+//   kv_cache "static_index_copy"  StaticCache.update: index_copy_ of the new tokens for K and V
+//                               and three cache-position kernels (arange, two adds) a layer;
+//                               attention spans the whole max_cache_len
+//   mask "hf_sdpa"              mask creation once a forward (prefill: 2 kernels, 3 with a
+//                               StaticCache; decode with a StaticCache: 7); where a mask reaches
+//                               SDPA (a StaticCache decode) per layer two fills and a where, and
+//                               repeat_kv copies K and V to every head (SDPA's GQA path is not
+//                               taken with a mask)
+// Memsets (cuBLAS and cuDNN workspaces, 1-8 a layer by shape) are not modelled as kernels.
+#include "workloads/builder_ops.h"
+
+namespace ridgeline {
+
+namespace {
+
+// Index arithmetic on a few int64 values (cache positions, mask indices): launch-bound kernels,
+// costed as fp32 elementwise ops of the same element count.
+Op index_op(int64_t numel) {
+  return ew_op(ElementwiseKind::Add, std::max<int64_t>(1, numel), DType::Fp32);
+}
+
+}  // namespace
+
+OpVertex emit_hf_norm(Emitter& e, const ModelConfig& m, NormSite site, int64_t rows,
+                      std::vector<OpVertex> after) {
+  int64_t n = rows * m.hidden;
+  std::string p = site == NormSite::Input  ? "input_norm"
+                  : site == NormSite::Post ? "post_norm"
+                                           : "final_norm";
+  auto part = [&](NormPart k) { return role::norm_part(site, k); };
+  // .to(torch.float32) and .to(input_dtype) launch nothing when the activations are fp32.
+  bool casts = e.act != DType::Fp32;
+  if (casts) e.emit(part(NormPart::ToFp32), p + ".to_fp32", cast_op(n, e.act, DType::Fp32), after);
+  e.emit(part(NormPart::Pow), p + ".pow", ew_op(ElementwiseKind::MulScalar, n, DType::Fp32),
+         casts ? std::vector<OpVertex>{} : after);
+  e.emit(part(NormPart::Mean), p + ".mean",
+         Op{"", ReduceOp{ReduceKind::Sum, n, DType::Fp32}, false});
+  e.emit(part(NormPart::AddEps), p + ".add_eps",
+         ew_op(ElementwiseKind::MulScalar, rows, DType::Fp32));
+  e.emit(part(NormPart::Rsqrt), p + ".rsqrt", ew_op(ElementwiseKind::MulScalar, rows, DType::Fp32));
+  e.emit(part(NormPart::Scale), p + ".scale", strided(ew_op(ElementwiseKind::Mul, n, DType::Fp32)));
+  if (casts) e.emit(part(NormPart::ToInput), p + ".to_input", cast_op(n, DType::Fp32, e.act));
+  // The weight [hidden] broadcasts over the rows: ATen's generic path unless there is one row.
+  Op weight = ew_op(ElementwiseKind::Mul, n, e.act);
+  return e.emit(part(NormPart::Weight), p + ".weight", rows > 1 ? strided(weight) : weight);
+}
+
+void emit_hf_forward_prologue(Emitter& e, const ModelConfig& m, const RunConfig& run) {
+  const BlockChoices& c = run.runtime.choices_for(m);
+  int64_t B = run.batch, T = run.phase == Phase::Decode ? 1 : run.seq, d = m.head_dim;
+  bool decode = run.phase == Phase::Decode;
+  bool static_cache = c.cache_update == CacheUpdate::StaticIndexCopy;
+  if (c.mask == AttentionMask::HfSdpa && run.phase != Phase::Train) {
+    // Cache positions and the mask's index comparison (none in a DynamicCache decode, whose
+    // single query needs no mask).
+    int masks = decode ? (static_cache ? 7 : 0) : (static_cache ? 3 : 2);
+    int64_t span = static_cache ? std::max(hf_cache_capacity(run), step_positions(run)) : T;
+    for (int i = 0; i < masks; ++i)
+      e.emit(role::of(RoleKind::Mask), "mask_prep_" + std::to_string(i + 1), index_op(B * span));
+  }
+  if (c.rope_tables != RopeTables::RecomputedPerForward || m.position != PositionKind::Rope) return;
+  KernelRole table = role::of(RoleKind::RopeTable);
+  int64_t n = B * T * d;
+  e.emit(table, "rope_positions_to_fp32", cast_op(B * T, DType::Fp32, DType::Fp32));
+  e.emit(table, "rope_freqs", gemm_op(d / 2, T, 1, DType::Fp32, B));
+  e.emit(table, "rope_freqs_cat", ew_op(ElementwiseKind::Copy, n, DType::Fp32));
+  e.emit(table, "rope_cos", ew_op(ElementwiseKind::MulScalar, n, DType::Fp32));
+  e.emit(table, "rope_sin", ew_op(ElementwiseKind::MulScalar, n, DType::Fp32));
+  e.emit(table, "rope_cos_scale", ew_op(ElementwiseKind::MulScalar, n, DType::Fp32));
+  e.emit(table, "rope_sin_scale", ew_op(ElementwiseKind::MulScalar, n, DType::Fp32));
+  e.emit(table, "rope_cos_to_input", cast_op(n, DType::Fp32, e.act));
+  e.emit(table, "rope_sin_to_input", cast_op(n, DType::Fp32, e.act));
+}
+
+int64_t hf_cache_capacity(const RunConfig& run) {
+  return run.cache_capacity > 0 ? run.cache_capacity : step_positions(run);
+}
+
+bool hf_mask_reaches_attention(const BlockChoices& c, const RunConfig& run) {
+  return c.mask == AttentionMask::HfSdpa && c.cache_update == CacheUpdate::StaticIndexCopy &&
+         run.phase == Phase::Decode;
+}
+
+CacheKv emit_hf_cache_update(Emitter& e, const ModelConfig& m, const RunConfig& run,
+                             const BlockShape& s, CacheKv x) {
+  const BlockChoices& c = run.runtime.choices_for(m);
+  int64_t per_token = s.batch * m.kv_heads * m.head_dim;
+  if (c.cache_update == CacheUpdate::DynamicCat) {
+    // torch.cat([cached, new], dim=-2): the whole cache copied into a new tensor, vectorized, or
+    // element by element when the cache is a cropped view (model/memory_bound_cost.cpp).
+    Op cat = ew_op(ElementwiseKind::Cat, per_token * s.kv_len, e.act);
+    if (run.cache_cropped) cat = strided(cat);
+    x.k = e.emit(role::cache_write(Tensor::K), "k_cache_cat", cat, {x.k});
+    x.v = e.emit(role::cache_write(Tensor::V), "v_cache_cat", cat, {x.v});
+    return x;
+  }
+  // StaticCache: cache-position arithmetic, then the new tokens index-copied into the cache.
+  int64_t T = s.tokens / s.batch;
+  OpVertex at = x.v;
+  for (int i = 0; i < 3; ++i)
+    at = e.emit(role::of(RoleKind::Mask), "cache_position_" + std::to_string(i + 1), index_op(T),
+                {at});
+  Op copy = strided(ew_op(ElementwiseKind::Copy, per_token * T, e.act));
+  x.k = e.emit(role::cache_write(Tensor::K), "k_cache_index_copy", copy, distinct({x.k, at}));
+  x.v = e.emit(role::cache_write(Tensor::V), "v_cache_index_copy", copy, distinct({x.v, at}));
+  if (!hf_mask_reaches_attention(c, run)) return x;
+  // The boolean mask turned into SDPA's additive one, and K/V expanded to every query head.
+  int64_t cap = hf_cache_capacity(run);
+  OpVertex mask = e.emit(role::of(RoleKind::Mask), "mask_fill_1", index_op(1), {x.v});
+  mask = e.emit(role::of(RoleKind::Mask), "mask_fill_2", index_op(1), {mask});
+  mask = e.emit(role::of(RoleKind::Mask), "mask_where",
+                strided(ew_op(ElementwiseKind::Copy, s.batch * cap, e.act)), {mask});
+  Op repeat = strided(ew_op(ElementwiseKind::Copy, s.batch * m.heads * cap * m.head_dim, e.act));
+  x.k = e.emit(role::of(RoleKind::CacheRepeat), "k_repeat_kv", repeat, {x.k, mask});
+  x.v = e.emit(role::of(RoleKind::CacheRepeat), "v_repeat_kv", repeat, {x.v});
+  return x;
+}
+
+}  // namespace ridgeline
