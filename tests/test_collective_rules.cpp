@@ -9,12 +9,24 @@
 #include "model/collective_cost.h"
 #include "model/node_cost.h"
 
+#include "common/embedded_files.h"
+
 #include <cmath>
+#include <fstream>
+#include <functional>
 #include <map>
+#include <sstream>
 
 using namespace ridgeline;
 
 namespace {
+
+std::string embedded_text(const std::string& path) {
+  for (const auto& f : embedded_files())
+    if (f.path == path) return std::string(f.text);
+  FAIL("not embedded: " << path);
+  return "";
+}
 
 // Drops every fitted figure below `j`, so that NCCL's own constants (the architecture's
 // defaults) remain; objects left empty go too.
@@ -279,4 +291,24 @@ TEST_CASE("a collective node in a graph costs what the collective model says, as
   GemmMemo memo2;
   test::require_input_error([&] { cost_section(s, test::h100(), memo2); },
                             {"tp_all_reduce: a collective needs a cluster"});
+}
+
+TEST_CASE("docs/collectives.md names every key a cluster file may hold", "[collective][docs]") {
+  std::ifstream in(std::string(RIDGELINE_SOURCE_DIR) + "/docs/collectives.md");
+  REQUIRE(in.good());
+  std::stringstream ss;
+  ss << in.rdbuf();
+  std::string doc = ss.str();
+  std::function<void(const nlohmann::json&)> walk = [&](const nlohmann::json& j) {
+    for (auto it = j.begin(); it != j.end(); ++it) {
+      if (it.key() == "value" || it.key() == "source") continue;
+      INFO("key " << it.key());
+      CHECK(doc.find("`" + it.key() + "`") != std::string::npos);
+      if (it->is_object()) walk(*it);
+    }
+  };
+  nlohmann::json cluster = cluster_document("dgx-h100");
+  cluster["collective_model"] =
+      nlohmann::json::parse(embedded_text("hardware/collectives/hopper.json"))["collective_model"];
+  walk(cluster);
 }
