@@ -8,6 +8,7 @@
 #include "hardware/cluster_spec.h"
 #include "model/collective_cost.h"
 #include "model/node_cost.h"
+#include "model/prediction.h"
 
 #include "common/embedded_files.h"
 
@@ -311,4 +312,17 @@ TEST_CASE("docs/collectives.md names every key a cluster file may hold", "[colle
   cluster["collective_model"] =
       nlohmann::json::parse(embedded_text("hardware/collectives/hopper.json"))["collective_model"];
   walk(cluster);
+}
+
+TEST_CASE("time class comm: collectives count there, and views show it only when it holds time",
+          "[collective]") {
+  CHECK(time_class_of(Bottleneck::Comm) == kCommClass);
+  CHECK(time_class_of(Bottleneck::Latency) == (int)Bottleneck::Latency);
+  CHECK(std::string(time_class_name(kCommClass)) == "comm");
+  CHECK(std::string(time_class_name(kLaunchClass)) == "launch");
+  std::array<double, kTimeClasses> single_gpu{1, 2, 3, 4, 5, 6, 0};
+  CHECK(!time_class_shown(single_gpu, kCommClass));
+  CHECK(time_class_shown(single_gpu, kLaunchClass));
+  single_gpu[kCommClass] = 7;
+  CHECK(time_class_shown(single_gpu, kCommClass));
 }
