@@ -205,8 +205,10 @@ TEST_CASE("collective error: a graph's collective without a cluster", "[collecti
 
 namespace {
 
-// A one-row data set file whose row the test may spoil.
-std::string dataset_file(const std::function<void(nlohmann::json&)>& spoil) {
+// A one-row data set file whose row the test may spoil; one file per test (ctest runs them in
+// parallel).
+std::string dataset_file(const std::string& name,
+                         const std::function<void(nlohmann::json&)>& spoil) {
   nlohmann::json row = {{"id", ""},         {"split", ""},
                         {"split_key", "k"}, {"cluster", "dgx-h100"},
                         {"gpu", "H100"},    {"gpus", 8},
@@ -221,7 +223,7 @@ std::string dataset_file(const std::function<void(nlohmann::json&)>& spoil) {
   row["id"] = hex;
   row["split"] = h % 5 == 0 ? "holdout" : "fit";
   spoil(row);
-  std::string path = std::string(RIDGELINE_BINARY_DIR) + "/collective-test-data.json";
+  std::string path = std::string(RIDGELINE_BINARY_DIR) + "/collective-test-" + name + ".json";
   std::ofstream(path) << nlohmann::json{{"meta", {}}, {"rows", {row}}}.dump();
   return path;
 }
@@ -229,25 +231,25 @@ std::string dataset_file(const std::function<void(nlohmann::json&)>& spoil) {
 }  // namespace
 
 TEST_CASE("collective data error: an id that is not the row's hash", "[collective][errors]") {
-  std::string f = dataset_file([](nlohmann::json& r) { r["id"] = "0000000000000000"; });
+  std::string f = dataset_file("case1", [](nlohmann::json& r) { r["id"] = "0000000000000000"; });
   require_input_error([&] { load_collective_dataset(f); },
                       {"/rows/0/id: is not the FNV-1a 64 hash of split_key"});
 }
 
 TEST_CASE("collective data error: a row moved to the other split", "[collective][errors]") {
-  std::string f =
-      dataset_file([](nlohmann::json& r) { r["split"] = r["split"] == "fit" ? "holdout" : "fit"; });
+  std::string f = dataset_file(
+      "case2", [](nlohmann::json& r) { r["split"] = r["split"] == "fit" ? "holdout" : "fit"; });
   require_input_error([&] { load_collective_dataset(f); },
                       {"/rows/0/split: disagrees with the hash of split_key"});
 }
 
 TEST_CASE("collective data error: nodes not dividing gpus", "[collective][errors]") {
-  std::string f = dataset_file([](nlohmann::json& r) { r["nodes"] = 3; });
+  std::string f = dataset_file("case3", [](nlohmann::json& r) { r["nodes"] = 3; });
   require_input_error([&] { load_collective_dataset(f); }, {"/rows/0/nodes: does not divide gpus"});
 }
 
 TEST_CASE("collective fit error: no fit rows on the cluster", "[collective][errors]") {
-  std::string f = dataset_file([](nlohmann::json&) {});
+  std::string f = dataset_file("case4", [](nlohmann::json&) {});
   CollectiveDataset d = load_collective_dataset(f);
   for (auto& r : d.rows) r.split = "holdout";
   require_input_error([&] { fit_collectives(d, h100()); },
