@@ -17,7 +17,6 @@ double overlapped_us(double compute_us, double comm_us, double u) {
 
 namespace {
 
-
 // The time in [start, end) that the compute events (sorted by start) cover.
 double covered_us(const std::vector<const TimelineEvent*>& compute, double start, double end) {
   double sum = 0;

@@ -123,14 +123,15 @@ PipelineTimeline place(const PipelineInput& in) {
           int sender = (int)(from % p);
           if (in.record_slots)
             t.slots.push_back(
-              {sender, (int)(from / p), st.mb, SlotKind::Send, ready, ready + in.send_us});
+                {sender, (int)(from / p), st.mb, SlotKind::Send, ready, ready + in.send_us});
           ready += in.send_us;
         }
         double dur = fwd ? in.forward_us[g] : in.backward_us[g];
         double start = std::max(free_at[s], ready);
         free_at[s] = start + dur;
         (fwd ? f_end : b_end)[g * m + st.mb] = free_at[s];
-        if (in.record_slots) t.slots.push_back({(int)s, st.chunk, st.mb, st.kind, start, free_at[s]});
+        if (in.record_slots)
+          t.slots.push_back({(int)s, st.chunk, st.mb, st.kind, start, free_at[s]});
         t.stage_busy_us[s] += dur;
         t.stage_end_us[s] = free_at[s];
         t.end_us = std::max(t.end_us, free_at[s]);
