@@ -155,9 +155,18 @@ TEST_CASE("workload: recomputation runs the block's forward again", "[workload]"
   RunConfig r = run(Phase::Train, 1, 128);
   r.blocks = 2;
   size_t plain = kernel_names(build_graph(tiny(), r), "decoder_block_backward").size();
-  r.recompute = true;
+  r.recompute = Recompute::Full;
   size_t again = kernel_names(build_graph(tiny(), r), "decoder_block_backward").size();
   CHECK(again == plain + kernel_names(build_graph(tiny(), r), "decoder_block").size());
+}
+TEST_CASE("workload: selective recomputation runs the attention kernel again", "[workload]") {
+  RunConfig r = run(Phase::Train, 1, 128);
+  r.blocks = 2;
+  size_t plain = kernel_names(build_graph(tiny(), r), "decoder_block_backward").size();
+  r.recompute = Recompute::Selective;
+  std::vector<std::string> names = kernel_names(build_graph(tiny(), r), "decoder_block_backward");
+  CHECK(names.size() == plain + 1);
+  CHECK(names.front() == "recompute.attention");
 }
 
 TEST_CASE("workload: AdamW updates every weight once", "[workload]") {
@@ -301,7 +310,7 @@ TEST_CASE("run error: optimizer outside training", "[workload][errors]") {
 }
 TEST_CASE("run error: recompute outside training", "[workload][errors]") {
   RunConfig r = run(Phase::Decode, 1, 0, 8);
-  r.recompute = true;
+  r.recompute = Recompute::Full;
   require_input_error([&] { check_run_config(r, tiny()); }, {"--recompute: only training"});
 }
 TEST_CASE("run error: MoE imbalance below 1 or without experts", "[workload][errors]") {

@@ -8,6 +8,7 @@
 //   post_norm               {Norm, norm Post}
 //   q_proj.dgrad            {WeightGemm, projection Q, pass Backward, grad Dgrad}
 //   recompute.silu          {Activation, activation Silu, pass Recompute}
+//   o_proj.tp_all_reduce    {Collective, group Tp, purpose Activations}
 // role_name() spells a role for messages and tests: "weight_gemm.q", "rope.q.neg",
 // "backward.dgrad(weight_gemm.q)".
 #pragma once
@@ -36,6 +37,7 @@ enum class RoleKind : uint8_t {
   RopeTable,    // RoPE's cos/sin tables recomputed by a forward (transformers)
   Mask,         // attention-mask creation and conversion, cache-position arithmetic
   CacheRepeat,  // K or V repeated to every query head before attention (repeat_kv)
+  Collective,   // a communication node (stream comm): which group it runs over is `group`
 };
 
 // Which weight a GEMM multiplies by. Qkv is one fused weight (a serving engine's qkv_proj,
@@ -71,6 +73,23 @@ enum class Activation : uint8_t { None, Silu, Gelu, GateMul, SiluMul };
 enum class EmbeddingPart : uint8_t { None, Tokens, Positions, Add };
 enum class LossPart : uint8_t { None, LogitsToFp32, LogSoftmax, LogSoftmaxBackward, GradToBf16 };
 enum class Pass : uint8_t { Forward, Backward, Recompute };
+// The communication group a collective runs over (parallel_config.h): tensor, pipeline, data,
+// context or expert parallel ranks.
+enum class CommGroup : uint8_t { None, Tp, Pp, Dp, Cp, Ep };
+constexpr int kCommGroups = 6;             // CommGroup values, None included (index 0)
+const char* comm_group_name(CommGroup g);  // "", "tp", "pp", "dp", "cp", "ep"
+// What a collective node carries: the forward activations, an input gradient (backward), the
+// weight gradients, parameters (ZeRO-3 gathers), the KV chunks of ring attention, or tokens
+// (MoE dispatch / combine).
+enum class CommPurpose : uint8_t {
+  None,
+  Activations,
+  InputGrad,
+  WeightGrad,
+  Params,
+  KvChunk,
+  Tokens
+};
 // The backward kernels of a forward kernel (Pass::Backward).
 enum class GradKind : uint8_t {
   None,
@@ -100,7 +119,9 @@ struct KernelRole {
   EmbeddingPart embedding = EmbeddingPart::None;
   LossPart loss = LossPart::None;
   Pass pass = Pass::Forward;
-  GradKind grad = GradKind::None;  // Pass::Backward
+  GradKind grad = GradKind::None;           // Pass::Backward
+  CommGroup group = CommGroup::None;        // Collective
+  CommPurpose purpose = CommPurpose::None;  // Collective
 
   bool operator==(const KernelRole&) const = default;
   bool is_rope_part(RopePart p) const { return kind == RoleKind::Rope && rope == p; }
@@ -120,6 +141,7 @@ KernelRole cache_dequant(Tensor t);
 KernelRole embedding(EmbeddingPart part);
 KernelRole of(RoleKind kind);  // MoeRouting, MoeDispatch, MoeCombine, Optimizer
 KernelRole loss(LossPart part);
+KernelRole collective(CommGroup group, CommPurpose purpose, Pass pass = Pass::Forward);
 // The `grad` kernel of the backward of `forward`, and `forward` run again for recomputation.
 KernelRole backward(KernelRole forward, GradKind grad);
 KernelRole recompute(KernelRole forward);
