@@ -10,7 +10,8 @@ void add_target_flags(CLI::App& cmd, PredictOptions& o) {
   cmd.add_option("--set", o.sets,
                  "What-if override of a GPU figure, PATH=VALUE, PATH=+30%, PATH=1.3x (repeatable)");
   cmd.add_option("--profile", o.profile,
-                 "Calibrated profile: a built-in name (h100-sxm), a file from `ridgeline calibrate fit`, or none; default: the "
+                 "Calibrated profile: a built-in name (h100-sxm), a file from `ridgeline calibrate "
+                 "fit`, or none; default: the "
                  "GPU's own, else its architecture's");
   add_workload_flags(cmd, o, true);
   cmd.add_option("--format", o.format, "table (default), json or csv")
@@ -61,7 +62,16 @@ void add_workload_flags(CLI::App& cmd, PredictOptions& o, bool required) {
       ->check(CLI::IsMember({"bf16", "fp16", "fp32", "fp8"}));
   cmd.add_option("--optimizer", o.optimizer, "none (default) or adamw (train)")
       ->check(CLI::IsMember({"none", "adamw"}));
-  cmd.add_flag("--recompute", o.recompute, "Recompute activations in the backward pass (train)");
+  cmd.add_option("--recompute", o.recompute,
+                 "Recompute activations in the backward pass (train): none (default), selective "
+                 "(the attention kernels) or full (the whole block; --recompute alone)")
+      ->expected(0, 1)
+      ->transform([](std::string v) {
+        if (v.empty()) return std::string("full");
+        if (v != "none" && v != "selective" && v != "full")
+          throw CLI::ValidationError("takes none, selective or full, got " + v);
+        return v;
+      });
   cmd.add_option("--moe-imbalance", o.moe_imbalance,
                  "Busiest expert's tokens over the mean (default 1)");
 }
@@ -86,9 +96,78 @@ RunConfig run_config_from(const PredictOptions& o) {
   r.activations = *parse_dtype(o.activations);
   r.kv_cache = *parse_dtype(o.kv_cache);
   r.optimizer = o.optimizer == "adamw" ? Optimizer::AdamW : Optimizer::None;
-  r.recompute = o.recompute;
+  r.recompute = o.recompute == "full" || o.recompute.empty() ? Recompute::Full
+                : o.recompute == "selective"                 ? Recompute::Selective
+                                                             : Recompute::None;
   r.moe_imbalance = o.moe_imbalance;
   return r;
+}
+
+void add_parallel_flags(CLI::App& cmd, PredictOptions& o) {
+  cmd.add_option("--cluster", o.cluster,
+                 "Cluster preset name or path to a .json: predict the model on many GPUs of it");
+  cmd.add_option("--gpus", o.gpus, "GPUs of the job: --tp x --pp x --dp x --cp (with --cluster)");
+  cmd.add_option("--tp", o.tp, "Tensor-parallel degree (default 1)");
+  cmd.add_option("--pp", o.pp, "Pipeline-parallel stages (default 1)");
+  cmd.add_option("--vp", o.vp,
+                 "Virtual stages (model chunks) per GPU, with --schedule interleaved");
+  cmd.add_option("--dp", o.dp, "Data-parallel degree (default --gpus / (--tp x --pp x --cp))");
+  cmd.add_option("--cp", o.cp, "Context-parallel degree: ring attention over seq / cp (default 1)");
+  cmd.add_option("--ep", o.ep,
+                 "Expert-parallel degree, out of the data-parallel ranks (default 1)");
+  cmd.add_flag("--sp", o.sp, "Sequence parallelism in the TP group (reduce-scatter + all-gather)");
+  cmd.add_option("--zero", o.zero, "ZeRO stage 0-3 (default 0): optimizer, + gradients, + weights");
+  cmd.add_option("--microbatch", o.microbatch,
+                 "Sequences per micro-batch and data-parallel rank (train)");
+  cmd.add_option("--global-batch", o.global_batch, "Sequences per optimizer step (train)");
+  cmd.add_option("--schedule", o.schedule,
+                 "Pipeline schedule: 1f1b (default), gpipe or interleaved")
+      ->check(CLI::IsMember({"gpipe", "1f1b", "interleaved"}));
+}
+
+ParallelConfig parallel_config_from(const CLI::App& cmd, const PredictOptions& o, RunConfig& run) {
+  auto given = [&](const char* flag) { return cmd.get_option(flag)->count() > 0; };
+  const char* strategy[] = {"--gpus", "--tp",         "--pp",           "--vp",
+                            "--dp",   "--cp",         "--ep",           "--sp",
+                            "--zero", "--microbatch", "--global-batch", "--schedule"};
+  if (o.cluster.empty()) {
+    for (const char* f : strategy)
+      if (given(f)) throw InputError(std::string(f) + ": a parallel strategy needs --cluster");
+    return {};
+  }
+  if (!given("--gpus")) throw InputError("--gpus: --cluster needs the number of GPUs of the job");
+  ParallelConfig p;
+  p.gpus = o.gpus;
+  p.tp = o.tp, p.pp = o.pp, p.vp = o.vp, p.cp = o.cp, p.ep = o.ep;
+  int64_t per_replica = p.tp * p.pp * p.cp;
+  p.dp = given("--dp") ? o.dp : (per_replica > 0 ? p.gpus / per_replica : 0);
+  if (!given("--dp") && per_replica > 0 && p.gpus % per_replica != 0)
+    throw InputError("--gpus: " + std::to_string(p.gpus) +
+                     " GPUs do not divide into --tp x --pp x --cp = " +
+                     std::to_string(per_replica) + " per replica");
+  p.sp = o.sp;
+  p.zero = o.zero;
+  p.schedule = o.schedule == "gpipe"         ? PipelineSchedule::GPipe
+               : o.schedule == "interleaved" ? PipelineSchedule::Interleaved
+                                             : PipelineSchedule::OneFOneB;
+  p.recompute = run.recompute;
+  if (run.phase == Phase::Train) {
+    if (given("--batch"))
+      throw InputError("--batch: training on a cluster takes --microbatch and --global-batch");
+    for (const char* f : {"--microbatch", "--global-batch"})
+      if (!given(f)) throw InputError(std::string(f) + ": training on a cluster needs it");
+    p.microbatch = o.microbatch;
+    p.global_batch = o.global_batch;
+    run.batch = o.microbatch;
+  } else {
+    for (const char* f : {"--microbatch", "--global-batch"})
+      if (given(f))
+        throw InputError(std::string(f) + ": " + phase_name(run.phase) +
+                         " takes --batch (per data-parallel replica)");
+    p.microbatch = run.batch;
+    p.global_batch = run.batch * std::max<int64_t>(p.dp, 1);
+  }
+  return p;
 }
 
 }  // namespace ridgeline

@@ -2,6 +2,7 @@
 // RunConfig. Flag values are checked here (names) and by check_run_config (combinations).
 #pragma once
 
+#include "workloads/parallel_config.h"
 #include "workloads/run_config.h"
 
 #include <CLI/CLI.hpp>
@@ -23,11 +24,19 @@ struct PredictOptions {
   std::string runtime = "pytorch-eager";
   std::string weights = "bf16", activations = "bf16", kv_cache = "bf16";
   std::string optimizer = "none";
-  bool recompute = false, ignore_memory = false;
+  std::string recompute = "none";  // --recompute alone means full (as before the modes existed)
+  bool ignore_memory = false;
   double moe_imbalance = 1.0;
   std::string format = "table";
   std::string trace;
   int top = 10;
+  // Many GPUs (--cluster and the strategy flags; predict only).
+  std::string cluster;
+  long long gpus = 0, tp = 1, pp = 1, vp = 1, dp = 0, cp = 1, ep = 1;  // dp 0: gpus / (tp pp cp)
+  bool sp = false;
+  int zero = 0;
+  long long microbatch = 0, global_batch = 0;
+  std::string schedule = "1f1b";
 };
 
 // The GPU (--gpu, --set, --profile), the workload flags and --format: what predict and sweep
@@ -39,5 +48,12 @@ void add_predict_flags(CLI::App& cmd, PredictOptions& o);
 // `required`: --model and --phase must be given.
 void add_workload_flags(CLI::App& cmd, PredictOptions& o, bool required);
 RunConfig run_config_from(const PredictOptions& o);
+// The strategy flags (predict): --cluster, --gpus, --tp ... --recompute's mode.
+void add_parallel_flags(CLI::App& cmd, PredictOptions& o);
+// The strategy the flags give, for `run` (a training run's micro-batch becomes run.batch). Throws
+// InputError for a strategy flag given without --cluster, --batch in training with --cluster, and
+// --microbatch / --global-batch missing (train) or given (inference); check_parallel_config checks
+// the rest.
+ParallelConfig parallel_config_from(const CLI::App& cmd, const PredictOptions& o, RunConfig& run);
 
 }  // namespace ridgeline

@@ -5,7 +5,8 @@
 //    (prefill counts the cache its prompt fills, decode the cache it reads plus the new token);
 //  - activations: inference keeps the largest kernel's inputs and outputs alive twice over
 //    (producer and consumer overlap); training keeps every forward kernel's output of every
-//    block for the backward pass (only the block inputs with recomputation, plus one block),
+//    block for the backward pass (only the block inputs with full recomputation, plus one block;
+//    selective recomputation keeps the same: a flash attention kernel saves no scores),
 //    and the fp32 logits;
 //  - gradients: one per weight, in the weight dtype; AdamW keeps two moments per weight, in the
 //    weight dtype (PyTorch's default for bf16 parameters);
@@ -54,7 +55,8 @@ double activation_bytes(const OpGraph& g, const ModelConfig& m, const RunConfig&
     if (s.kind == SectionKind::DecoderBlock) {
       double per_block = forward_outputs(s);
       double input = (double)step_tokens(run) * m.hidden * dtype_bytes(run.activations);
-      saved += run.recompute ? s.repeat * input + per_block : s.repeat * per_block;
+      saved +=
+          run.recompute == Recompute::Full ? s.repeat * input + per_block : s.repeat * per_block;
     } else if (s.kind == SectionKind::Embedding || s.kind == SectionKind::Head ||
                s.kind == SectionKind::Loss) {
       saved += forward_outputs(s);

@@ -35,7 +35,7 @@ std::vector<RunConfig> runs_of(const std::string& runtime) {
       run_of(Phase::Decode, runtime, 4, 0, 128), run_of(Phase::Train, runtime, 1, 64, 0)};
   out[2].kv_cache = DType::Fp8;
   out[3].optimizer = Optimizer::AdamW;
-  out[3].recompute = true;
+  out[3].recompute = Recompute::Full;
   RunConfig blocks = out[3];
   blocks.blocks = 1;
   blocks.optimizer = Optimizer::None;

@@ -155,9 +155,18 @@ TEST_CASE("workload: recomputation runs the block's forward again", "[workload]"
   RunConfig r = run(Phase::Train, 1, 128);
   r.blocks = 2;
   size_t plain = kernel_names(build_graph(tiny(), r), "decoder_block_backward").size();
-  r.recompute = true;
+  r.recompute = Recompute::Full;
   size_t again = kernel_names(build_graph(tiny(), r), "decoder_block_backward").size();
   CHECK(again == plain + kernel_names(build_graph(tiny(), r), "decoder_block").size());
+}
+TEST_CASE("workload: selective recomputation runs the attention kernel again", "[workload]") {
+  RunConfig r = run(Phase::Train, 1, 128);
+  r.blocks = 2;
+  size_t plain = kernel_names(build_graph(tiny(), r), "decoder_block_backward").size();
+  r.recompute = Recompute::Selective;
+  std::vector<std::string> names = kernel_names(build_graph(tiny(), r), "decoder_block_backward");
+  CHECK(names.size() == plain + 1);
+  CHECK(names.front() == "recompute.attention");
 }
 
 TEST_CASE("workload: AdamW updates every weight once", "[workload]") {
@@ -248,12 +257,14 @@ TEST_CASE("run error: logits with --blocks", "[workload][errors]") {
   RunConfig r = run(Phase::Prefill, 1, 8);
   r.logits_all = true;
   r.blocks = 1;
-  require_input_error([&] { check_run_config(r, tiny()); }, {"--logits: --blocks N runs no LM head"});
+  require_input_error([&] { check_run_config(r, tiny()); },
+                      {"--logits: --blocks N runs no LM head"});
 }
 TEST_CASE("run error: a NaN imbalance", "[workload][errors]") {
   RunConfig r = run(Phase::Prefill, 1, 8);
   r.moe_imbalance = std::nan("");
-  require_input_error([&] { check_run_config(r, tiny()); }, {"--moe-imbalance: the busiest expert"});
+  require_input_error([&] { check_run_config(r, tiny()); },
+                      {"--moe-imbalance: the busiest expert"});
 }
 TEST_CASE("workload: a prefill chunk over a cached prefix attends to both and writes its K/V",
           "[workload]") {
@@ -299,7 +310,7 @@ TEST_CASE("run error: optimizer outside training", "[workload][errors]") {
 }
 TEST_CASE("run error: recompute outside training", "[workload][errors]") {
   RunConfig r = run(Phase::Decode, 1, 0, 8);
-  r.recompute = true;
+  r.recompute = Recompute::Full;
   require_input_error([&] { check_run_config(r, tiny()); }, {"--recompute: only training"});
 }
 TEST_CASE("run error: MoE imbalance below 1 or without experts", "[workload][errors]") {

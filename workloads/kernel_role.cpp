@@ -63,6 +63,14 @@ KernelRole of(RoleKind kind) {
   r.kind = kind;
   return r;
 }
+KernelRole collective(CommGroup group, CommPurpose purpose, Pass pass) {
+  KernelRole r;
+  r.kind = RoleKind::Collective;
+  r.group = group;
+  r.purpose = purpose;
+  r.pass = pass;
+  return r;
+}
 KernelRole loss(LossPart part) {
   KernelRole r;
   r.kind = RoleKind::Loss;
@@ -108,6 +116,7 @@ constexpr std::pair<RoleKind, const char*> kKindNames[] = {
     {RoleKind::MoeCombine, "moe_combine"},
     {RoleKind::Loss, "loss"},
     {RoleKind::Optimizer, "optimizer"},
+    {RoleKind::Collective, "collective"},
 };
 
 const char* kind_name(RoleKind v) {
@@ -223,6 +232,16 @@ const char* grad_name(GradKind v) {
   return name_in(kGradNames, v);
 }
 
+constexpr std::pair<CommPurpose, const char*> kPurposeNames[] = {
+    {CommPurpose::None, ""},
+    {CommPurpose::Activations, "activations"},
+    {CommPurpose::InputGrad, "input_grad"},
+    {CommPurpose::WeightGrad, "weight_grad"},
+    {CommPurpose::Params, "params"},
+    {CommPurpose::KvChunk, "kv_chunk"},
+    {CommPurpose::Tokens, "tokens"},
+};
+
 void append(std::string& s, const char* part) {
   if (*part) s += std::string(".") + part;
 }
@@ -238,6 +257,9 @@ std::string role_name(const KernelRole& r) {
   append(s, activation_name(r.activation));
   append(s, embedding_name(r.embedding));
   append(s, loss_name(r.loss));
+  append(s, comm_group_name(r.group));
+  append(s, name_in(kPurposeNames, r.purpose));
+  if (r.kind == RoleKind::Collective) return s;  // a backward collective moves a gradient already
   if (r.pass == Pass::Backward) return std::string("backward.") + grad_name(r.grad) + "(" + s + ")";
   if (r.pass == Pass::Recompute) return "recompute(" + s + ")";
   return s;
@@ -253,6 +275,14 @@ constexpr std::pair<SectionKind, const char*> kSectionKindNames[] = {
     {SectionKind::EmbeddingBackward, "embedding_backward"},
     {SectionKind::Optimizer, "optimizer"},
 };
+
+const char* comm_group_name(CommGroup g) {
+  static constexpr std::pair<CommGroup, const char*> names[] = {
+      {CommGroup::None, ""}, {CommGroup::Tp, "tp"}, {CommGroup::Pp, "pp"},
+      {CommGroup::Dp, "dp"}, {CommGroup::Cp, "cp"}, {CommGroup::Ep, "ep"},
+  };
+  return name_in(names, g);
+}
 
 const char* section_kind_name(SectionKind k) {
   return name_in(kSectionKindNames, k);

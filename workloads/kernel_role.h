@@ -8,6 +8,7 @@
 //   post_norm               {Norm, norm Post}
 //   q_proj.dgrad            {WeightGemm, projection Q, pass Backward, grad Dgrad}
 //   recompute.silu          {Activation, activation Silu, pass Recompute}
+//   o_proj.tp_all_reduce    {Collective, group Tp, purpose Activations}
 // role_name() spells a role for messages and tests: "weight_gemm.q", "rope.q.neg",
 // "backward.dgrad(weight_gemm.q)".
 #pragma once
@@ -33,6 +34,7 @@ enum class RoleKind : uint8_t {
   MoeCombine,   // routing weights applied, un-permute, the sum over each token's k rows
   Loss,
   Optimizer,
+  Collective,  // a communication node (stream comm): which group it runs over is `group`
 };
 
 // Which weight a GEMM multiplies by. Qkv is one fused weight (a serving engine's qkv_proj,
@@ -65,6 +67,23 @@ enum class Activation : uint8_t { None, Silu, Gelu, GateMul, SiluMul };
 enum class EmbeddingPart : uint8_t { None, Tokens, Positions, Add };
 enum class LossPart : uint8_t { None, LogitsToFp32, LogSoftmax, LogSoftmaxBackward, GradToBf16 };
 enum class Pass : uint8_t { Forward, Backward, Recompute };
+// The communication group a collective runs over (parallel_config.h): tensor, pipeline, data,
+// context or expert parallel ranks.
+enum class CommGroup : uint8_t { None, Tp, Pp, Dp, Cp, Ep };
+constexpr int kCommGroups = 6;             // CommGroup values, None included (index 0)
+const char* comm_group_name(CommGroup g);  // "", "tp", "pp", "dp", "cp", "ep"
+// What a collective node carries: the forward activations, an input gradient (backward), the
+// weight gradients, parameters (ZeRO-3 gathers), the KV chunks of ring attention, or tokens
+// (MoE dispatch / combine).
+enum class CommPurpose : uint8_t {
+  None,
+  Activations,
+  InputGrad,
+  WeightGrad,
+  Params,
+  KvChunk,
+  Tokens
+};
 // The backward kernels of a forward kernel (Pass::Backward).
 enum class GradKind : uint8_t {
   None,
@@ -93,7 +112,9 @@ struct KernelRole {
   EmbeddingPart embedding = EmbeddingPart::None;
   LossPart loss = LossPart::None;
   Pass pass = Pass::Forward;
-  GradKind grad = GradKind::None;  // Pass::Backward
+  GradKind grad = GradKind::None;           // Pass::Backward
+  CommGroup group = CommGroup::None;        // Collective
+  CommPurpose purpose = CommPurpose::None;  // Collective
 
   bool operator==(const KernelRole&) const = default;
   bool is_rope_part(RopePart p) const { return kind == RoleKind::Rope && rope == p; }
@@ -112,6 +133,7 @@ KernelRole cache_dequant(Tensor t);
 KernelRole embedding(EmbeddingPart part);
 KernelRole of(RoleKind kind);  // MoeRouting, MoeDispatch, MoeCombine, Optimizer
 KernelRole loss(LossPart part);
+KernelRole collective(CommGroup group, CommPurpose purpose, Pass pass = Pass::Forward);
 // The `grad` kernel of the backward of `forward`, and `forward` run again for recomputation.
 KernelRole backward(KernelRole forward, GradKind grad);
 KernelRole recompute(KernelRole forward);

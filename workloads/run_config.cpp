@@ -27,6 +27,17 @@ const char* runtime_name(const RuntimeProfile& r) {
 const char* launch_name(LaunchMode l) {
   return l == LaunchMode::Eager ? "eager" : "graph";
 }
+const char* recompute_name(Recompute r) {
+  switch (r) {
+    case Recompute::None:
+      return "none";
+    case Recompute::Selective:
+      return "selective";
+    case Recompute::Full:
+      return "full";
+  }
+  return "?";
+}
 
 namespace {
 
@@ -81,7 +92,7 @@ void check_run_config(const RunConfig& run, const ModelConfig& model) {
   if (run.optimizer != Optimizer::None && run.phase != Phase::Train) {
     fail("--optimizer", "an optimizer step belongs to training (--phase train)");
   }
-  if (run.recompute && run.phase != Phase::Train)
+  if (run.recompute != Recompute::None && run.phase != Phase::Train)
     fail("--recompute", "only training saves activations");
   if (run.weight_bits > 0 && run.phase == Phase::Train)
     fail("--weights", "int8/int4 weights are for inference");

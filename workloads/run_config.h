@@ -15,6 +15,10 @@ namespace ridgeline {
 enum class Phase { Prefill, Decode, Train };
 enum class LaunchMode { Graph, Eager };  // replayed from a CUDA graph, or launched from Python
 enum class Optimizer { None, AdamW };
+// Activation recomputation in training: none; selective (Megatron's "core attention": the
+// attention kernels run again in the backward pass); full (the whole block's forward runs again,
+// only its input is kept).
+enum class Recompute { None, Selective, Full };
 
 struct RunConfig {
   Phase phase = Phase::Prefill;
@@ -31,13 +35,14 @@ struct RunConfig {
   DType activations = DType::Bf16;
   DType kv_cache = DType::Bf16;
   Optimizer optimizer = Optimizer::None;
-  bool recompute = false;      // activation recomputation in training
-  double moe_imbalance = 1.0;  // busiest expert's tokens over the mean (>= 1)
+  Recompute recompute = Recompute::None;  // activation recomputation in training
+  double moe_imbalance = 1.0;             // busiest expert's tokens over the mean (>= 1)
 };
 
 const char* phase_name(Phase p);
 const char* runtime_name(const RuntimeProfile& r);
 const char* launch_name(LaunchMode l);
+const char* recompute_name(Recompute r);  // "none", "selective", "full"
 
 // Throws InputError naming the flag for impossible combinations (e.g. decode without
 // --kv-len, training with fp8 weights, batch < 1).

@@ -8,7 +8,8 @@
 //   residual add             -> one add where the gradients of the two branches meet
 //   cat                      -> its halves copied into a zeroed gradient, then accumulated
 //   views, cache writes      -> nothing (q/k/v gradients are copied contiguous before their GEMMs)
-// With recomputation the block's forward kernels run again before its backward. Which rule
+// With full recomputation the block's forward kernels run again before its backward; with
+// selective recomputation only its attention kernel does. Which rule
 // applies is read from each kernel's role (kernel_role.h), never from its name.
 #include "workloads/train_builder.h"
 
@@ -118,10 +119,13 @@ void emit_backward_of(Emitter& e, const GraphSection& forward) {
   }
 }
 
-void copy_kernels(Emitter& e, const GraphSection& from, const std::string& prefix) {
+// The forward kernels recomputation runs again: all of them (full), or the attention core alone
+// (selective: Megatron's core attention, the kernels whose role is Attention).
+void copy_kernels(Emitter& e, const GraphSection& from, Recompute mode) {
   for (OpVertex v : launch_order(from)) {
     const GraphNode& n = from.dag()[v];
-    e.emit(role::recompute(n.role), prefix + n.name, n.op);
+    if (mode == Recompute::Selective && n.role.kind != RoleKind::Attention) continue;
+    e.emit(role::recompute(n.role), "recompute." + n.name, n.op);
   }
 }
 
@@ -146,11 +150,12 @@ GraphSection loss_section(const ModelConfig& m, const RunConfig& run) {
   return s;
 }
 
-GraphSection backward_section(const GraphSection& forward, const RunConfig& run, bool recompute) {
+GraphSection backward_section(const GraphSection& forward, const RunConfig& run,
+                              Recompute recompute) {
   GraphSection s{backward_kind(forward.kind), forward.name + "_backward", forward.repeat,
                  forward.first_layer};
   Emitter e{s, run.activations};
-  if (recompute) copy_kernels(e, forward, "recompute.");
+  if (recompute != Recompute::None) copy_kernels(e, forward, recompute);
   emit_backward_of(e, forward);
   return s;
 }
@@ -173,7 +178,7 @@ void add_training_sections(OpGraph& g, const ModelConfig& model, const RunConfig
       g.sections.push_back(std::move(s));
       continue;
     }
-    bool recompute = run.recompute && it->kind == SectionKind::DecoderBlock;
+    Recompute recompute = it->kind == SectionKind::DecoderBlock ? run.recompute : Recompute::None;
     g.sections.push_back(backward_section(*it, run, recompute));
   }
   if (run.optimizer == Optimizer::AdamW) {

@@ -34,7 +34,11 @@ nlohmann::ordered_json run_inputs_json(const RunConfig& r, const RunSubject& s) 
   j["runtime"] = runtime_name(r.runtime);
   j["launch"] = launch_name(r.launch);
   j["optimizer"] = r.optimizer == Optimizer::AdamW ? "adamw" : "none";
-  j["recompute"] = r.recompute;
+  // false (none) and true (full) as before the selective mode existed; "selective" otherwise.
+  if (r.recompute == Recompute::Selective)
+    j["recompute"] = "selective";
+  else
+    j["recompute"] = r.recompute == Recompute::Full;
   j["moe_imbalance"] = r.moe_imbalance;
   j["gpu"] = s.gpu;
   j["gpu_file"] = s.gpu_file;

@@ -1,0 +1,126 @@
+// The pipeline scheduler; see pipeline_schedule.h. Each stage runs its slots in the schedule's
+// order; a slot is placed once its input has ended, at max(stage free, input end + send), so the
+// result does not depend on the order stages are visited in.
+#include "model/pipeline_schedule.h"
+
+#include "common/errors.h"
+
+#include <algorithm>
+
+namespace ridgeline {
+
+namespace {
+
+struct Step {
+  SlotKind kind;
+  int chunk;
+  int64_t mb;
+};
+
+// Interleaved order (Megatron's get_model_chunk_id): micro-batches in groups of p per chunk.
+Step interleaved_step(SlotKind kind, int64_t k, int64_t p, int64_t v) {
+  int chunk = (int)((k / p) % v);
+  if (kind == SlotKind::Backward) chunk = (int)(v - 1 - chunk);
+  return {kind, chunk, (k / (p * v)) * p + k % p};
+}
+
+std::vector<Step> stage_order(const PipelineInput& in, int64_t s) {
+  const int64_t p = in.stages, v = in.chunks, m = in.microbatches;
+  std::vector<Step> order;
+  if (!in.backward || in.schedule == PipelineSchedule::GPipe) {
+    for (int64_t k = 0; k < m * v; ++k)
+      order.push_back(interleaved_step(SlotKind::Forward, k, p, v));
+    if (in.backward)
+      for (int64_t k = 0; k < m * v; ++k)
+        order.push_back(interleaved_step(SlotKind::Backward, k, p, v));
+    return order;
+  }
+  int64_t total = m * v;
+  int64_t warmup =
+      in.schedule == PipelineSchedule::Interleaved ? 2 * (p - s - 1) + (v - 1) * p : p - s - 1;
+  warmup = std::min(warmup, total);
+  for (int64_t k = 0; k < warmup; ++k)
+    order.push_back(interleaved_step(SlotKind::Forward, k, p, v));
+  for (int64_t i = 0; i < total - warmup; ++i) {
+    order.push_back(interleaved_step(SlotKind::Forward, warmup + i, p, v));
+    order.push_back(interleaved_step(SlotKind::Backward, i, p, v));
+  }
+  for (int64_t k = total - warmup; k < total; ++k)
+    order.push_back(interleaved_step(SlotKind::Backward, k, p, v));
+  return order;
+}
+
+}  // namespace
+
+double PipelineTimeline::bubble_fraction() const {
+  double busiest = 0;
+  for (double b : stage_busy_us) busiest = std::max(busiest, b);
+  return busiest > 0 ? (end_us - busiest) / busiest : 0;
+}
+
+double ideal_bubble_fraction(PipelineSchedule s, int64_t p, int64_t v, int64_t m) {
+  double bubble = (double)(p - 1) / (double)m;
+  return s == PipelineSchedule::Interleaved ? bubble / (double)v : bubble;
+}
+
+PipelineTimeline schedule_pipeline(const PipelineInput& in) {
+  const int64_t p = in.stages, v = in.chunks, m = in.microbatches, G = p * v;
+  require_invariant(p >= 1 && v >= 1 && m >= 1, "schedule_pipeline: p, v, m >= 1");
+  require_invariant(
+      (int64_t)in.forward_us.size() == G && (!in.backward || (int64_t)in.backward_us.size() == G),
+      "schedule_pipeline: one time per model chunk");
+  std::vector<std::vector<Step>> orders;
+  for (int64_t s = 0; s < p; ++s) orders.push_back(stage_order(in, s));
+  std::vector<double> f_end(G * m, -1), b_end(G * m, -1);
+  std::vector<size_t> next(p, 0);
+  std::vector<double> free_at(p, 0);
+  PipelineTimeline t;
+  t.stage_end_us.assign(p, 0);
+  t.stage_busy_us.assign(p, 0);
+  size_t left = 0;
+  for (const auto& o : orders) left += o.size();
+  while (left > 0) {
+    bool progress = false;
+    for (int64_t s = 0; s < p; ++s) {
+      while (next[s] < orders[s].size()) {
+        const Step& st = orders[s][next[s]];
+        int64_t g = (int64_t)st.chunk * p + s;
+        bool fwd = st.kind == SlotKind::Forward;
+        // The input: the previous chunk's forward, or the next chunk's backward (the last
+        // chunk's backward follows its own forward, on the same stage).
+        int64_t from = fwd ? g - 1 : (g == G - 1 ? -1 : g + 1);
+        double ready = 0;
+        bool crosses = false;
+        if (fwd && from >= 0) {
+          ready = f_end[from * m + st.mb];
+          crosses = from % p != s;
+        } else if (!fwd) {
+          ready = from >= 0 ? b_end[from * m + st.mb] : f_end[g * m + st.mb];
+          crosses = from >= 0 && from % p != s;
+        }
+        if (ready < 0) break;  // the input is not placed yet
+        if (crosses && in.send_us > 0) {
+          int sender = (int)(from % p);
+          t.slots.push_back(
+              {sender, (int)(from / p), st.mb, SlotKind::Send, ready, ready + in.send_us});
+          ready += in.send_us;
+        }
+        double dur = fwd ? in.forward_us[g] : in.backward_us[g];
+        double start = std::max(free_at[s], ready);
+        free_at[s] = start + dur;
+        (fwd ? f_end : b_end)[g * m + st.mb] = free_at[s];
+        t.slots.push_back({(int)s, st.chunk, st.mb, st.kind, start, free_at[s]});
+        t.stage_busy_us[s] += dur;
+        t.stage_end_us[s] = free_at[s];
+        t.end_us = std::max(t.end_us, free_at[s]);
+        ++next[s];
+        --left;
+        progress = true;
+      }
+    }
+    require_invariant(progress, "schedule_pipeline: the schedule deadlocks");
+  }
+  return t;
+}
+
+}  // namespace ridgeline

@@ -1,0 +1,65 @@
+// How a model is spread over GPUs (Megatron-LM's vocabulary): tensor (tp), pipeline (pp, with
+// vp virtual stages per GPU for the interleaved schedule), data (dp, ZeRO stage 0-3), context (cp,
+// ring attention) and expert (ep) parallelism, sequence parallelism (sp) inside a TP group, the
+// micro-batch and the global batch (gradient accumulation), the pipeline schedule and activation
+// recomputation. Plain data, checked by check_parallel_config().
+//
+// GPU count: gpus = tp * pp * dp * cp. Expert parallelism is carved out of the data-parallel
+// ranks, as Megatron-Core does it (experts sharded over ep of the dp ranks; ep divides dp), so it
+// adds no factor. Ranks are laid out TP fastest (inside a node), then CP, DP, PP.
+//
+// KV heads under TP: when kv_heads < tp, Megatron and vLLM replicate each KV head over
+// tp / kv_heads ranks; that is allowed when kv_heads divides tp (each rank holds one KV head),
+// an error otherwise (as when tp does not divide kv_heads >= tp).
+#pragma once
+
+#include "workloads/model_config.h"
+#include "workloads/run_config.h"
+
+#include <cstdint>
+#include <string>
+
+namespace ridgeline {
+
+enum class PipelineSchedule { GPipe, OneFOneB, Interleaved };
+const char* schedule_name(PipelineSchedule s);  // "gpipe", "1f1b", "interleaved"
+
+struct ParallelConfig {
+  int64_t gpus = 1;  // --gpus: the GPUs of the job, tp * pp * dp * cp
+  int64_t tp = 1, pp = 1, vp = 1, dp = 1, cp = 1, ep = 1;
+  bool sp = false;  // sequence parallelism: norms and residual adds on seq / tp tokens per rank
+  int zero = 0;     // 0: DDP; 1: optimizer state sharded over dp; 2: + gradients; 3: + parameters
+  int64_t microbatch = 1;    // sequences per micro-batch and data-parallel rank
+  int64_t global_batch = 1;  // sequences per optimizer step (training); the batch (inference)
+  PipelineSchedule schedule = PipelineSchedule::OneFOneB;
+  Recompute recompute = Recompute::None;
+
+  // Micro-batches each pipeline runs per step: global_batch / (microbatch * dp).
+  int64_t microbatches() const { return global_batch / (microbatch * dp); }
+};
+
+// What check_parallel_config needs to know of the cluster (hardware/ is not a dependency of
+// workloads/; model/ fills this from a ClusterSpec).
+struct ClusterLimits {
+  std::string name;           // for messages: "dgx-h100"
+  int64_t gpus_per_node = 1;  // a TP group must fit in one node
+  int64_t max_gpus = 1;       // gpus_per_node * max_nodes
+};
+
+// Throws InputError naming the flag and the numbers for an impossible strategy: a degree < 1,
+// tp * pp * dp * cp != gpus, tp not dividing heads (or kv_heads, unless kv_heads divides tp), pp
+// (times vp) not dividing the layers, vp > 1 without the interleaved schedule, sp without tp > 1,
+// ep not dividing the experts or dp (or ep > 1 on a dense model), global batch not a multiple of
+// microbatch * dp, cp not dividing the sequence, a TP group larger than a node, more GPUs than the
+// cluster has, a ZeRO stage outside 0-3 or ZeRO without dp > 1 in inference.
+void check_parallel_config(const ParallelConfig& p, const ModelConfig& model, const RunConfig& run,
+                           const ClusterLimits& cluster);
+
+// The vocabulary as Megatron pads it: a multiple of 128 * tp, so each TP rank holds
+// padded_vocab / tp rows of the embedding table and the LM head.
+int64_t padded_vocab(const ModelConfig& model, int64_t tp);
+
+// The KV heads one TP rank holds: kv_heads / tp, or 1 when kv_heads < tp (replicated).
+int64_t kv_heads_per_rank(const ModelConfig& model, int64_t tp);
+
+}  // namespace ridgeline
