@@ -77,16 +77,11 @@ int64_t in_flight(const ParallelConfig& p, int64_t microbatches, int stage) {
 
 void add_state(ParallelMemory& f, const ModelConfig& m, const RunConfig& run,
                const ParallelConfig& p, int stage) {
-  int64_t layers = layers_of(m, run) / p.pp;
-  LayerParams lp = layer_params(m, p);
-  double dense = lp.dense * (double)layers, experts = lp.experts * (double)layers;
-  bool whole = run.blocks == 0;
-  double table = (double)padded_vocab(m, p.tp) * m.hidden / p.tp;
-  if (whole && stage == 0) dense += table;
-  if (whole && stage == p.pp - 1 && (!m.tied_embeddings || p.pp > 1)) dense += table;
-  if (whole && stage == p.pp - 1) dense += m.hidden;  // the final norm
+  StageParams sp = stage_parameters(m, run, p, stage);
+  double dense = sp.dense, experts = sp.experts;
   double wb = run.weight_bits > 0 ? run.weight_bits / 8.0 : bytes_of(run.weights);
-  double dp = (double)p.dp, edp = (double)(p.dp / p.ep);
+  // Megatron reduces (and its distributed optimizer shards) over the dp x cp ranks.
+  double dp = (double)(p.dp * p.cp), edp = (double)(p.dp / p.ep * p.cp);
   auto sharded = [&](double bytes_per_param, bool shard) {
     return bytes_per_param * (shard ? dense / dp + experts / edp : dense + experts);
   };
@@ -187,6 +182,19 @@ std::string parts(const ParallelMemory& f) {
 }
 
 }  // namespace
+
+StageParams stage_parameters(const ModelConfig& m, const RunConfig& run, const ParallelConfig& p,
+                             int stage) {
+  int64_t layers = layers_of(m, run) / p.pp;
+  LayerParams lp = layer_params(m, p);
+  StageParams out{lp.dense * (double)layers, lp.experts * (double)layers, lp.dense, lp.experts};
+  bool whole = run.blocks == 0;
+  double table = (double)padded_vocab(m, p.tp) * m.hidden / p.tp;
+  if (whole && stage == 0) out.dense += table;
+  if (whole && stage == p.pp - 1 && (!m.tied_embeddings || p.pp > 1)) out.dense += table;
+  if (whole && stage == p.pp - 1) out.dense += m.hidden;  // the final norm
+  return out;
+}
 
 double layer_activation_bytes(const ModelConfig& m, const RunConfig& run, const ParallelConfig& p) {
   double a = bytes_of(run.activations), T = rank_tokens(run, p);

@@ -9,7 +9,8 @@
 //   weights    the weights' dtype (2 B for bf16)                      / dp under ZeRO-3
 //   gradients  the weights' dtype                                     / dp under ZeRO-2, 3
 //   optimizer  AdamW: fp32 master + m + v = 12 B (8 B with fp32 weights) / dp under ZeRO-1, 2, 3
-// (an expert's parameters have dp / ep replicas, so ZeRO divides them by dp / ep).
+// (dp here is dp x cp: context-parallel ranks hold the same weights; an expert's parameters have
+// dp / ep x cp replicas, so ZeRO divides them by that).
 // Activations saved per layer and micro-batch, T = microbatch * seq / cp tokens per rank, in
 // elements per token (times the activation dtype's bytes), flash attention (no s^2 scores):
 //   replicated over the TP group (/ tp with --sp): 4 h (the two norms' inputs and outputs)
@@ -70,6 +71,15 @@ ParallelMemory parallel_memory(const ModelConfig& model, const RunConfig& run,
 // The same for stage `stage` alone, without the search for a change.
 ParallelMemory stage_memory(const ModelConfig& model, const RunConfig& run, const ParallelConfig& p,
                             int stage, double capacity_bytes, double reserved_bytes);
+
+// Parameters one GPU of `stage` holds before ZeRO: dense ones (embedding and head included) and
+// experts' (which have dp / ep data-parallel replicas, not dp).
+struct StageParams {
+  double dense = 0, experts = 0;
+  double layer_dense = 0, layer_experts = 0;  // of one decoder layer
+};
+StageParams stage_parameters(const ModelConfig& model, const RunConfig& run,
+                             const ParallelConfig& p, int stage);
 
 // Saved activation bytes of one decoder layer for one micro-batch on one rank (see above).
 double layer_activation_bytes(const ModelConfig& model, const RunConfig& run,

@@ -14,12 +14,14 @@
 //     stage by stage, with the send/recv of activations between stages; the bubble is the time
 //     the busiest stage waits over the time it works (Megatron's bubble fraction: (p-1)/m for
 //     GPipe and 1F1B, (p-1)/(v*m) for interleaved, when stages are even).
-//  3. Data parallelism: the gradients' all-reduce (ZeRO 0) or reduce-scatter (ZeRO 1-3) in
+//  3. Data parallelism: the gradients' all-reduce (ZeRO 0) or reduce-scatter (ZeRO 1-2) in
 //     buckets of 25 MB, each launched when the last micro-batch's backward has produced it and
 //     overlapped with the rest of that backward; what outlasts it is exposed. ZeRO-3 adds the
 //     parameters' all-gather before each layer's forward and backward (prefetched: overlapped but
-//     for the first layer). ZeRO 1-3 all-gather the updated parameters after the step. The
-//     optimizer step runs on the rank's shard.
+//     for the first layer of a chunk) and reduce-scatters each layer's gradients after its
+//     backward, every micro-batch. ZeRO 1-2 all-gather the updated parameters after the step
+//     (exposed: the next iteration's forward waits for them). The optimizer step (AdamW, when
+//     --optimizer adamw) runs on the rank's shard. Data-parallel groups are dp x cp ranks.
 //  4. Overlap slowdown: compute that runs while NCCL runs loses the share of the GPU its CTAs
 //     take, u = channels / SMs (Calculon's processor_usage, §3.4 of collectives.md): overlapping
 //     c us of communication delays the compute by u * c (compute time x 1/(1-u) for the time they

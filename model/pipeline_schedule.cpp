@@ -52,6 +52,24 @@ std::vector<Step> stage_order(const PipelineInput& in, int64_t s) {
 
 }  // namespace
 
+const char* slot_kind_name(SlotKind k) {
+  switch (k) {
+    case SlotKind::Forward:
+      return "forward";
+    case SlotKind::Backward:
+      return "backward";
+    case SlotKind::Send:
+      return "send";
+    case SlotKind::GradReduce:
+      return "grad_reduce";
+    case SlotKind::Optimizer:
+      return "optimizer";
+    case SlotKind::ParamGather:
+      return "param_gather";
+  }
+  return "?";
+}
+
 double PipelineTimeline::bubble_fraction() const {
   double busiest = 0;
   for (double b : stage_busy_us) busiest = std::max(busiest, b);

@@ -21,7 +21,10 @@
 
 namespace ridgeline {
 
-enum class SlotKind { Forward, Backward, Send };
+// Forward, Backward, Send: placed by schedule_pipeline; the rest are added by predict_parallel
+// after it (the gradients' data-parallel reduction, the optimizer step, the ZeRO gathers).
+enum class SlotKind { Forward, Backward, Send, GradReduce, Optimizer, ParamGather };
+const char* slot_kind_name(SlotKind k);  // "forward", "backward", "send", ...
 
 struct PipelineSlot {
   int stage = 0;

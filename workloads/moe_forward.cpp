@@ -41,6 +41,15 @@ Op index_op(int64_t n) {
   return ew_op(ElementwiseKind::Copy, n, DType::Fp32);
 }
 
+// The experts one rank runs: of all experts, over the tokens of the expert_ranks ranks it
+// exchanges tokens with, 1 / expert_ranks of those that receive any (each rank holds E / ep).
+ExpertLoad rank_expert_load(const ModelConfig& m, const RunConfig& run, int64_t T) {
+  ExpertLoad load =
+      expert_load(m.moe.experts, m.moe.top_k, T * run.expert_ranks, run.moe_imbalance);
+  load.active /= (double)run.expert_ranks;
+  return load;
+}
+
 const KernelRole routing = role::of(RoleKind::MoeRouting);
 const KernelRole dispatch = role::of(RoleKind::MoeDispatch);
 const KernelRole combine = role::of(RoleKind::MoeCombine);
@@ -134,7 +143,7 @@ OpVertex emit_moe_mlp(Emitter& e, const ModelConfig& m, const RunConfig& run, in
         m.hidden,
         m.moe.expert_intermediate,
         T * m.moe.top_k,
-        expert_load(m.moe.experts, m.moe.top_k, T, run.moe_imbalance)};
+        rank_expert_load(m, run, T)};
   if (run.runtime.choices_for(m).moe == MoeImpl::FusedMoe) return emit_fused(e, x, run, in);
   emit_hf_router(e, x, run, in);
   emit_hf_dispatch(e, x, in);

@@ -37,6 +37,9 @@ struct RunConfig {
   Optimizer optimizer = Optimizer::None;
   Recompute recompute = Recompute::None;  // activation recomputation in training
   double moe_imbalance = 1.0;             // busiest expert's tokens over the mean (>= 1)
+  // Expert parallelism (set by the sharding, workloads/sharding.h): the experts are spread over
+  // this many ranks, each running experts / expert_ranks of them on the tokens of all the ranks.
+  int64_t expert_ranks = 1;
 };
 
 const char* phase_name(Phase p);
