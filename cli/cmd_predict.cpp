@@ -4,14 +4,18 @@
 //   8192 ridgeline predict --gpu a100-sxm-80gb --model gpt3-175b --phase train --batch 1 --seq 2048
 //   --blocks 4
 // A step that does not fit in the GPU's memory is an error saying how much it needs and how
-// much there is, unless --ignore-memory.
+// much there is, unless --ignore-memory. With --cluster (and the strategy flags: --gpus, --tp,
+// --pp, --dp ...) the model runs on many GPUs: model/parallel_predict.h.
 #include "cli/commands.h"
 #include "cli/output_file.h"
 #include "cli/predict_options.h"
+#include "cli/views/parallel_views.h"
 #include "cli/views/predict_views.h"
 #include "cli/views/views.h"
 #include "common/errors.h"
+#include "hardware/cluster_spec.h"
 #include "hardware/gpu_load.h"
+#include "model/parallel_predict.h"
 #include "workloads/graph_builder.h"
 
 #include <fstream>
@@ -47,6 +51,38 @@ void check_fits(const Prediction& p, const ModelConfig& m) {
   throw InputError(flag_at_fault(p) + ": " + msg + " (--ignore-memory predicts anyway)");
 }
 
+// `predict --cluster`: the model on many GPUs under the strategy the flags give.
+int predict_on_cluster(const CLI::App& cmd, const PredictOptions& o, const RunConfig& run,
+                       const ParallelConfig& parallel) {
+  auto given = [&](const char* flag) { return cmd.get_option(flag)->count() > 0; };
+  ClusterSpec cluster = load_cluster(o.cluster);
+  if (given("--gpu"))
+    throw InputError("--gpu: the GPUs are the cluster's (" + cluster.name + ": " + cluster.gpu +
+                     "); leave --gpu out (--set applies what-ifs to them)");
+  if (given("--top")) throw InputError("--top: lists kernels of one GPU; --cluster lists stages");
+  if (o.format == "csv")
+    throw InputError("--format csv: a prediction on a cluster is table or json");
+  GpuSpec gpu = load_gpu(cluster.gpu, o.sets, o.profile);
+  ModelConfig model = load_model(o.model);
+  ParallelOptions options;
+  options.timeline = !o.trace.empty();
+  ParallelPrediction p = predict_parallel(model, run, parallel, cluster, gpu, options);
+  if (!p.memory.fits() && !o.ignore_memory)
+    throw InputError("memory per GPU: " + model.name + " " + p.memory.reason +
+                     " (--ignore-memory predicts anyway)");
+  if (!o.trace.empty()) {
+    std::ofstream out = open_output("--trace", o.trace);
+    write_parallel_trace(out, p);
+  }
+  if (o.format == "json")
+    print_parallel_json(std::cout, p,
+                        RunSubject{model.name, model.source, gpu.name, gpu.file, gpu.profile,
+                                   what_if_labels(gpu)});
+  else
+    print_parallel_table(std::cout, p);
+  return 0;
+}
+
 }  // namespace
 
 Command add_predict_command(CLI::App& app) {
@@ -54,14 +90,17 @@ Command add_predict_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
       "predict", "Predict a model's step (prefill, decode or training) on one GPU");
   add_predict_flags(*cmd, *o);
+  add_parallel_flags(*cmd, *o);
   CLI::Option* top = cmd->get_option("--top");
-  return [o, top]() {
-    if (top->count() > 0 && o->format != "table")
+  return [o, top, cmd]() {
+    if (top->count() > 0 && o->format != "table" && o->cluster.empty())
       throw InputError("--top: lists kernels in the table; --format " + o->format +
                        " holds every kernel");
+    RunConfig run = run_config_from(*o);
+    ParallelConfig parallel = parallel_config_from(*cmd, *o, run);
+    if (!o->cluster.empty()) return predict_on_cluster(*cmd, *o, run, parallel);
     GpuSpec gpu = load_gpu(o->gpu, o->sets, o->profile);
     ModelConfig model = load_model(o->model);
-    RunConfig run = run_config_from(*o);
     OpGraph graph = build_graph(model, run);
     Prediction p = predict_workload(graph, model, run, gpu);
     if (!o->ignore_memory) check_fits(p, model);

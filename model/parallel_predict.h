@@ -82,8 +82,15 @@ struct ParallelPrediction {
   GroupTimes comm_us{}, exposed_comm_us{};
 
   std::vector<StageTime> stages;  // one per pipeline stage (pp), per micro-batch
-  PipelineTimeline pipeline;      // every stage's forward/backward/send slots (the trace)
+  PipelineTimeline pipeline;      // stage ends; every slot with ParallelOptions::timeline
   ParallelMemory memory;          // per GPU (the stage that needs the most)
+};
+
+struct ParallelOptions {
+  // Keep every slot of the pipeline (forward, backward, sends, gradient buckets, optimizer) in
+  // ParallelPrediction::pipeline, for a trace. Off, the long pipelines of a search are placed for
+  // 3p micro-batches and extrapolated (exact: pipeline_schedule.h) and no slot is kept.
+  bool timeline = false;
 };
 
 // Predicts one iteration (train) or step (prefill, decode) of `model` under `parallel` on
@@ -92,7 +99,7 @@ struct ParallelPrediction {
 // not fit in memory is not an error here: memory.fits is false and memory.reason says why.
 ParallelPrediction predict_parallel(const ModelConfig& model, const RunConfig& run,
                                     const ParallelConfig& parallel, const ClusterSpec& cluster,
-                                    const GpuSpec& gpu);
+                                    const GpuSpec& gpu, const ParallelOptions& options = {});
 
 // The model FLOPs of one iteration (train: 6N + attention) or step (inference: 2N + attention),
 // over the whole job, as stated above.

@@ -81,7 +81,9 @@ double ideal_bubble_fraction(PipelineSchedule s, int64_t p, int64_t v, int64_t m
   return s == PipelineSchedule::Interleaved ? bubble / (double)v : bubble;
 }
 
-PipelineTimeline schedule_pipeline(const PipelineInput& in) {
+namespace {
+
+PipelineTimeline place(const PipelineInput& in) {
   const int64_t p = in.stages, v = in.chunks, m = in.microbatches, G = p * v;
   require_invariant(p >= 1 && v >= 1 && m >= 1, "schedule_pipeline: p, v, m >= 1");
   require_invariant(
@@ -119,7 +121,8 @@ PipelineTimeline schedule_pipeline(const PipelineInput& in) {
         if (ready < 0) break;  // the input is not placed yet
         if (crosses && in.send_us > 0) {
           int sender = (int)(from % p);
-          t.slots.push_back(
+          if (in.record_slots)
+            t.slots.push_back(
               {sender, (int)(from / p), st.mb, SlotKind::Send, ready, ready + in.send_us});
           ready += in.send_us;
         }
@@ -127,7 +130,7 @@ PipelineTimeline schedule_pipeline(const PipelineInput& in) {
         double start = std::max(free_at[s], ready);
         free_at[s] = start + dur;
         (fwd ? f_end : b_end)[g * m + st.mb] = free_at[s];
-        t.slots.push_back({(int)s, st.chunk, st.mb, st.kind, start, free_at[s]});
+        if (in.record_slots) t.slots.push_back({(int)s, st.chunk, st.mb, st.kind, start, free_at[s]});
         t.stage_busy_us[s] += dur;
         t.stage_end_us[s] = free_at[s];
         t.end_us = std::max(t.end_us, free_at[s]);
@@ -137,6 +140,27 @@ PipelineTimeline schedule_pipeline(const PipelineInput& in) {
       }
     }
     require_invariant(progress, "schedule_pipeline: the schedule deadlocks");
+  }
+  return t;
+}
+
+}  // namespace
+
+PipelineTimeline schedule_pipeline(const PipelineInput& in) {
+  const int64_t p = in.stages, m = in.microbatches;
+  // Steps of the periodic steady state: p micro-batches interleaved (its groups), else one.
+  const int64_t step = in.schedule == PipelineSchedule::Interleaved && in.backward ? p : 1;
+  if (in.record_slots || m <= p + 2 * step || p == 1) return place(in);
+  PipelineInput a = in, b = in;
+  a.microbatches = p + step;
+  b.microbatches = p + 2 * step;
+  PipelineTimeline ta = place(a), tb = place(b);
+  double k = (double)(m - a.microbatches) / (double)step;  // steps past a's
+  PipelineTimeline t;
+  t.end_us = ta.end_us + k * (tb.end_us - ta.end_us);
+  for (int64_t s = 0; s < p; ++s) {
+    t.stage_end_us.push_back(ta.stage_end_us[s] + k * (tb.stage_end_us[s] - ta.stage_end_us[s]));
+    t.stage_busy_us.push_back(ta.stage_busy_us[s] * (double)m / (double)a.microbatches);
   }
   return t;
 }

@@ -50,6 +50,12 @@ struct PipelineInput {
   // Per model chunk g = chunk * p + stage (stage fastest): one micro-batch's times.
   std::vector<double> forward_us, backward_us;
   double send_us = 0;  // an activation (or its gradient) from one stage to the next
+  // Every slot placed and kept (a trace). false: slots are not kept, and a long pipeline is
+  // placed for m = p + s and p + 2s micro-batches and its end times extrapolated: past the
+  // warm-up they are affine in m, in steps s of one micro-batch (p for interleaved, its groups);
+  // the tests pin this against the full placement. A search prices a 1536-micro-batch pipeline
+  // for the cost of a few p.
+  bool record_slots = true;
 };
 
 // Places every slot; throws InternalError if the schedule deadlocks (a bug).

@@ -87,3 +87,27 @@ TEST_CASE("pipeline: inference runs forwards through the stages", "[parallel][pi
   PipelineTimeline t = schedule_pipeline(in);
   CHECK(t.end_us == Approx(4 + 3 * 0.25));
 }
+
+TEST_CASE("pipeline: extrapolated end times match the full placement", "[parallel][pipeline]") {
+  for (auto s : {PipelineSchedule::GPipe, PipelineSchedule::OneFOneB, PipelineSchedule::Interleaved}) {
+    int64_t p = 4, v = s == PipelineSchedule::Interleaved ? 2 : 1;
+    for (int64_t m : {12, 16, 40}) {
+      PipelineInput in;
+      in.stages = p, in.chunks = v, in.microbatches = m, in.schedule = s;
+      for (int64_t g = 0; g < p * v; ++g) {  // uneven: heavier first and last chunks
+        in.forward_us.push_back(g == 0 ? 1.7 : g == p * v - 1 ? 2.3 : 1.0 + 0.01 * g);
+        in.backward_us.push_back(2 * in.forward_us.back() + 0.1);
+      }
+      in.send_us = 0.15;
+      PipelineTimeline full = schedule_pipeline(in);
+      in.record_slots = false;
+      PipelineTimeline fast = schedule_pipeline(in);
+      INFO(schedule_name(s) << " m=" << m);
+      CHECK(fast.slots.empty());
+      CHECK(fast.end_us == Approx(full.end_us).epsilon(1e-9));
+      CHECK(fast.bubble_fraction() == Approx(full.bubble_fraction()).epsilon(1e-9));
+      for (int64_t st = 0; st < p; ++st)
+        CHECK(fast.stage_end_us[st] == Approx(full.stage_end_us[st]).epsilon(1e-9));
+    }
+  }
+}

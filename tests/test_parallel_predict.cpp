@@ -66,16 +66,15 @@ TEST_CASE("parallel predict: gradient accumulation runs the micro-batches one af
 }
 
 TEST_CASE("parallel predict: an even pipeline's bubble is (p-1)/m", "[parallel][predict]") {
-  ModelConfig m = tiny();
-  m.layers = 8;
-  RunConfig r = train_run();
+  ModelConfig m = load_model("llama-3-8b");  // layers of ms, sends of us
+  RunConfig r = train_run(2048);
   r.blocks = 8;  // no embedding or head: every stage the same
   for (int64_t mb : {3, 4, 8}) {
     ParallelPrediction p = predict(m, r, strategy(1, 4, 1, mb));
     INFO("m=" << mb);
     // The sends between stages add a little to the ideal (p-1)/m.
     CHECK(p.bubble_fraction >= ideal_bubble_fraction(PipelineSchedule::OneFOneB, 4, 1, mb));
-    CHECK(p.bubble_fraction == Approx(3.0 / mb).epsilon(0.05));
+    CHECK(p.bubble_fraction == Approx(3.0 / mb).epsilon(0.03));
   }
 }
 

@@ -1,0 +1,22 @@
+// Views of a prediction on many GPUs (`ridgeline predict --cluster`): table, JSON and a Perfetto
+// trace with a track per (pipeline stage, stream). See parallel_views.cpp.
+#pragma once
+
+#include "cli/views/predict_views.h"
+#include "model/parallel_predict.h"
+
+#include <ostream>
+
+namespace ridgeline {
+
+// How MFU's model FLOPs are counted (model/parallel_predict.h), as the JSON states it.
+inline constexpr const char* kMfuFormula =
+    "model FLOPs / (total_us * gpus * peak): train 3 x (2 N_active tokens + 4 layers tokens seq "
+    "heads head_dim / 2 (causal)), inference the forward alone; tokens = global batch x seq; N "
+    "counts the LM head, not the embedding lookup; recomputation excluded";
+
+void print_parallel_table(std::ostream& os, const ParallelPrediction& p);
+void print_parallel_json(std::ostream& os, const ParallelPrediction& p, const RunSubject& subject);
+void write_parallel_trace(std::ostream& os, const ParallelPrediction& p);
+
+}  // namespace ridgeline

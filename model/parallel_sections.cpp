@@ -1,0 +1,84 @@
+// Sections of a per-rank graph timed on their streams; see parallel_sections.h. Within a stream
+// events never overlap, so a collective's overlap with compute is the sum of its intersections
+// with the compute events (two sorted lists walked once).
+#include "model/parallel_sections.h"
+
+#include "hardware/cluster_spec.h"
+#include "model/collective_cost.h"
+#include "model/node_cost.h"
+
+#include <algorithm>
+
+namespace ridgeline {
+
+double overlapped_us(double compute_us, double comm_us, double u) {
+  return std::max(compute_us + u * std::min(compute_us, comm_us), comm_us);
+}
+
+namespace {
+
+#ifdef RIDGELINE_STUB
+const CollectiveOp* collective_of(const Op&) { return nullptr; }
+#else
+const CollectiveOp* collective_of(const Op& op) { return std::get_if<CollectiveOp>(&op.shape); }
+#endif
+
+// The time in [start, end) that the compute events (sorted by start) cover.
+double covered_us(const std::vector<const TimelineEvent*>& compute, double start, double end) {
+  double sum = 0;
+  auto first = std::lower_bound(compute.begin(), compute.end(), start,
+                                [](const TimelineEvent* e, double t) { return e->end_us <= t; });
+  for (auto it = first; it != compute.end() && (*it)->start_us < end; ++it)
+    sum += std::max(0.0, std::min(end, (*it)->end_us) - std::max(start, (*it)->start_us));
+  return sum;
+}
+
+SectionTime time_section(const GraphSection& s, int index, const GpuSpec& gpu,
+                         const ClusterSpec& cluster, GemmMemo& memo, double host_issue_us) {
+  std::vector<OpCost> costs = cost_section(s, gpu, memo, &cluster);
+  std::vector<double> duration(costs.size());
+  for (size_t v = 0; v < costs.size(); ++v) duration[v] = costs[v].time_us;
+  SectionTime t;
+  t.kind = s.kind;
+  t.repeat = s.repeat;
+  t.timeline = schedule_section(s, index, duration, host_issue_us);
+  std::vector<const TimelineEvent*> compute;
+  for (const TimelineEvent& e : t.timeline.events) {
+    if (e.stream == Stream::Compute) compute.push_back(&e);
+    if (e.stream == Stream::Host) t.host_us += e.end_us - e.start_us;
+  }
+  const double sms = gpu.compute.sm_count.value;
+  for (const TimelineEvent& e : t.timeline.events) {
+    const GraphNode& n = s.dag()[e.node.vertex];
+    const double d = e.end_us - e.start_us;
+    if (e.stream == Stream::Compute) {
+      t.compute_us += d;
+      t.flops += costs[e.node.vertex].flops();
+    }
+    if (e.stream != Stream::Comm) continue;
+    int g = (int)n.role.group;
+    double hidden = covered_us(compute, e.start_us, e.end_us);
+    t.comm_us[g] += d;
+    t.exposed_us[g] += d - hidden;
+    const CollectiveOp* c = collective_of(n.op);
+    double u = c ? std::min(1.0, collective_cost(*c, cluster).channels / sms) : 0;
+    t.max_sm_share = std::max(t.max_sm_share, u);
+    t.slowdown_us += u * hidden;
+  }
+  t.time_us = t.timeline.repeat_us + t.slowdown_us;
+  return t;
+}
+
+}  // namespace
+
+std::vector<SectionTime> time_sections(const OpGraph& graph, const GpuSpec& gpu,
+                                       const ClusterSpec& cluster, double host_issue_us) {
+  GemmMemo memo;
+  std::vector<SectionTime> out;
+  out.reserve(graph.sections.size());
+  for (size_t i = 0; i < graph.sections.size(); ++i)
+    out.push_back(time_section(graph.sections[i], (int)i, gpu, cluster, memo, host_issue_us));
+  return out;
+}
+
+}  // namespace ridgeline
