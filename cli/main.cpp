@@ -18,6 +18,8 @@ int main(int argc, char** argv) {
   commands["calibrate"] = ridgeline::add_calibrate_command(app);
   commands["validate"] = ridgeline::add_validate_command(app);
   commands["models"] = ridgeline::add_models_command(app);
+  commands["collective"] = ridgeline::add_collective_command(app);
+  commands["clusters"] = ridgeline::add_clusters_command(app);
   commands["version"] = ridgeline::add_version_command(app);
   try {
     app.parse(argc, argv);

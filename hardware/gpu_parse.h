@@ -13,6 +13,9 @@ namespace ridgeline {
 // documents between two what-ifs.
 GpuSpec parse_gpu_document(const nlohmann::json& doc, const std::string& label,
                            bool check_figures = true);
+// Reads {"value": x, "source": "<kind>: ..."} at the '/'-separated `path` below `root`, the value
+// checked by `rule`.
+void read_fact(JsonReader& root, const std::string& path, FieldRule rule, Fact& out);
 // Reads every model parameter below `model` (no finish(); the caller runs it).
 void parse_model_params(JsonReader& model, ModelParams& p);
 

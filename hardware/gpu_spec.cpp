@@ -29,8 +29,6 @@ bool is_tensor_unit(MathUnit u) {
   return u != MathUnit::VectorFp32 && u != MathUnit::VectorFp64;
 }
 
-namespace {
-
 // Reads {"value": x, "source": "..."} at `path` below `root`.
 void read_fact(JsonReader& root, const std::string& path, FieldRule rule, Fact& out) {
   JsonReader& r = root.descend(path);
@@ -51,6 +49,8 @@ void read_fact(JsonReader& root, const std::string& path, FieldRule rule, Fact& 
   std::string error = parse_provenance(r.string("source"), out.source);
   if (!error.empty()) r.fail("source", error);
 }
+
+namespace {
 
 void read_unit_table(JsonReader& table, bool tensor,
                      std::array<std::optional<Fact>, kMathUnitCount>& out) {

@@ -11,11 +11,10 @@
 namespace ridgeline {
 
 const char* bottleneck_name(Bottleneck b) {
-  static const NameTable<Bottleneck> names = {{Bottleneck::Compute, "compute"},
-                                              {Bottleneck::Hbm, "hbm"},
-                                              {Bottleneck::L2, "l2"},
-                                              {Bottleneck::Smem, "smem"},
-                                              {Bottleneck::Latency, "latency"}};
+  static const NameTable<Bottleneck> names = {
+      {Bottleneck::Compute, "compute"}, {Bottleneck::Hbm, "hbm"},
+      {Bottleneck::L2, "l2"},           {Bottleneck::Smem, "smem"},
+      {Bottleneck::Latency, "latency"}, {Bottleneck::Comm, "comm"}};
   return names.name(b);
 }
 

@@ -1,6 +1,10 @@
 // Costing a section's nodes; see node_cost.h.
 #include "model/node_cost.h"
 
+#include "common/errors.h"
+#include "model/collective_cost.h"
+#include "workloads/op_math.h"
+
 #include <array>
 #include <optional>
 
@@ -10,7 +14,25 @@ namespace {
 
 bool memory_bound(const Op& op) {
   return !std::holds_alternative<GemmOp>(op.shape) &&
-         !std::holds_alternative<AttentionOp>(op.shape);
+         !std::holds_alternative<AttentionOp>(op.shape) &&
+         !std::holds_alternative<CollectiveOp>(op.shape);
+}
+
+OpCost collective_node_cost(const Op& op, const CollectiveOp& c, const ClusterSpec* cluster) {
+  if (!cluster)
+    throw InputError(located(op.id.empty() ? "op" : op.id,
+                             "a collective needs a cluster (collective_cost, --cluster)"));
+  CollectiveCost cc = collective_cost(c, *cluster);
+  OpWork w = op_work(op);
+  OpCost cost;
+  cost.time_us = cc.time_us;
+  cost.bottleneck = Bottleneck::Comm;
+  cost.vector_flops = w.vector_flops;
+  cost.overhead_us = cc.time_us;
+  cost.roofline_us = cc.time_us;
+  cost.detail.kernels = cc.algorithm == CollectiveAlgorithm::Local ? 0 : 1;
+  cost.detail.ctas = cc.channels;
+  return cost;
 }
 
 }  // namespace
@@ -25,7 +47,8 @@ OpCost GemmMemo::cost(const Op& op, const GpuSpec& gpu) {
   return known_.back().second;
 }
 
-std::vector<OpCost> cost_section(const GraphSection& section, const GpuSpec& gpu, GemmMemo& memo) {
+std::vector<OpCost> cost_section(const GraphSection& section, const GpuSpec& gpu, GemmMemo& memo,
+                                 const ClusterSpec* cluster) {
   const OpDag& dag = section.dag();
   std::vector<OpCost> costs(boost::num_vertices(dag));
   std::array<std::optional<OpVertex>, kStreams> previous;  // last node launched on each stream
@@ -36,7 +59,8 @@ std::vector<OpCost> cost_section(const GraphSection& section, const GpuSpec& gpu
     bool after_producer = first || (prev && boost::edge(*prev, v, dag).second);
     Op op = n.op;
     op.warm_l2 = memory_bound(op) && after_producer;
-    costs[v] = memo.cost(op, gpu);
+    const auto* coll = std::get_if<CollectiveOp>(&op.shape);
+    costs[v] = coll ? collective_node_cost(op, *coll, cluster) : memo.cost(op, gpu);
     prev = v;
     first = false;
   }

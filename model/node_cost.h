@@ -6,8 +6,10 @@
 //  - GEMMs of one shape cost the same wherever they stand (a GEMM never runs warm): a
 //    transformer block has several (gate and up, q and o), so a GemmMemo shared across the
 //    sections of one prediction costs each shape once.
+//  - Collectives (on the comm stream) are priced by the collective model on a cluster.
 #pragma once
 
+#include "hardware/cluster_spec.h"
 #include "hardware/gpu_spec.h"
 #include "model/op_cost.h"
 #include "workloads/op_graph.h"
@@ -25,7 +27,11 @@ class GemmMemo {
   std::vector<std::pair<GemmOp, OpCost>> known_;
 };
 
-// One OpCost per vertex of `section` (index = vertex).
-std::vector<OpCost> cost_section(const GraphSection& section, const GpuSpec& gpu, GemmMemo& memo);
+// One OpCost per vertex of `section` (index = vertex). A collective node is priced on
+// `cluster` (collective_cost): time_us from the collective model, bottleneck Comm, bytes.hbm = 0
+// (its traffic is on the links, not counted as HBM traffic), vector FLOPs of its reduction;
+// a graph with collectives and no cluster is an InputError.
+std::vector<OpCost> cost_section(const GraphSection& section, const GpuSpec& gpu, GemmMemo& memo,
+                                 const ClusterSpec* cluster = nullptr);
 
 }  // namespace ridgeline

@@ -14,8 +14,9 @@
 
 namespace ridgeline {
 
-enum class Bottleneck { Compute, Hbm, L2, Smem, Latency };
-const char* bottleneck_name(Bottleneck b);  // "compute", "hbm", "l2", "smem", "latency"
+// Comm: a collective, bound by the links between GPUs (model/collective_cost.h).
+enum class Bottleneck { Compute, Hbm, L2, Smem, Latency, Comm };
+const char* bottleneck_name(Bottleneck b);  // "compute", "hbm", "l2", "smem", "latency", "comm"
 
 struct LevelBytes {
   double hbm = 0;   // device memory traffic

@@ -21,6 +21,10 @@ struct Dispatch {
   OpCost operator()(const ElementwiseOp& e) const { return elementwise_cost(e, op, gpu); }
   OpCost operator()(const ReduceOp& r) const { return reduce_cost(r, op, gpu); }
   OpCost operator()(const RowOp& r) const { return row_op_cost(r, op, gpu); }
+  OpCost operator()(const CollectiveOp&) const {
+    throw InputError(located(op.id.empty() ? "op" : op.id,
+                             "a collective needs a cluster (collective_cost, --cluster)"));
+  }
 };
 
 // The unit whose datasheet peak bounds the op in a plain roofline.

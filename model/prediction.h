@@ -5,6 +5,7 @@
 // views need (names, op families), so it does not need the graph once made.
 #pragma once
 
+#include "hardware/cluster_spec.h"
 #include "hardware/gpu_spec.h"
 #include "model/op_cost.h"
 #include "model/timeline.h"
@@ -51,12 +52,18 @@ struct MemoryFootprint {
   int64_t max_batch = 0;  // the largest batch that fits, all else equal (0: not even 1)
 };
 
-// Time by what bounds it: compute, HBM, L2, shared memory, latency (kernel floor), and the GPU
-// waiting for the CPU to launch (eager mode). Each kernel's time counts under its bound, so the
-// classes sum to total_us while a section's GPU work runs on one stream; kernels that overlap on
-// several streams would count twice (no builder puts nodes on the comm stream yet).
-constexpr int kTimeClasses = 6;
-const char* time_class_name(int i);  // "compute", "hbm", "l2", "smem", "latency", "launch"
+// Time by what bounds it: compute, HBM, L2, shared memory, latency (kernel floor), the GPU
+// waiting for the CPU to launch (eager mode), and collectives (comm; only where the graph has
+// collective nodes, so single-GPU outputs never show it). Each kernel's time counts under its
+// bound, so the classes sum to total_us while a section's GPU work runs on one stream; nodes
+// that overlap on several streams (compute and comm) count twice.
+constexpr int kTimeClasses = 7;
+constexpr int kLaunchClass = 5;
+constexpr int kCommClass = 6;
+const char* time_class_name(int i);  // "compute", "hbm", "l2", "smem", "latency", "launch", "comm"
+int time_class_of(Bottleneck b);     // a kernel's class: its bottleneck's (comm for Comm)
+// Whether views show class i: every class but comm always; comm when it holds time.
+bool time_class_shown(const std::array<double, kTimeClasses>& by_class, int i);
 
 struct Prediction {
   std::string gpu, gpu_file, gpu_profile, model, description;
@@ -90,6 +97,9 @@ void for_each_kernel(const Prediction& p, F&& f) {
 // (timeline.h), then sums up. The prediction does not point into `graph`.
 Prediction predict_workload(const OpGraph& graph, const ModelConfig& model, const RunConfig& run,
                             const GpuSpec& gpu);
+// The same with collective nodes priced on `cluster` (null: the graph must have none).
+Prediction predict_workload(const OpGraph& graph, const ModelConfig& model, const RunConfig& run,
+                            const GpuSpec& gpu, const ClusterSpec* cluster);
 
 MemoryFootprint memory_footprint(const OpGraph& graph, const ModelConfig& model,
                                  const RunConfig& run, const GpuSpec& gpu);

@@ -14,8 +14,17 @@
 namespace ridgeline {
 
 const char* time_class_name(int i) {
-  static const char* names[kTimeClasses] = {"compute", "hbm", "l2", "smem", "latency", "launch"};
+  static const char* names[kTimeClasses] = {"compute", "hbm",    "l2",  "smem",
+                                            "latency", "launch", "comm"};
   return i >= 0 && i < kTimeClasses ? names[i] : "?";
+}
+
+int time_class_of(Bottleneck b) {
+  return b == Bottleneck::Comm ? kCommClass : (int)b;
+}
+
+bool time_class_shown(const std::array<double, kTimeClasses>& by_class, int i) {
+  return i != kCommClass || by_class[i] > 0;
 }
 
 namespace {
@@ -37,9 +46,9 @@ void add_totals(Prediction& pr) {
   for (const auto& s : pr.sections) {
     double r = (double)s.repeat;
     pr.total_us += r * s.repeat_us;
-    pr.time_by_class_us[5] += r * (s.repeat_us - s.device_us);
+    pr.time_by_class_us[kLaunchClass] += r * (s.repeat_us - s.device_us);
     for (const auto& k : s.kernels) {
-      pr.time_by_class_us[(int)k.cost.bottleneck] += r * k.device_us;
+      pr.time_by_class_us[time_class_of(k.cost.bottleneck)] += r * k.device_us;
       pr.flops += r * k.cost.flops();
       pr.hbm_bytes += r * k.cost.bytes.hbm;
       pr.kernels += s.repeat * k.cost.detail.kernels;
@@ -51,6 +60,11 @@ void add_totals(Prediction& pr) {
 
 Prediction predict_workload(const OpGraph& graph, const ModelConfig& model, const RunConfig& run,
                             const GpuSpec& gpu) {
+  return predict_workload(graph, model, run, gpu, nullptr);
+}
+
+Prediction predict_workload(const OpGraph& graph, const ModelConfig& model, const RunConfig& run,
+                            const GpuSpec& gpu, const ClusterSpec* cluster) {
   Prediction pr;
   pr.gpu = gpu.name;
   pr.gpu_file = gpu.file;
@@ -65,7 +79,7 @@ Prediction predict_workload(const OpGraph& graph, const ModelConfig& model, cons
   GemmMemo memo;
   for (size_t i = 0; i < graph.sections.size(); ++i) {
     const GraphSection& s = graph.sections[i];
-    std::vector<OpCost> costs = cost_section(s, gpu, memo);
+    std::vector<OpCost> costs = cost_section(s, gpu, memo, cluster);
     std::vector<double> duration_us(costs.size());
     for (size_t v = 0; v < costs.size(); ++v) duration_us[v] = costs[v].time_us;
     pr.timeline.sections.push_back(schedule_section(s, (int)i, duration_us, host_issue_us));

@@ -205,8 +205,8 @@ TEST_CASE("workload: eager launch makes the GPU wait for a CPU that launches slo
   r.launch = LaunchMode::Eager;
   Prediction eager = predict_workload(g, m, r, test::h100());
   CHECK(eager.total_us > 2 * graph.total_us);
-  CHECK(eager.time_by_class_us[5] > 0);
-  CHECK(graph.time_by_class_us[5] == 0);
+  CHECK(eager.time_by_class_us[kLaunchClass] > 0);
+  CHECK(graph.time_by_class_us[kLaunchClass] == 0);
   double sum = 0;
   for (double t : eager.time_by_class_us) sum += t;
   CHECK(sum == Approx(eager.total_us));

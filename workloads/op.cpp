@@ -38,6 +38,18 @@ const NameTable<RowOpKind>& row_op_kinds() {
   return t;
 }
 
+const NameTable<CollectiveKind>& collective_kinds() {
+  static const NameTable<CollectiveKind> t = {
+      {CollectiveKind::AllReduce, "all_reduce"},         {CollectiveKind::AllGather, "all_gather"},
+      {CollectiveKind::ReduceScatter, "reduce_scatter"}, {CollectiveKind::AllToAll, "all_to_all"},
+      {CollectiveKind::Broadcast, "broadcast"},          {CollectiveKind::SendRecv, "send_recv"}};
+  return t;
+}
+
+const char* collective_kind_name(CollectiveKind k) {
+  return collective_kinds().name(k);
+}
+
 const char* dtype_name(DType d) {
   return dtype_names().name(d);
 }
@@ -81,6 +93,7 @@ const char* op_family(const Op& op) {
     const char* operator()(const ElementwiseOp&) const { return "elementwise"; }
     const char* operator()(const ReduceOp&) const { return "reduce"; }
     const char* operator()(const RowOp& r) const { return row_op_kind_name(r.kind); }
+    const char* operator()(const CollectiveOp&) const { return "collective"; }
   } name;
   return std::visit(name, op.shape);
 }

@@ -88,7 +88,23 @@ struct RowOp {  // an op applied independently to each of `rows` rows of `cols` 
   RowImpl impl = RowImpl::SinglePass;
 };
 
-using OpShape = std::variant<GemmOp, AttentionOp, ElementwiseOp, ReduceOp, RowOp>;
+// A collective over a group of GPUs (NCCL), on the communication stream. `bytes` follows
+// nccl-tests' size column: all_reduce = the buffer; all_gather = the total OUTPUT (per-rank
+// count x ranks); reduce_scatter = the total INPUT; all_to_all = one rank's whole send buffer;
+// broadcast = the buffer; send_recv = the bytes one rank sends. `ranks_per_node`: members of the
+// group inside one node, so the group spans ranks / ranks_per_node nodes (0: as many as fit, the
+// cluster's GPUs per node or fewer). Its cost needs a cluster (model/collective_cost.h).
+enum class CollectiveKind { AllReduce, AllGather, ReduceScatter, AllToAll, Broadcast, SendRecv };
+struct CollectiveOp {
+  CollectiveKind kind = CollectiveKind::AllReduce;
+  double bytes = 0;
+  int ranks = 0;
+  int ranks_per_node = 0;
+  DType dtype = DType::Bf16;
+  bool operator==(const CollectiveOp&) const = default;
+};
+
+using OpShape = std::variant<GemmOp, AttentionOp, ElementwiseOp, ReduceOp, RowOp, CollectiveOp>;
 
 struct Op {
   std::string id;
@@ -102,15 +118,18 @@ struct Op {
 };
 
 const char* op_family(
-    const Op& op);  // "gemm", "attention", "elementwise", "reduce", "rmsnorm", ...
+    const Op& op);  // "gemm", "attention", "elementwise", "reduce", "rmsnorm", ..., "collective"
 const char* elementwise_kind_name(ElementwiseKind k);
 const char* reduce_kind_name(ReduceKind k);
 const char* row_op_kind_name(RowOpKind k);
+const char* collective_kind_name(CollectiveKind k);
 
 // The name tables behind the functions above, for parsing.
 const NameTable<DType>& dtype_names();
 const NameTable<ElementwiseKind>& elementwise_kinds();
 const NameTable<ReduceKind>& reduce_kinds();
 const NameTable<RowOpKind>& row_op_kinds();
+// "all_reduce", "all_gather", "reduce_scatter", "all_to_all", "broadcast", "send_recv"
+const NameTable<CollectiveKind>& collective_kinds();
 
 }  // namespace ridgeline

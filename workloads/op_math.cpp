@@ -123,9 +123,39 @@ struct WorkOf {
     }
     return w;
   }
+  // One rank's part: the bytes it sends and receives over links (the bus-bandwidth numerator
+  // of nccl-tests), and for reductions one add per element it receives.
+  OpWork operator()(const CollectiveOp& c) const {
+    OpWork w;
+    w.bytes_read = w.bytes_written = collective_wire_bytes(c);
+    bool reduces = c.kind == CollectiveKind::AllReduce || c.kind == CollectiveKind::ReduceScatter;
+    if (reduces) w.vector_flops = collective_wire_bytes(c) / dtype_bytes(c.dtype);
+    if (c.kind == CollectiveKind::AllReduce) w.vector_flops /= 2;  // the all-gather half adds none
+    return w;
+  }
 };
 
 }  // namespace
+
+double collective_bus_factor(CollectiveKind kind, int ranks) {
+  double n = ranks;
+  switch (kind) {
+    case CollectiveKind::AllReduce:
+      return ranks > 1 ? 2 * (n - 1) / n : 0;
+    case CollectiveKind::AllGather:
+    case CollectiveKind::ReduceScatter:
+    case CollectiveKind::AllToAll:
+      return ranks > 1 ? (n - 1) / n : 0;
+    case CollectiveKind::Broadcast:
+    case CollectiveKind::SendRecv:
+      return 1;
+  }
+  return 1;
+}
+
+double collective_wire_bytes(const CollectiveOp& c) {
+  return c.bytes * collective_bus_factor(c.kind, c.ranks);
+}
 
 OpWork op_work(const Op& op) {
   return std::visit(WorkOf{}, op.shape);

@@ -35,4 +35,10 @@ double attention_pairs(const AttentionOp& a);
 // Bytes of a GEMM's output element: fp8 GEMMs write bf16.
 double gemm_output_bytes(DType d);
 
+// nccl-tests' bus-bandwidth factor (busbw = algbw x factor): all_reduce 2(n-1)/n; all_gather,
+// reduce_scatter, all_to_all (n-1)/n; broadcast and send_recv 1 (0 for a group of one).
+double collective_bus_factor(CollectiveKind kind, int ranks);
+// Bytes one rank sends (and receives): op bytes x the bus factor.
+double collective_wire_bytes(const CollectiveOp& c);
+
 }  // namespace ridgeline

@@ -44,7 +44,8 @@ void print_prediction_json(std::ostream& os, const Prediction& p) {
   j["flops"] = p.flops;
   j["hbm_bytes"] = p.hbm_bytes;
   for (int i = 0; i < kTimeClasses; ++i)
-    j["time_by_bound_us"][time_class_name(i)] = p.time_by_class_us[i];
+    if (time_class_shown(p.time_by_class_us, i))
+      j["time_by_bound_us"][time_class_name(i)] = p.time_by_class_us[i];
   j["layers"] = nlohmann::ordered_json::array();
   p.timeline.for_each_repeat([&](int section, int64_t, int64_t layer, double, double) {
     j["layers"].push_back({{"section", p.sections[section].name},

@@ -80,6 +80,7 @@ void print_prediction_table(std::ostream& os, const Prediction& p, int top) {
      << fixed(p.hbm_bytes / p.total_us / 1e3, 0) << " GB/s HBM\n";
   os << "time by bound  ";
   for (int i = 0; i < kTimeClasses; ++i) {
+    if (!time_class_shown(p.time_by_class_us, i)) continue;
     os << (i ? " | " : " ") << time_class_name(i) << " "
        << fixed(100 * p.time_by_class_us[i] / p.total_us, 0) << "%";
   }
