@@ -20,6 +20,8 @@ Command add_calibrate_command(CLI::App& app);
 Command add_models_command(CLI::App& app);
 Command add_collective_command(CLI::App& app);
 Command add_clusters_command(CLI::App& app);
+Command add_search_command(CLI::App& app);
+Command add_compare_command(CLI::App& app);
 // Also sets the app's --version flag.
 Command add_version_command(CLI::App& app);
 std::string version_text();  // "ridgeline 0.1.0 (git e9ec4ed-dirty)"

@@ -20,6 +20,8 @@ int main(int argc, char** argv) {
   commands["models"] = ridgeline::add_models_command(app);
   commands["collective"] = ridgeline::add_collective_command(app);
   commands["clusters"] = ridgeline::add_clusters_command(app);
+  commands["search"] = ridgeline::add_search_command(app);
+  commands["compare"] = ridgeline::add_compare_command(app);
   commands["version"] = ridgeline::add_version_command(app);
   try {
     app.parse(argc, argv);

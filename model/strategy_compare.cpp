@@ -6,9 +6,17 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <numeric>
 
 namespace ridgeline {
+
+namespace {
+// Iteration times that round to the same microsecond are a tie (a strict weak order to sort by).
+long long tie_key(double us) {
+  return std::llround(us);
+}
+}  // namespace
 
 const char* time_part_name(TimePart p) {
   switch (p) {
@@ -22,6 +30,8 @@ const char* time_part_name(TimePart p) {
       return "exposed comm";
     case TimePart::Host:
       return "host";
+    case TimePart::Memory:
+      return "memory";
   }
   return "?";
 }
@@ -130,6 +140,7 @@ double part_us(const ParallelPrediction& p, TimePart part, CommGroup group) {
       return p.bubble_fraction * busy;
     }
     case TimePart::None:
+    case TimePart::Memory:
       break;
   }
   return 0;
@@ -144,6 +155,8 @@ std::vector<std::string> keys_of(TimePart part, CommGroup g) {
       return {"recompute", "mb", "tp", "sp", "cp", "ep", "zero"};
     case TimePart::Bubble:
       return {"pp", "vp", "schedule", "mb", "dp"};
+    case TimePart::Memory:
+      return {"zero", "recompute", "mb", "pp", "tp"};
     case TimePart::ExposedComm:
       if (g == CommGroup::Tp) return {"tp", "sp", "mb"};
       if (g == CommGroup::Pp) return {"pp", "vp", "mb"};
@@ -185,6 +198,10 @@ LossReason why_slower(const ParallelPrediction& slower, const ParallelPrediction
   for (CommGroup g : {CommGroup::Tp, CommGroup::Pp, CommGroup::Dp, CommGroup::Cp, CommGroup::Ep})
     consider(TimePart::ExposedComm, g);
   consider(TimePart::Host, CommGroup::None);
+  if (tie_key(slower.total_us) == tie_key(faster.total_us)) {
+    best.part = TimePart::Memory, best.group = CommGroup::None, best.delta_us = 0;
+    best.memory_bytes = slower.memory.total() - faster.memory.total();
+  }
   auto a = settings(slower.parallel), b = settings(faster.parallel);
   std::vector<SettingDiff> all;
   for (size_t i = 0; i < a.size(); ++i)
@@ -203,7 +220,9 @@ void rank_strategies(std::vector<StrategyRow>& rows) {
   std::vector<size_t> order(rows.size());
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-    return rows[a].prediction.total_us < rows[b].prediction.total_us;
+    long long ta = tie_key(rows[a].prediction.total_us), tb = tie_key(rows[b].prediction.total_us);
+    if (ta != tb) return ta < tb;
+    return rows[a].memory.total() < rows[b].memory.total();
   });
   std::vector<StrategyRow> sorted;
   sorted.reserve(rows.size());

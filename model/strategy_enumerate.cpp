@@ -74,6 +74,9 @@ RunConfig strategy_run(const RunConfig& run, const ParallelConfig& p) {
 Enumeration enumerate_strategies(const ModelConfig& model, const RunConfig& run,
                                  const SearchSpace& s, const ClusterLimits& cluster) {
   check_space(s);
+  if (s.gpus > cluster.max_gpus)  // every candidate would be refused for it: say so once
+    throw InputError("--gpus: " + std::to_string(s.gpus) + " GPUs, but " + cluster.name +
+                     " has at most " + std::to_string(cluster.max_gpus));
   Enumeration e;
   const int64_t layers = run.blocks > 0 ? run.blocks : model.layers;
   const int64_t node =

@@ -13,11 +13,12 @@
 //
 // Ranking (search_strategies): each valid strategy's memory per GPU first (parallel_memory, a
 // closed form): one that does not fit is a row with its reason and is not timed. The rest are
-// predicted (predict_parallel) and sorted by iteration time (ties: fewer GPUs per group, then the
-// enumeration order, so the order is deterministic). Each ranked row says why it loses to the one
-// above it: the parts of the two predictions (compute, pipeline bubble, exposed communication per
-// group, host) are compared and the largest difference named, with what in the strategies
-// differs (e.g. "bubble +812 us (pp 32 vs 16)", "recompute: compute +1.9 ms (full vs none)").
+// predicted (predict_parallel) and sorted by iteration time (a tie rounding to the same microsecond
+// goes to the one needing less memory per GPU, then to the enumeration order, so the order is
+// deterministic). Each ranked row says why it loses to the one above it: the parts of the two
+// predictions (compute, pipeline bubble, exposed communication per group, host) are compared and
+// the largest difference named, with what in the strategies differs (e.g. "bubble +812 us (pp 32 vs
+// 16)", "recompute: compute +1.9 ms (full vs none)").
 #pragma once
 
 #include "model/parallel_predict.h"
@@ -61,8 +62,11 @@ Enumeration enumerate_strategies(const ModelConfig& model, const RunConfig& run,
                                  const SearchSpace& space, const ClusterLimits& cluster);
 
 // The parts of an iteration two predictions are compared by.
-enum class TimePart { None, Compute, Bubble, ExposedComm, Host };
-const char* time_part_name(TimePart p);  // "", "compute", "bubble", "exposed comm", "host"
+// Memory: the two take the same time (rounding to the same microsecond), the slower-ranked one
+// needs more memory.
+enum class TimePart { None, Compute, Bubble, ExposedComm, Host, Memory };
+// "", "compute", "bubble", "exposed comm", "host", "memory"
+const char* time_part_name(TimePart p);
 
 // One setting in which two strategies differ: {"pp", "32", "16"}.
 struct SettingDiff {
@@ -75,6 +79,7 @@ struct LossReason {
   TimePart part = TimePart::None;
   CommGroup group = CommGroup::None;  // ExposedComm: which group
   double delta_us = 0;                // that part's time, slower minus faster
+  double memory_bytes = 0;            // Memory: per GPU, this one minus the faster one
   std::vector<SettingDiff> differs;
 };
 
@@ -111,8 +116,9 @@ SearchResult search_strategies(const ModelConfig& model, const RunConfig& run,
                                const GpuSpec& gpu, const SearchProgress& progress = {},
                                const StrategyPredictor& predictor = {});
 
-// Sorts fitting rows by iteration time (stable: ties keep their order) and fills each row's
-// behind_us and loses_because against the row above.
+// Sorts fitting rows by iteration time, a tie (rounding to the same microsecond) going to the one
+// that needs less memory per GPU, then to enumeration order; fills each row's behind_us and
+// loses_because against the row above.
 void rank_strategies(std::vector<StrategyRow>& rows);
 
 // Why `slower` loses to `faster`: the largest difference of their parts (compute, bubble =

@@ -1,10 +1,12 @@
 // Strategy search (model/strategy_search.h): the enumeration counted by hand on a small case,
 // every strategy it emits passes check_parallel_config, the ranking puts the fastest first and
 // names the largest difference, and --strategy texts parse (one test per error message).
+#include "hardware/cluster_spec.h"
 #include "model/strategy_search.h"
 #include "test_helpers.h"
 
 #include <algorithm>
+#include <cmath>
 
 using namespace ridgeline;
 using ridgeline::test::require_input_error;
@@ -94,6 +96,26 @@ TEST_CASE("search: a space without a choice is an error naming the flag", "[sear
   require_input_error([&] { enumerate_strategies(six_heads(), train_run(), s, node4); },
                       {"--max-tp", "0 (no limit) or more, got -1"});
   s = small_space();
+  s.gpus = 8;
+  require_input_error([&] { enumerate_strategies(six_heads(), train_run(), s, node4); },
+                      {"--gpus: 8 GPUs, but node4 has at most 4"});
+  s = small_space();
+  s.max_microbatch = 0;
+  require_input_error([&] { enumerate_strategies(six_heads(), train_run(), s, node4); },
+                      {"--max-microbatch", "at least 1, got 0"});
+  s = small_space();
+  s.recompute.clear();
+  require_input_error([&] { enumerate_strategies(six_heads(), train_run(), s, node4); },
+                      {"--recompute", "no recompute setting"});
+  s = small_space();
+  s.schedules.clear();
+  require_input_error([&] { enumerate_strategies(six_heads(), train_run(), s, node4); },
+                      {"--schedule", "no pipeline schedule"});
+  s = small_space();
+  s.sp_on = s.sp_off = false;
+  require_input_error([&] { enumerate_strategies(six_heads(), train_run(), s, node4); },
+                      {"--sp", "no sequence-parallel setting"});
+  s = small_space();
   s.zero.clear();
   require_input_error([&] { enumerate_strategies(six_heads(), train_run(), s, node4); },
                       {"--zero", "no ZeRO stage"});
@@ -164,4 +186,30 @@ TEST_CASE("search: --strategy errors name the flag and the item", "[search][erro
   bad("sp=yes", {"--strategy", "sp=yes: expected 0, 1, on or off"});
   bad("recompute=most", {"--strategy", "recompute=most: expected none, selective or full"});
   bad("schedule=zb", {"--strategy", "schedule=zb: expected gpipe, 1f1b or interleaved"});
+}
+
+TEST_CASE("search: with predict_parallel, the top-1 is never slower and every ranked row fits",
+          "[search]") {
+  ClusterSpec cluster = load_cluster("dgx-h100");
+  GpuSpec gpu = load_gpu(cluster.gpu);
+  ModelConfig m = load_model(RIDGELINE_SOURCE_DIR "/examples/models/tiny-llama.json");
+  RunConfig r = train_run();
+  SearchSpace s;
+  s.gpus = 8;
+  s.global_batch = 16;
+  s.max_microbatch = 2;
+  int64_t reported = 0;
+  SearchProgress progress{10, [&](int64_t done, int64_t total) {
+                            reported = done;
+                            CHECK(done <= total);
+                          }};
+  SearchResult res = search_strategies(m, r, s, cluster, gpu, progress);
+  REQUIRE(!res.ranked.empty());
+  CHECK(res.valid == (int64_t)(res.ranked.size() + res.not_fitting_rows.size()));
+  CHECK(reported > 0);
+  for (const auto& row : res.ranked) {
+    CHECK(row.memory.fits());
+    CHECK(std::llround(res.ranked[0].prediction.total_us) <= std::llround(row.prediction.total_us));
+  }
+  for (const auto& row : res.not_fitting_rows) CHECK(!row.memory.reason.empty());
 }
