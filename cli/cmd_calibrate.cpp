@@ -77,8 +77,11 @@ Command add_calibrate_command(CLI::App& app) {
   run->add_option("--scripts", o->run.scripts,
                   "Folder of measure_ops.py and op_grid.py (default: this source tree's "
                   "validate/measure)");
+  CLI::App* fit_collectives = nullptr;
+  Command run_fit_collectives = add_fit_collectives_command(*cal, fit_collectives);
   cal->require_subcommand(1);
-  return [o, run]() {
+  return [o, run, fit_collectives, run_fit_collectives]() {
+    if (fit_collectives->parsed()) return run_fit_collectives();
     if (run->parsed()) {
       CalibrationRun r = o->run;
       r.bench = find_gpu_bench(r.bench);

@@ -75,9 +75,9 @@ int predict_on_cluster(const CLI::App& cmd, const PredictOptions& o, const RunCo
     write_parallel_trace(out, p);
   }
   if (o.format == "json")
-    print_parallel_json(std::cout, p,
-                        RunSubject{model.name, model.source, gpu.name, gpu.file, gpu.profile,
-                                   what_if_labels(gpu)});
+    print_parallel_json(
+        std::cout, p,
+        RunSubject{model.name, model.source, gpu.name, gpu.file, gpu.profile, what_if_labels(gpu)});
   else
     print_parallel_table(std::cout, p);
   return 0;

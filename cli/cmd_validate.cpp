@@ -8,6 +8,7 @@
 #include "cli/commands.h"
 #include "cli/output_file.h"
 #include "cli/predict_options.h"
+#include "cli/validate_collectives.h"
 #include "cli/views/report_views.h"
 #include "cli/views/scorecard_views.h"
 #include "cli/views/trace_compare_view.h"
@@ -156,6 +157,8 @@ Command add_validate_command(CLI::App& app) {
     std::vector<std::string> sets;
     std::vector<std::string> data;
     std::string check;
+    std::string collectives;
+    std::vector<std::string> clusters;
     std::string trace;
     std::string training_runs;
     std::string profile;
@@ -178,6 +181,12 @@ Command add_validate_command(CLI::App& app) {
   cmd->add_option("--training-runs", o->training_runs,
                   "Published training runs (validate/data/published-training-runs.json): MAPE of "
                   "iteration time per source, GPU and model family, held-out and fit apart");
+  cmd->add_option("--collectives", o->collectives,
+                  "Measured collectives (validate/data/published-collectives.json): MAPE per GPU, "
+                  "collective and GPU count, held-out and fit split apart");
+  cmd->add_option("--cluster", o->clusters,
+                  "With --collectives: a cluster file standing in for the preset of its name "
+                  "(e.g. one from calibrate fit-collectives); repeatable");
   cmd->add_flag("--workloads", o->workloads,
                 "The data sets are whole-model runs (measure_models.py)");
   cmd->add_option(
@@ -205,6 +214,25 @@ Command add_validate_command(CLI::App& app) {
   return [o, cmd, workload_flags]() {
     if (!o->plot.empty() && (!o->check.empty() || !o->trace.empty()))
       throw InputError("--plot: plots the scorecard of --data; not with --check or --trace");
+    if (!o->check.empty() && is_collective_baseline(o->check)) {
+      refuse_flags(*cmd,
+                   {"--gpu", "--profile", "--data", "--trace", "--workloads", "--split", "--format",
+                    "--worst", "--set", "--collectives", "--cluster", "--training-runs"},
+                   "--check of a collective baseline, which names its data set");
+      refuse_flags(*cmd, workload_flags, "--check (the flag describes a --trace workload)");
+      return run_collective_check(o->check);
+    }
+    if (!o->collectives.empty()) {
+      refuse_flags(*cmd,
+                   {"--gpu", "--profile", "--data", "--trace", "--workloads", "--split", "--worst",
+                    "--set", "--check", "--plot", "--training-runs"},
+                   "--collectives (it scores every row on its own cluster, both splits)");
+      refuse_flags(*cmd, workload_flags, "--collectives (the flag describes a --trace workload)");
+      if (o->format != "table" && o->format != "json")
+        throw InputError("--format " + o->format + ": --collectives prints table or json");
+      return run_collective_validate(o->collectives, o->clusters, o->format);
+    }
+    if (cmd->count("--cluster")) throw InputError("--cluster: only with --collectives");
     if (!o->check.empty()) {
       refuse_flags(*cmd,
                    {"--gpu", "--profile", "--data", "--trace", "--training-runs", "--workloads",
@@ -214,10 +242,10 @@ Command add_validate_command(CLI::App& app) {
       return run_check(o->check, o->sets);
     }
     if (!o->training_runs.empty()) {
-      refuse_flags(
-          *cmd,
-          {"--gpu", "--profile", "--set", "--data", "--trace", "--workloads", "--split", "--plot"},
-          "--training-runs (each row names its GPU and cluster; both splits are shown)");
+      refuse_flags(*cmd,
+                   {"--gpu", "--profile", "--set", "--data", "--trace", "--workloads", "--split",
+                    "--plot", "--collectives", "--cluster"},
+                   "--training-runs (each row names its GPU and cluster; both splits are shown)");
       refuse_flags(*cmd, workload_flags, "--training-runs (each row names its workload)");
       return run_training_runs(o->training_runs, o->format, o->worst, cmd->count("--worst") > 0);
     }

@@ -153,6 +153,13 @@ ClusterSpec load_cluster_text(const std::string& text, const std::string& label)
   return c;
 }
 
+nlohmann::json cluster_document(const std::string& name_or_path) {
+  if (looks_like_path(name_or_path)) return read_json_file(name_or_path);
+  load_cluster(name_or_path);  // an unknown name is the flag's error
+  const EmbeddedFile* f = find_preset(kClusterDir, name_or_path);
+  return parse_json_text(std::string(f->text), std::string(f->path));
+}
+
 ClusterSpec load_cluster(const std::string& name_or_path) {
   if (!looks_like_path(name_or_path)) {
     const EmbeddedFile* f = find_preset(kClusterDir, name_or_path);

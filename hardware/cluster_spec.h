@@ -16,6 +16,8 @@
 #include "hardware/gpu_spec.h"
 #include "hardware/provenance.h"
 
+#include <nlohmann/json.hpp>
+
 #include <array>
 #include <string>
 #include <vector>
@@ -75,6 +77,11 @@ struct CollectiveModelParams {
   // Per call, beyond NCCL's own model: the kernel launch and the host-side enqueue a benchmark
   // loop pays (0 in NCCL's model; fitted from measured tables).
   Fact call_overhead_us;
+  // Per byte of the op's buffer, beyond the links: each GPU reads its input and writes its
+  // output in device memory, and a group of few ranks pays it over less link traffic (nccl-tests
+  // busbw on 2 of 8 NVSwitch GPUs is 20-35% below 8 of 8). 0 in NCCL's model; fitted. Not for
+  // point-to-point ops, which have their own (p2p_buffer_us_per_MB).
+  Fact buffer_us_per_MB;
   // NCCL's intra-node graph search result: channels x GB/s per channel (after it duplicates
   // channels); their product may not exceed the GPU's NVLink bandwidth. It launches twice as
   // many CTAs as channels.
@@ -107,6 +114,7 @@ struct CollectiveModelParams {
   Fact p2p_base_us;             // per call
   Fact p2p_peer_us;             // per peer a rank exchanges with
   Fact p2p_efficiency;          // achieved share of the link
+  Fact p2p_buffer_us_per_MB;    // p2p's own per-buffer-byte term (buffer_us_per_MB is the rest's)
   Fact p2p_ll_threshold_bytes;  // per-peer messages up to this use LL (NCCL_P2P_LL_THRESHOLD)
   // Hierarchical multi-node algorithms: share of the shorter phases hidden behind the longest
   // (0: phases run one after another, 1: fully overlapped).
@@ -134,6 +142,7 @@ template <class Params, class F>
 void visit_collective_fields(Params& p, F&& f) {
   static const char* proto[kProtocols] = {"ll", "ll128", "simple"};
   f(std::string("call_overhead_us"), p.call_overhead_us, FieldRule::NonNegative);
+  f(std::string("buffer_us_per_MB"), p.buffer_us_per_MB, FieldRule::NonNegative);
   f(std::string("ring_channels"), p.ring_channels, FieldRule::PositiveInteger);
   f(std::string("channel_GBps"), p.channel_GBps, FieldRule::Positive);
   auto hops = [&](const std::string& algo, auto& h) {
@@ -172,6 +181,7 @@ void visit_collective_fields(Params& p, F&& f) {
   f(std::string("p2p/base_us"), p.p2p_base_us, FieldRule::NonNegative);
   f(std::string("p2p/peer_us"), p.p2p_peer_us, FieldRule::NonNegative);
   f(std::string("p2p/efficiency"), p.p2p_efficiency, FieldRule::Fraction);
+  f(std::string("p2p/buffer_us_per_MB"), p.p2p_buffer_us_per_MB, FieldRule::NonNegative);
   f(std::string("p2p/ll_threshold_bytes"), p.p2p_ll_threshold_bytes, FieldRule::NonNegative);
   f(std::string("hierarchical_overlap"), p.hierarchical_overlap, FieldRule::NonNegative);
 }
@@ -181,5 +191,8 @@ ClusterSpec load_cluster(const std::string& name_or_path);
 // Parses cluster text as if it were the file `label` (tests, files already in memory).
 ClusterSpec load_cluster_text(const std::string& text, const std::string& label);
 std::vector<std::string> cluster_names();
+// The cluster file as written (a preset's embedded text or the file at the path), for tools
+// that write a changed copy of it (calibrate fit-collectives).
+nlohmann::json cluster_document(const std::string& name_or_path);
 
 }  // namespace ridgeline

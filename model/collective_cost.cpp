@@ -63,10 +63,18 @@ void check_op(const CollectiveOp& op, const ClusterSpec& c, int per_node) {
                       num(c.max_gpus()) + " GPUs)");
 }
 
+// What every algorithm pays on top of its own time: the per-call overhead and the buffer term.
+double fixed_us(const CollectiveOp& op, const ClusterSpec& c) {
+  const CollectiveModelParams& m = c.collective;
+  bool p2p = op.kind == CollectiveKind::AllToAll || op.kind == CollectiveKind::SendRecv;
+  double per_MB = p2p ? m.p2p_buffer_us_per_MB.value : m.buffer_us_per_MB.value;
+  return m.call_overhead_us.value + op.bytes * per_MB / 1e6;
+}
+
 CollectiveCost finish(const CollectiveOp& op, const ClusterSpec& c, CollectiveAlgorithm a,
                       const AlgorithmCost& cost) {
   CollectiveCost out;
-  out.time_us = cost.time_us + c.collective.call_overhead_us.value;
+  out.time_us = cost.time_us + fixed_us(op, c);
   out.algorithm = a;
   out.protocol = cost.protocol;
   out.channels = cost.channels;
@@ -178,7 +186,7 @@ CollectiveCost collective_cost(const CollectiveOp& op, const ClusterSpec& cluste
   std::optional<CollectiveCost> best;
   for (const AlgorithmEntry& e : kAlgorithms) {
     std::optional<AlgorithmCost> c = e.cost(g);
-    if (c && (!best || c->time_us + cluster.collective.call_overhead_us.value < best->time_us))
+    if (c && (!best || c->time_us + fixed_us(op, cluster) < best->time_us))
       best = finish(op, cluster, e.algorithm, *c);
   }
   require_invariant(best.has_value(), "every collective kind has an algorithm");

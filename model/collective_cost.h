@@ -6,7 +6,8 @@
 //    and llMaxBw; LL128: 92% and a per-channel cap; Simple: all of it);
 //  - a latency of base + hop terms, one per step inside a node (NVLink or PCIe) and across
 //    nodes (network);
-//  - time = call overhead + latency + bytes / algorithm bandwidth, with the channels NCCL
+//  - time = call overhead + latency + bytes / algorithm bandwidth (+ a fitted per-buffer-byte
+//    term, 0 in NCCL's model), with the channels NCCL
 //    launches cut down for small messages (§1.7); the fastest (algorithm, protocol) wins.
 // Bandwidths and latencies come from the ClusterSpec (hardware/clusters/*.json); none are here.
 //

@@ -114,8 +114,8 @@ struct ChunkWork {
 // ZeRO-3: every layer's parameters all-gathered before its forward and again before its
 // backward, its gradients reduce-scattered after; prefetched beside the layer before, so a layer
 // takes overlapped_us(compute, comm); the first layer's gather of a chunk is exposed.
-void add_zero3(ChunkWork& w, const SectionTime& block, const SectionTime* block_back,
-               double layers, const Comm& gather, const Comm& scatter) {
+void add_zero3(ChunkWork& w, const SectionTime& block, const SectionTime* block_back, double layers,
+               const Comm& gather, const Comm& scatter) {
   double f = block.time_us, b = block_back ? block_back->time_us : 0;
   double f3 = overlapped_us(f, gather.time_us, gather.u) + 0;
   double b3 = block_back ? overlapped_us(b, gather.time_us + scatter.time_us, gather.u) : 0;
@@ -123,8 +123,9 @@ void add_zero3(ChunkWork& w, const SectionTime& block, const SectionTime* block_
   if (block_back) w.backward_us += layers * (b3 - b);
   int dp = (int)CommGroup::Dp;
   w.comm_us[dp] += layers * (2 * gather.time_us + scatter.time_us);
-  w.exposed_us[dp] += gather.time_us + layers * (std::max(0.0, gather.time_us - f) +
-                                                 std::max(0.0, gather.time_us + scatter.time_us - b));
+  w.exposed_us[dp] +=
+      gather.time_us + layers * (std::max(0.0, gather.time_us - f) +
+                                 std::max(0.0, gather.time_us + scatter.time_us - b));
   w.compute_us += layers * (f3 - f + b3 - b);  // the slowdown, or waiting on the gathers
 }
 
@@ -167,7 +168,8 @@ double finish_stage(const Strategy& s, int stage, double end_us, double window_u
     for (bool experts : {false, true}) {
       double bytes = (experts ? sp.experts : sp.dense) * wbytes;
       Group g = dp_group(s, experts);
-      for (; bytes > 0; bytes -= kGradBucketBytes) buckets.push_back({std::min(bytes, kGradBucketBytes), g});
+      for (; bytes > 0; bytes -= kGradBucketBytes)
+        buckets.push_back({std::min(bytes, kGradBucketBytes), g});
     }
     double start = end_us - window_us, free = start;
     Comm c;
@@ -189,11 +191,11 @@ double finish_stage(const Strategy& s, int stage, double end_us, double window_u
   }
   compute_us += slow;
   if (s.run.optimizer == Optimizer::AdamW) {
-    double shard = s.p.zero >= 1 ? sp.dense / dp_group(s, false).ranks +
-                                       sp.experts / dp_group(s, true).ranks
-                                 : sp.dense + sp.experts;
-    Op adam{"adamw", ElementwiseOp{ElementwiseKind::AdamW, (int64_t)shard, s.run.weights, false, {}},
-            false};
+    double shard = s.p.zero >= 1
+                       ? sp.dense / dp_group(s, false).ranks + sp.experts / dp_group(s, true).ranks
+                       : sp.dense + sp.experts;
+    Op adam{"adamw",
+            ElementwiseOp{ElementwiseKind::AdamW, (int64_t)shard, s.run.weights, false, {}}, false};
     double us = predict_op(adam, s.gpu).time_us;
     if (record) tl.slots.push_back({stage, 0, 0, SlotKind::Optimizer, t, t + us});
     compute_us += us;
@@ -287,7 +289,8 @@ ParallelPrediction predict_parallel(const ModelConfig& model, const RunConfig& r
     ChunkWork& w = chunks[g];
     w.add(parts.block, layers, false);
     if (train) w.add(parts.block_back, layers, true);
-    if (train && p.zero == 3 && parts.block) add_zero3(w, *parts.block, parts.block_back, layers, gather, scatter);
+    if (train && p.zero == 3 && parts.block)
+      add_zero3(w, *parts.block, parts.block_back, layers, gather, scatter);
     if (g == 0) w.add(parts.embedding, 1, false), w.add(parts.embedding_back, 1, true);
     if (g == G - 1) {
       w.add(parts.head, 1, false), w.add(parts.loss, 1, false);
@@ -299,11 +302,13 @@ ParallelPrediction predict_parallel(const ModelConfig& model, const RunConfig& r
   PipelineInput in;
   in.stages = P, in.chunks = V, in.microbatches = m, in.schedule = p.schedule, in.backward = train;
   in.record_slots = options.timeline;
-  for (const ChunkWork& w : chunks) in.forward_us.push_back(w.forward_us), in.backward_us.push_back(w.backward_us);
+  for (const ChunkWork& w : chunks)
+    in.forward_us.push_back(w.forward_us), in.backward_us.push_back(w.backward_us);
   double boundary = (double)step_tokens(shard_run(run, p)) * model.hidden *
                     dtype_bytes(run.activations) / (p.sp ? p.tp : 1);
-  Comm send = comm(CollectiveKind::SendRecv, boundary, P > 1 ? 2 : 1,
-                   group_ranks_per_node(CommGroup::Pp, p, limits.gpus_per_node) > 1 ? 2 : 1, cluster, gpu);
+  Comm send =
+      comm(CollectiveKind::SendRecv, boundary, P > 1 ? 2 : 1,
+           group_ranks_per_node(CommGroup::Pp, p, limits.gpus_per_node) > 1 ? 2 : 1, cluster, gpu);
   in.send_us = send.time_us;
   ParallelPrediction out;
   out.pipeline = schedule_pipeline(in);
@@ -342,10 +347,10 @@ ParallelPrediction predict_parallel(const ModelConfig& model, const RunConfig& r
     }
     t.send_us = send.time_us;
     out.stages.push_back(t);
-    double end = train ? finish_stage(s, (int)st, out.pipeline.stage_end_us[st], window,
-                                      out.pipeline, comm_us[st], exposed_us[st], compute_us[st],
-                                      options.timeline)
-                       : out.pipeline.stage_end_us[st];
+    double end = train
+                     ? finish_stage(s, (int)st, out.pipeline.stage_end_us[st], window, out.pipeline,
+                                    comm_us[st], exposed_us[st], compute_us[st], options.timeline)
+                     : out.pipeline.stage_end_us[st];
     if (end > total) total = end, critical = (int)st;
   }
   int pp = (int)CommGroup::Pp;
@@ -368,7 +373,8 @@ ParallelPrediction predict_parallel(const ModelConfig& model, const RunConfig& r
   out.time_by_stream_us[(int)Stream::Comm] = comm_total;
   out.time_by_stream_us[(int)Stream::Host] = host_us[critical];
   out.nccl_sm_share = 0;
-  for (const SectionTime& st : sections) out.nccl_sm_share = std::max(out.nccl_sm_share, st.max_sm_share);
+  for (const SectionTime& st : sections)
+    out.nccl_sm_share = std::max(out.nccl_sm_share, st.max_sm_share);
   out.nccl_sm_share = std::max({out.nccl_sm_share, gather.u, send.u});
   double seqs = train ? (double)p.global_batch : (double)run.batch * p.dp;
   double tokens = run.phase == Phase::Decode ? seqs : seqs * run.seq;

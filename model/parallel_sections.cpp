@@ -17,12 +17,6 @@ double overlapped_us(double compute_us, double comm_us, double u) {
 
 namespace {
 
-#ifdef RIDGELINE_STUB
-const CollectiveOp* collective_of(const Op&) { return nullptr; }
-#else
-const CollectiveOp* collective_of(const Op& op) { return std::get_if<CollectiveOp>(&op.shape); }
-#endif
-
 // The time in [start, end) that the compute events (sorted by start) cover.
 double covered_us(const std::vector<const TimelineEvent*>& compute, double start, double end) {
   double sum = 0;
@@ -60,7 +54,7 @@ SectionTime time_section(const GraphSection& s, int index, const GpuSpec& gpu,
     double hidden = covered_us(compute, e.start_us, e.end_us);
     t.comm_us[g] += d;
     t.exposed_us[g] += d - hidden;
-    const CollectiveOp* c = collective_of(n.op);
+    const auto* c = std::get_if<CollectiveOp>(&n.op.shape);
     double u = c ? std::min(1.0, collective_cost(*c, cluster).channels / sms) : 0;
     t.max_sm_share = std::max(t.max_sm_share, u);
     t.slowdown_us += u * hidden;

@@ -19,14 +19,14 @@ namespace ridgeline {
 struct SectionTime {
   SectionKind kind = SectionKind::DecoderBlock;
   int64_t repeat = 1;
-  double time_us = 0;     // one repeat: the schedule's span + the overlap slowdown
-  double compute_us = 0;  // one repeat: compute-stream kernel time
-  double host_us = 0;     // one repeat: host launch time (eager)
-  double slowdown_us = 0;   // of time_us: compute late because collectives shared the SMs
-  double flops = 0;         // one repeat, executed
+  double time_us = 0;      // one repeat: the schedule's span + the overlap slowdown
+  double compute_us = 0;   // one repeat: compute-stream kernel time
+  double host_us = 0;      // one repeat: host launch time (eager)
+  double slowdown_us = 0;  // of time_us: compute late because collectives shared the SMs
+  double flops = 0;        // one repeat, executed
   GroupTimes comm_us{}, exposed_us{};  // one repeat, per group
-  double max_sm_share = 0;  // the largest u of its collectives
-  SectionTimeline timeline;  // one repeat's events (the trace)
+  double max_sm_share = 0;             // the largest u of its collectives
+  SectionTimeline timeline;            // one repeat's events (the trace)
 };
 
 // Every section of `graph`, in order. `host_issue_us`: the eager launch cost (0: CUDA graph).

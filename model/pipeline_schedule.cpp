@@ -18,15 +18,19 @@ struct Step {
 };
 
 // Interleaved order (Megatron's get_model_chunk_id): micro-batches in groups of p per chunk.
-Step interleaved_step(SlotKind kind, int64_t k, int64_t p, int64_t v) {
-  int chunk = (int)((k / p) % v);
-  if (kind == SlotKind::Backward) chunk = (int)(v - 1 - chunk);
-  return {kind, chunk, (k / (p * v)) * p + k % p};
+Step interleaved_step(SlotKind kind, int64_t k64, int64_t p64, int64_t v64) {
+  // 32-bit division: a 64-bit one costs as much as the rest of placing the slot.
+  const uint32_t k = (uint32_t)k64, p = (uint32_t)p64, v = (uint32_t)v64;
+  const uint32_t group = k / p, chunk = v == 1 ? 0 : group % v;
+  const uint32_t in_group = k - group * p;
+  const int c = (int)(kind == SlotKind::Backward ? v - 1 - chunk : chunk);
+  return {kind, c, (int64_t)((v == 1 ? group : group / v) * p + in_group)};
 }
 
 std::vector<Step> stage_order(const PipelineInput& in, int64_t s) {
   const int64_t p = in.stages, v = in.chunks, m = in.microbatches;
   std::vector<Step> order;
+  order.reserve(2 * in.microbatches * in.chunks);
   if (!in.backward || in.schedule == PipelineSchedule::GPipe) {
     for (int64_t k = 0; k < m * v; ++k)
       order.push_back(interleaved_step(SlotKind::Forward, k, p, v));
@@ -90,57 +94,67 @@ PipelineTimeline place(const PipelineInput& in) {
       (int64_t)in.forward_us.size() == G && (!in.backward || (int64_t)in.backward_us.size() == G),
       "schedule_pipeline: one time per model chunk");
   std::vector<std::vector<Step>> orders;
+  orders.reserve(p);
   for (int64_t s = 0; s < p; ++s) orders.push_back(stage_order(in, s));
   std::vector<double> f_end(G * m, -1), b_end(G * m, -1);
   std::vector<size_t> next(p, 0);
   std::vector<double> free_at(p, 0);
+  std::vector<int64_t> stage_of(G);  // g % p, without dividing per slot
+  for (int64_t g = 0; g < G; ++g) stage_of[g] = g % p;
   PipelineTimeline t;
   t.stage_end_us.assign(p, 0);
   t.stage_busy_us.assign(p, 0);
   size_t left = 0;
   for (const auto& o : orders) left += o.size();
-  while (left > 0) {
-    bool progress = false;
-    for (int64_t s = 0; s < p; ++s) {
-      while (next[s] < orders[s].size()) {
-        const Step& st = orders[s][next[s]];
-        int64_t g = (int64_t)st.chunk * p + s;
-        bool fwd = st.kind == SlotKind::Forward;
-        // The input: the previous chunk's forward, or the next chunk's backward (the last
-        // chunk's backward follows its own forward, on the same stage).
-        int64_t from = fwd ? g - 1 : (g == G - 1 ? -1 : g + 1);
-        double ready = 0;
-        bool crosses = false;
-        if (fwd && from >= 0) {
-          ready = f_end[from * m + st.mb];
-          crosses = from % p != s;
-        } else if (!fwd) {
-          ready = from >= 0 ? b_end[from * m + st.mb] : f_end[g * m + st.mb];
-          crosses = from >= 0 && from % p != s;
-        }
-        if (ready < 0) break;  // the input is not placed yet
-        if (crosses && in.send_us > 0) {
-          int sender = (int)(from % p);
-          if (in.record_slots)
-            t.slots.push_back(
-              {sender, (int)(from / p), st.mb, SlotKind::Send, ready, ready + in.send_us});
-          ready += in.send_us;
-        }
-        double dur = fwd ? in.forward_us[g] : in.backward_us[g];
-        double start = std::max(free_at[s], ready);
-        free_at[s] = start + dur;
-        (fwd ? f_end : b_end)[g * m + st.mb] = free_at[s];
-        if (in.record_slots) t.slots.push_back({(int)s, st.chunk, st.mb, st.kind, start, free_at[s]});
-        t.stage_busy_us[s] += dur;
-        t.stage_end_us[s] = free_at[s];
-        t.end_us = std::max(t.end_us, free_at[s]);
-        ++next[s];
-        --left;
-        progress = true;
+  // A stage runs until its next slot's input is missing; placing a slot wakes the stage that
+  // consumes it (a worklist, so a long chain of dependencies costs one visit a slot).
+  std::vector<int64_t> work;
+  std::vector<char> queued(p, 1);
+  for (int64_t s = p - 1; s >= 0; --s) work.push_back(s);
+  while (!work.empty()) {
+    int64_t s = work.back();
+    work.pop_back();
+    queued[s] = 0;
+    while (next[s] < orders[s].size()) {
+      const Step& st = orders[s][next[s]];
+      int64_t g = (int64_t)st.chunk * p + s;
+      bool fwd = st.kind == SlotKind::Forward;
+      // The input: the previous chunk's forward, or the next chunk's backward (the last
+      // chunk's backward follows its own forward, on the same stage).
+      int64_t from = fwd ? g - 1 : (g == G - 1 ? -1 : g + 1);
+      double ready = 0;
+      bool crosses = false;
+      if (fwd && from >= 0) {
+        ready = f_end[from * m + st.mb];
+        crosses = stage_of[from] != s;
+      } else if (!fwd) {
+        ready = from >= 0 ? b_end[from * m + st.mb] : f_end[g * m + st.mb];
+        crosses = from >= 0 && stage_of[from] != s;
       }
+      if (ready < 0) break;  // the input is not placed yet
+      if (crosses && in.send_us > 0) {
+        int sender = (int)stage_of[from];
+        if (in.record_slots)
+          t.slots.push_back(
+              {sender, (int)(from / p), st.mb, SlotKind::Send, ready, ready + in.send_us});
+        ready += in.send_us;
+      }
+      double dur = fwd ? in.forward_us[g] : in.backward_us[g];
+      double start = std::max(free_at[s], ready);
+      free_at[s] = start + dur;
+      (fwd ? f_end : b_end)[g * m + st.mb] = free_at[s];
+      if (in.record_slots) t.slots.push_back({(int)s, st.chunk, st.mb, st.kind, start, free_at[s]});
+      t.stage_busy_us[s] += dur;
+      t.stage_end_us[s] = free_at[s];
+      t.end_us = std::max(t.end_us, free_at[s]);
+      ++next[s];
+      --left;
+      // The slot just placed is the input one other stage may be waiting for.
+      int64_t consumer = fwd ? (g == G - 1 ? s : stage_of[g + 1]) : (g > 0 ? stage_of[g - 1] : s);
+      if (!queued[consumer]) queued[consumer] = true, work.push_back(consumer);
     }
-    require_invariant(progress, "schedule_pipeline: the schedule deadlocks");
   }
+  require_invariant(left == 0, "schedule_pipeline: the schedule deadlocks");
   return t;
 }
 

@@ -34,7 +34,7 @@ def main(src, out):
             continue
         key = "|".join(str(r[k]) for k in ("system", "gpu", "gpus", "collective", "message_bytes", "source"))
         h = fnv1a64(key)
-        rows.append({"id": "%016x" % h, "split": "holdout" if h % 5 == 0 else "fit",
+        rows.append({"id": "%016x" % h, "split": "holdout" if h % 5 == 0 else "fit", "split_key": key,
                      "cluster": CLUSTER[r["gpu"]], "gpu": GPU[r["gpu"]], "gpus": r["gpus"],
                      "nodes": r["nodes"], "collective": COLLECTIVE[r["collective"]],
                      "dtype": r["dtype"], "message_bytes": r["message_bytes"], "time_us": r["time_us"],

@@ -2,10 +2,16 @@
 // field or the file and JSON path.
 #include "test_helpers.h"
 
+#include "calibrate/fit/collective_fit.h"
 #include "common/embedded_files.h"
 #include "hardware/cluster_spec.h"
 #include "model/collective_cost.h"
 #include "model/node_cost.h"
+#include "validate/collective_dataset.h"
+
+#include <cstdio>
+#include <fstream>
+#include <functional>
 
 #include <nlohmann/json.hpp>
 
@@ -195,4 +201,69 @@ TEST_CASE("collective error: a graph's collective without a cluster", "[collecti
   GpuSpec g = test::h100();
   Op o{"dp-ar", op(CollectiveKind::AllReduce, 1, 8), false};
   require_input_error([&] { predict_op(o, g); }, {"dp-ar: a collective needs a cluster"});
+}
+
+namespace {
+
+// A one-row data set file whose row the test may spoil.
+std::string dataset_file(const std::function<void(nlohmann::json&)>& spoil) {
+  nlohmann::json row = {{"id", ""},         {"split", ""},
+                        {"split_key", "k"}, {"cluster", "dgx-h100"},
+                        {"gpu", "H100"},    {"gpus", 8},
+                        {"nodes", 1},       {"collective", "all_reduce"},
+                        {"dtype", "bf16"},  {"message_bytes", 1048576},
+                        {"time_us", 30},    {"nccl_version", "2.29"},
+                        {"system", "s"},    {"tool", "t"},
+                        {"source", "test"}};
+  char hex[17];
+  uint64_t h = fnv1a64("k");
+  std::snprintf(hex, sizeof hex, "%016llx", (unsigned long long)h);
+  row["id"] = hex;
+  row["split"] = h % 5 == 0 ? "holdout" : "fit";
+  spoil(row);
+  std::string path = std::string(RIDGELINE_BINARY_DIR) + "/collective-test-data.json";
+  std::ofstream(path) << nlohmann::json{{"meta", {}}, {"rows", {row}}}.dump();
+  return path;
+}
+
+}  // namespace
+
+TEST_CASE("collective data error: an id that is not the row's hash", "[collective][errors]") {
+  std::string f = dataset_file([](nlohmann::json& r) { r["id"] = "0000000000000000"; });
+  require_input_error([&] { load_collective_dataset(f); },
+                      {"/rows/0/id: is not the FNV-1a 64 hash of split_key"});
+}
+
+TEST_CASE("collective data error: a row moved to the other split", "[collective][errors]") {
+  std::string f =
+      dataset_file([](nlohmann::json& r) { r["split"] = r["split"] == "fit" ? "holdout" : "fit"; });
+  require_input_error([&] { load_collective_dataset(f); },
+                      {"/rows/0/split: disagrees with the hash of split_key"});
+}
+
+TEST_CASE("collective data error: nodes not dividing gpus", "[collective][errors]") {
+  std::string f = dataset_file([](nlohmann::json& r) { r["nodes"] = 3; });
+  require_input_error([&] { load_collective_dataset(f); }, {"/rows/0/nodes: does not divide gpus"});
+}
+
+TEST_CASE("collective fit error: no fit rows on the cluster", "[collective][errors]") {
+  std::string f = dataset_file([](nlohmann::json&) {});
+  CollectiveDataset d = load_collective_dataset(f);
+  for (auto& r : d.rows) r.split = "holdout";
+  require_input_error([&] { fit_collectives(d, h100()); },
+                      {"no fit-split rows measured on cluster \"dgx-h100\""});
+}
+
+TEST_CASE("the collective fit never reads held-out rows", "[collective]") {
+  CollectiveDataset d = load_collective_dataset(std::string(RIDGELINE_SOURCE_DIR) +
+                                                "/validate/data/published-collectives.json");
+  ClusterSpec a100 = load_cluster("dgx-a100");
+  CollectiveFit clean = fit_collectives(d, a100);
+  for (auto& r : d.rows)
+    if (r.split == "holdout") r.measured_us *= 100;  // absurd held-out times change nothing
+  CollectiveFit spoiled = fit_collectives(d, a100);
+  REQUIRE(clean.parameters.size() == spoiled.parameters.size());
+  for (size_t i = 0; i < clean.parameters.size(); ++i)
+    CHECK(clean.parameters[i].after == spoiled.parameters[i].after);
+  CHECK(clean.mape_after < 0.10);  // fit split, all sizes
 }

@@ -8,18 +8,57 @@
 #include "hardware/cluster_spec.h"
 #include "model/collective_cost.h"
 #include "model/node_cost.h"
+#include "model/prediction.h"
+
+#include "common/embedded_files.h"
 
 #include <cmath>
+#include <fstream>
+#include <functional>
 #include <map>
+#include <sstream>
 
 using namespace ridgeline;
 
 namespace {
 
+std::string embedded_text(const std::string& path) {
+  for (const auto& f : embedded_files())
+    if (f.path == path) return std::string(f.text);
+  FAIL("not embedded: " << path);
+  return "";
+}
+
+// Drops every fitted figure below `j`, so that NCCL's own constants (the architecture's
+// defaults) remain; objects left empty go too.
+void drop_fitted(nlohmann::json& j) {
+  for (auto it = j.begin(); it != j.end();) {
+    bool fact = it->is_object() && it->contains("source");
+    if (fact && (*it)["source"].get<std::string>().rfind("fitted:", 0) == 0) {
+      it = j.erase(it);
+      continue;
+    }
+    if (it->is_object() && !fact) drop_fitted(*it);
+    if (it->is_object() && it->empty()) {
+      it = j.erase(it);
+      continue;
+    }
+    ++it;
+  }
+}
+
+// A preset with NCCL's constants in place of its fitted parameters: the closed forms below are
+// NCCL's model, which the fit only rescales.
 const ClusterSpec& cluster(const std::string& name) {
   static std::map<std::string, ClusterSpec> loaded;
   auto it = loaded.find(name);
-  if (it == loaded.end()) it = loaded.emplace(name, load_cluster(name)).first;
+  if (it == loaded.end()) {
+    nlohmann::json doc = cluster_document(name);
+    if (doc.contains("collective_model")) drop_fitted(doc["collective_model"]);
+    if (doc.contains("collective_model") && doc["collective_model"].empty())
+      doc.erase("collective_model");
+    it = loaded.emplace(name, load_cluster_text(doc.dump(), name + " (NCCL's constants)")).first;
+  }
   return it->second;
 }
 
@@ -50,7 +89,8 @@ double ring_ar_closed_form(const ClusterSpec& c, CollectiveProtocol p, double by
   double ch = std::clamp(std::floor(bytes / (threads[i] * threshold[i])), 1.0, ctas);
   double algbw = bus * m.efficiency[i].value * n / (2.0 * (n - 1)) * ch / ctas;
   double lat = m.ring.base_us[i].value + 2 * (n - 1) * m.ring.nvlink_hop_us[i].value;
-  return m.call_overhead_us.value + lat + bytes / (algbw * 1e3);
+  return m.call_overhead_us.value + bytes * m.buffer_us_per_MB.value / 1e6 + lat +
+         bytes / (algbw * 1e3);
 }
 
 void check_ring(const ClusterSpec& c, double bytes, int n, CollectiveProtocol p) {
@@ -227,6 +267,14 @@ TEST_CASE("a PCIe box: NVLink inside a bridged pair, PCIe beyond it", "[collecti
   CHECK(all.busbw_GBps == Approx(48).epsilon(0.01));       // PCIe Gen5 x16 as NCCL counts it
 }
 
+TEST_CASE("the presets carry fitted parameters; NCCL's constants stay the defaults",
+          "[collective]") {
+  ClusterSpec fitted = load_cluster("dgx-h100");
+  CHECK(fitted.collective.efficiency[2].source.kind == SourceKind::Fitted);
+  CHECK(cluster("dgx-h100").collective.efficiency[2].source.kind == SourceKind::Assumed);
+  CHECK(cluster("dgx-h100").collective.efficiency[2].value == 1);
+}
+
 TEST_CASE("a collective node in a graph costs what the collective model says, as comm",
           "[collective]") {
   const ClusterSpec& h100 = cluster("dgx-h100");
@@ -244,4 +292,37 @@ TEST_CASE("a collective node in a graph costs what the collective model says, as
   GemmMemo memo2;
   test::require_input_error([&] { cost_section(s, test::h100(), memo2); },
                             {"tp_all_reduce: a collective needs a cluster"});
+}
+
+TEST_CASE("docs/collectives.md names every key a cluster file may hold", "[collective][docs]") {
+  std::ifstream in(std::string(RIDGELINE_SOURCE_DIR) + "/docs/collectives.md");
+  REQUIRE(in.good());
+  std::stringstream ss;
+  ss << in.rdbuf();
+  std::string doc = ss.str();
+  std::function<void(const nlohmann::json&)> walk = [&](const nlohmann::json& j) {
+    for (auto it = j.begin(); it != j.end(); ++it) {
+      if (it.key() == "value" || it.key() == "source") continue;
+      INFO("key " << it.key());
+      CHECK(doc.find("`" + it.key() + "`") != std::string::npos);
+      if (it->is_object()) walk(*it);
+    }
+  };
+  nlohmann::json cluster = cluster_document("dgx-h100");
+  cluster["collective_model"] =
+      nlohmann::json::parse(embedded_text("hardware/collectives/hopper.json"))["collective_model"];
+  walk(cluster);
+}
+
+TEST_CASE("time class comm: collectives count there, and views show it only when it holds time",
+          "[collective]") {
+  CHECK(time_class_of(Bottleneck::Comm) == kCommClass);
+  CHECK(time_class_of(Bottleneck::Latency) == (int)Bottleneck::Latency);
+  CHECK(std::string(time_class_name(kCommClass)) == "comm");
+  CHECK(std::string(time_class_name(kLaunchClass)) == "launch");
+  std::array<double, kTimeClasses> single_gpu{1, 2, 3, 4, 5, 6, 0};
+  CHECK(!time_class_shown(single_gpu, kCommClass));
+  CHECK(time_class_shown(single_gpu, kLaunchClass));
+  single_gpu[kCommClass] = 7;
+  CHECK(time_class_shown(single_gpu, kCommClass));
 }

@@ -89,7 +89,8 @@ TEST_CASE("pipeline: inference runs forwards through the stages", "[parallel][pi
 }
 
 TEST_CASE("pipeline: extrapolated end times match the full placement", "[parallel][pipeline]") {
-  for (auto s : {PipelineSchedule::GPipe, PipelineSchedule::OneFOneB, PipelineSchedule::Interleaved}) {
+  for (auto s :
+       {PipelineSchedule::GPipe, PipelineSchedule::OneFOneB, PipelineSchedule::Interleaved}) {
     int64_t p = 4, v = s == PipelineSchedule::Interleaved ? 2 : 1;
     for (int64_t m : {12, 16, 40}) {
       PipelineInput in;

@@ -61,10 +61,9 @@ int64_t group_ranks_per_node(CommGroup g, const ParallelConfig& p, int64_t gpus_
 
 namespace {
 
-// TEMPORARY until collectives milestone 1 (branch comm) is merged: a stand-in op of the bytes.
-enum class CollectiveKind { AllReduce, AllGather, ReduceScatter, AllToAll, Broadcast, SendRecv };
-Op collective_op(CollectiveKind, double bytes, int64_t, int64_t, DType d) {
-  return ew_op(ElementwiseKind::Copy, (int64_t)(bytes / dtype_bytes(d) / 2), d);
+// A collective of `bytes` (nccl-tests' convention, op.h) over `ranks`, `per_node` in a node.
+Op collective_op(CollectiveKind kind, double bytes, int64_t ranks, int64_t per_node, DType d) {
+  return Op{"", CollectiveOp{kind, bytes, (int)ranks, (int)per_node, d}, false};
 }
 
 // What the rewriter needs of the strategy, once.

@@ -115,14 +115,15 @@ void print_parallel_table(std::ostream& os, const ParallelPrediction& p) {
   }
   os << "\nstage   forward       backward      (one micro-batch)\n";
   for (size_t s = 0; s < p.stages.size(); ++s)
-    os << "  " << std::left << std::setw(6) << s << std::setw(14) << human_us(p.stages[s].forward_us)
-       << human_us(p.stages[s].backward_us) << std::right << "\n";
+    os << "  " << std::left << std::setw(6) << s << std::setw(14)
+       << human_us(p.stages[s].forward_us) << human_us(p.stages[s].backward_us) << std::right
+       << "\n";
   const ParallelMemory& f = p.memory;
   os << "\nmemory per GPU (stage " << f.stage << ")  " << human_bytes(f.total()) << " of "
      << human_bytes(f.capacity_bytes) << (f.fits() ? ": fits" : ": does NOT fit") << "\n";
-  os << "  weights " << human_bytes(f.weights_bytes) << ", gradients " << human_bytes(f.gradient_bytes)
-     << ", optimizer " << human_bytes(f.optimizer_bytes) << ", activations "
-     << human_bytes(f.activation_bytes) << " (" << f.in_flight << " in flight)";
+  os << "  weights " << human_bytes(f.weights_bytes) << ", gradients "
+     << human_bytes(f.gradient_bytes) << ", optimizer " << human_bytes(f.optimizer_bytes)
+     << ", activations " << human_bytes(f.activation_bytes) << " (" << f.in_flight << " in flight)";
   if (f.kv_cache_bytes > 0) os << ", KV cache " << human_bytes(f.kv_cache_bytes);
   os << ", buffers " << human_bytes(f.comm_buffer_bytes) << ", reserved "
      << human_bytes(f.reserved_bytes) << "\n";

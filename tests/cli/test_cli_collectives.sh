@@ -54,4 +54,17 @@ expect "batch order" 0 "a c" -- bash -c "'$bin' collective --cluster dgx-h100 --
 expect "good batch exits 0" 0 '"id":"a"' -- "$bin" collective --cluster dgx-h100 --input <(head -1 "$tmp/mixed.jsonl")
 expect "stdin batch" 0 '"id":"a"' -- bash -c "head -1 '$tmp/mixed.jsonl' | '$bin' collective --cluster dgx-h100 --input -"
 expect "missing input file" 1 "--input $tmp/none.jsonl: cannot open file" -- "$bin" collective --cluster dgx-h100 --input "$tmp/none.jsonl"
+
+# validation and the fit on the published tables
+data=validate/data/published-collectives.json
+expect "validate collectives table" 0 "all                              314" -- "$bin" validate --collectives "$data"
+expect "validate collectives json" 0 '"holdout_1MB"' -- "$bin" validate --collectives "$data" --format json
+expect "validate collectives bad format" 1 "--format markdown: --collectives prints table or json" -- "$bin" validate --collectives "$data" --format markdown
+expect "validate collectives refuses --gpu" 1 "--gpu: not with --collectives" -- "$bin" validate --collectives "$data" --gpu h100-sxm
+expect "cluster only with collectives" 1 "--cluster: only with --collectives" -- "$bin" validate --data x.json --cluster dgx-h100
+expect "collective baseline check" 0 "collective categories at or below" -- "$bin" validate --check validate/collective_baseline.json
+expect "fit-collectives reports" 0 "ridgeline calibrate fit-collectives: dgx-a100 from 193 fit-split rows" -- "$bin" calibrate fit-collectives --data "$data" --cluster dgx-a100
+expect "fit-collectives writes a loadable file" 0 "fitted: dgx-a100" -- bash -c "'$bin' calibrate fit-collectives --data '$data' --cluster dgx-a100 --out '$tmp/a100.json' >/dev/null && '$bin' clusters show '$tmp/a100.json'"
+expect "validate with a fitted stand-in" 0 "A100/all_reduce/8" -- "$bin" validate --collectives "$data" --cluster "$tmp/a100.json"
+expect "fit-collectives no rows" 1 "no fit-split rows measured on cluster \"h100-pcie-8\"" -- "$bin" calibrate fit-collectives --data "$data" --cluster h100-pcie-8
 finish
