@@ -44,7 +44,7 @@ expect "search --sp maybe" 2 "--sp" -- "$bin" search "${small[@]}" --sp maybe
 expect "search more GPUs than the cluster" 1 "--gpus: 2048 GPUs, but dgx-h100 has at most 1024" -- "$bin" search --model llama-3-8b --cluster dgx-h100 --gpus 2048 --global-batch 2048 --seq 4096 --max-microbatch 1 --zero 1 --recompute none
 
 # compare: side by side, why each loses to the first, and every strategy error
-expect "compare table" 0 "vs #1: bubble" -- "$bin" compare "${gpt3[@]}" --strategy "tp=8,pp=16,sp=1,zero=1" --strategy "tp=4,pp=32,sp=1,zero=1"
+expect "compare table" 0 "vs #1; #1 loses by exposed tp comm" -- "$bin" compare "${gpt3[@]}" --strategy "tp=8,pp=16,sp=1,zero=1" --strategy "tp=4,pp=32,sp=1,zero=1"
 expect "compare json" 0 '"given": "tp=4,pp=32,sp=1,zero=1"' -- "$bin" compare "${gpt3[@]}" --strategy "tp=8,pp=16,sp=1,zero=1" --strategy "tp=4,pp=32,sp=1,zero=1" --format json
 expect "compare csv" 0 "1,8,16,1,8,1,1,1,1,1,none,1f1b," -- "$bin" compare "${gpt3[@]}" --strategy "tp=8,pp=16,sp=1,zero=1" --format csv
 expect "compare GPU count" 1 '--strategy "tp=8,pp=2,dp=2": --gpus: 1024 GPUs, but --tp 8 x --pp 2 x --dp 2 x --cp 1 = 32' -- "$bin" compare "${gpt3[@]}" --strategy "tp=8,pp=2,dp=2"
@@ -69,6 +69,7 @@ expect "training runs markdown" 0 "| category | held-out rows | held-out MAPE | 
 expect "training runs take no --gpu" 1 "--gpu: not with --training-runs" -- "$bin" validate --training-runs $runs --gpu h100-sxm
 expect "training runs take no --split" 1 "--split: not with --training-runs" -- "$bin" validate --training-runs $runs --split fit
 expect "training runs --worst with json" 1 "--worst: lists the worst rows in the table; not with --format json" -- "$bin" validate --training-runs $runs --format json --worst 3
+expect "training runs not with --collectives" 1 "--training-runs: not with --collectives" -- "$bin" validate --training-runs $runs --collectives validate/data/published-collectives.json
 expect "training runs missing file" 1 "nope.json" -- "$bin" validate --training-runs nope.json
 expect "training-runs baseline holds" 0 "ok    all" -- "$bin" validate --check validate/accuracy_baseline_training_runs.json
 expect "training-runs baseline takes no --set" 1 "--set: a training-runs baseline" -- "$bin" validate --check validate/accuracy_baseline_training_runs.json --set hbm.bandwidth_GBps=1
