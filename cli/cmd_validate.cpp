@@ -12,6 +12,7 @@
 #include "cli/views/report_views.h"
 #include "cli/views/scorecard_views.h"
 #include "cli/views/trace_compare_view.h"
+#include "cli/views/training_views.h"
 #include "cli/views/views.h"
 #include "common/errors.h"
 #include "common/json_reader.h"
@@ -21,6 +22,7 @@
 #include "validate/recorded_device.h"
 #include "validate/scorecard.h"
 #include "validate/trace_shapes.h"
+#include "validate/training_scorecard.h"
 #include "workloads/graph_builder.h"
 
 #include <algorithm>
@@ -65,8 +67,22 @@ Scorecard score_files(const std::vector<std::string>& files, bool workloads, con
 
 // --check: every recorded category must score no worse than recorded. Prints one line per
 // category and returns the exit status (1 when any regressed).
+int run_training_check(const AccuracyBaseline& b, const std::vector<std::string>& sets) {
+  if (!sets.empty())
+    throw InputError(
+        "--set: a training-runs baseline predicts with each row's own GPU; no what-ifs");
+  TrainingScorecard sc = score_training_runs(load_training_runs(b.training_runs));
+  std::vector<BaselineCheck> checks = check_baseline(training_holdout_mape(sc), b.training_mape,
+                                                     b.file + ": /training_holdout_mape");
+  print_training_check(std::cout, b.file, checks);
+  for (const auto& c : checks)
+    if (c.regressed()) return 1;
+  return 0;
+}
+
 int run_check(const std::string& path, const std::vector<std::string>& sets) {
   AccuracyBaseline b = load_baseline(path);
+  if (!b.training_runs.empty()) return run_training_check(b, sets);
   GpuSpec gpu = load_gpu(b.gpu, sets, b.profile);
   std::vector<std::string> files = b.op_datasets;
   files.insert(files.end(), b.workload_datasets.begin(), b.workload_datasets.end());
@@ -110,6 +126,17 @@ int run_trace(const std::string& path, const PredictOptions& w, const std::strin
   return 0;
 }
 
+// --training-runs: the published training runs' scorecard.
+int run_training_runs(const std::string& path, const std::string& format, int worst,
+                      bool worst_given) {
+  const auto& view = training_views().pick(format, "--format");
+  if (worst_given && format != "table")
+    throw InputError("--worst: lists the worst rows in the table; not with --format " + format);
+  TrainingScorecard sc = score_training_runs(load_training_runs(path));
+  view(std::cout, TrainingReport{sc, worst});
+  return 0;
+}
+
 // Each mode reads its own flags: one given for another mode is an error, never ignored.
 void refuse_flags(const CLI::App& cmd, const std::vector<std::string>& names,
                   const std::string& why) {
@@ -136,6 +163,7 @@ Command add_validate_command(CLI::App& app) {
     std::string collectives;
     std::vector<std::string> clusters;
     std::string trace;
+    std::string training_runs;
     std::string profile;
     PredictOptions workload;
     bool workloads = false;
@@ -153,6 +181,9 @@ Command add_validate_command(CLI::App& app) {
   cmd->add_option(
       "--check", o->check,
       "Fail when held-out error rises above a baseline (validate/accuracy_baseline.json)");
+  cmd->add_option("--training-runs", o->training_runs,
+                  "Published training runs (validate/data/published-training-runs.json): MAPE of "
+                  "iteration time per source, GPU and model family, held-out and fit apart");
   cmd->add_option("--collectives", o->collectives,
                   "Measured collectives (validate/data/published-collectives.json): MAPE per GPU, "
                   "collective and GPU count, held-out and fit split apart");
@@ -189,7 +220,7 @@ Command add_validate_command(CLI::App& app) {
     if (!o->check.empty() && is_collective_baseline(o->check)) {
       refuse_flags(*cmd,
                    {"--gpu", "--profile", "--data", "--trace", "--workloads", "--split", "--format",
-                    "--worst", "--set", "--collectives", "--cluster"},
+                    "--worst", "--set", "--collectives", "--cluster", "--training-runs"},
                    "--check of a collective baseline, which names its data set");
       refuse_flags(*cmd, workload_flags, "--check (the flag describes a --trace workload)");
       return run_collective_check(o->check);
@@ -197,7 +228,7 @@ Command add_validate_command(CLI::App& app) {
     if (!o->collectives.empty()) {
       refuse_flags(*cmd,
                    {"--gpu", "--profile", "--data", "--trace", "--workloads", "--split", "--worst",
-                    "--set", "--check", "--plot"},
+                    "--set", "--check", "--plot", "--training-runs"},
                    "--collectives (it scores every row on its own cluster, both splits)");
       refuse_flags(*cmd, workload_flags, "--collectives (the flag describes a --trace workload)");
       if (o->format != "table" && o->format != "json")
@@ -207,11 +238,19 @@ Command add_validate_command(CLI::App& app) {
     if (cmd->count("--cluster")) throw InputError("--cluster: only with --collectives");
     if (!o->check.empty()) {
       refuse_flags(*cmd,
-                   {"--gpu", "--profile", "--data", "--trace", "--workloads", "--split", "--format",
-                    "--worst"},
+                   {"--gpu", "--profile", "--data", "--trace", "--training-runs", "--workloads",
+                    "--split", "--format", "--worst"},
                    "--check, whose baseline names its GPU, profile and data sets");
       refuse_flags(*cmd, workload_flags, "--check (the flag describes a --trace workload)");
       return run_check(o->check, o->sets);
+    }
+    if (!o->training_runs.empty()) {
+      refuse_flags(*cmd,
+                   {"--gpu", "--profile", "--set", "--data", "--trace", "--workloads", "--split",
+                    "--plot", "--collectives", "--cluster"},
+                   "--training-runs (each row names its GPU and cluster; both splits are shown)");
+      refuse_flags(*cmd, workload_flags, "--training-runs (each row names its workload)");
+      return run_training_runs(o->training_runs, o->format, o->worst, cmd->count("--worst") > 0);
     }
     if (!o->trace.empty()) {
       refuse_flags(*cmd, {"--data", "--workloads", "--split", "--format"},

@@ -23,6 +23,8 @@ Command add_clusters_command(CLI::App& app);
 Command add_serve_command(CLI::App& app);
 Command add_capacity_command(CLI::App& app);
 Command add_validate_serving_command(CLI::App& app);
+Command add_search_command(CLI::App& app);
+Command add_compare_command(CLI::App& app);
 // `calibrate fit-collectives`, a subcommand of `calibrate` (sub is set to it).
 Command add_fit_collectives_command(CLI::App& calibrate, CLI::App*& sub);
 // Also sets the app's --version flag.

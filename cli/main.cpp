@@ -23,6 +23,8 @@ int main(int argc, char** argv) {
   commands["serve"] = ridgeline::add_serve_command(app);
   commands["capacity"] = ridgeline::add_capacity_command(app);
   commands["validate-serving"] = ridgeline::add_validate_serving_command(app);
+  commands["search"] = ridgeline::add_search_command(app);
+  commands["compare"] = ridgeline::add_compare_command(app);
   commands["version"] = ridgeline::add_version_command(app);
   try {
     app.parse(argc, argv);

@@ -32,8 +32,14 @@ AccuracyBaseline load_baseline(const std::string& path) {
   JsonReader r(doc, path);
   AccuracyBaseline b;
   b.file = path;
-  b.gpu = r.string("gpu");
   r.string("about");
+  if (r.has("training_runs")) {
+    b.training_runs = r.string("training_runs");
+    b.training_mape = limits(r.child("training_holdout_mape"));
+    r.finish();
+    return b;
+  }
+  b.gpu = r.string("gpu");
   if (r.has("profile")) b.profile = r.string("profile");
   if (r.has("runtime")) b.runtime = r.string("runtime");
   b.op_datasets = strings(r, "op_datasets");
@@ -55,6 +61,19 @@ std::vector<BaselineCheck> check_baseline(const Scorecard& sc,
     }
     if (!found) throw InputError(where + "/" + category + ": no such category in the scored data");
     out.push_back({category, mape, found->model.mape});
+  }
+  return out;
+}
+
+std::vector<BaselineCheck> check_baseline(const std::map<std::string, double>& now,
+                                          const std::map<std::string, double>& recorded,
+                                          const std::string& where) {
+  std::vector<BaselineCheck> out;
+  for (const auto& [category, mape] : recorded) {
+    auto it = now.find(category);
+    if (it == now.end())
+      throw InputError(where + "/" + category + ": no such category in the scored data");
+    out.push_back({category, mape, it->second});
   }
   return out;
 }

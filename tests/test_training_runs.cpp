@@ -1,0 +1,136 @@
+// The published training runs (validate/training_runs.h): the held-out split rule (FNV-1a 64 of
+// the id, held out when the hash is a multiple of 3) against hashes computed by hand, rows mapped
+// field by field as the header says, and the skip reasons.
+#include "test_helpers.h"
+#include "validate/training_runs.h"
+
+#include <algorithm>
+
+using namespace ridgeline;
+
+namespace {
+
+const TrainingRunSet& runs() {
+  static const TrainingRunSet s =
+      load_training_runs(RIDGELINE_SOURCE_DIR "/validate/data/published-training-runs.json");
+  return s;
+}
+
+const TrainingRunCase* find_case(const std::string& id) {
+  for (const auto& c : runs().cases)
+    if (c.id == id) return &c;
+  return nullptr;
+}
+
+std::string skip_reason(const std::string& id) {
+  for (const auto& s : runs().skipped)
+    if (s.id == id) return s.reason;
+  return "";
+}
+
+}  // namespace
+
+TEST_CASE("training runs: FNV-1a 64 matches the published test vectors", "[validate][training]") {
+  CHECK(fnv1a64("") == 0xcbf29ce484222325ull);
+  CHECK(fnv1a64("a") == 0xaf63dc4c8601ec8cull);
+  CHECK(fnv1a64("foobar") == 0x85944171f73967e8ull);
+}
+
+TEST_CASE("training runs: held out when the id's hash is a multiple of 3", "[validate][training]") {
+  // Hashes mod 3 computed by hand (Python) for these ids: 0, 0, 1, 2.
+  CHECK(training_run_split("dgxc_benchmarking#0431") == "holdout");
+  CHECK(training_run_split("dgxc_benchmarking#0432") == "holdout");
+  CHECK(training_run_split("dgxc_benchmarking#0430") == "fit");
+  CHECK(training_run_split("dgxc_benchmarking#0512") == "fit");
+}
+
+TEST_CASE("training runs: every row is a case or a skip", "[validate][training]") {
+  CHECK(runs().rows == 623);
+  CHECK((int64_t)(runs().cases.size() + runs().skipped.size()) == runs().rows);
+  for (const auto& c : runs().cases) CHECK(c.split == training_run_split(c.id));
+}
+
+TEST_CASE("training runs: GPT-3 175B row mapped as printed, interleaved, SP, ZeRO-1",
+          "[validate][training]") {
+  const TrainingRunCase* c = find_case("dgxc_benchmarking#0430");
+  REQUIRE(c);
+  CHECK(c->gpu == "h100-sxm");
+  CHECK(c->cluster == "dgx-h100");
+  CHECK(c->family == "gpt3");
+  CHECK(c->model.layers == 96);
+  CHECK(c->model.hidden == 12288);
+  CHECK(c->model.mlp == MlpKind::Gelu);
+  CHECK(c->model.norm == NormKind::LayerNorm);
+  CHECK(c->model.position == PositionKind::Learned);
+  CHECK(c->model.vocab == 51200);
+  const ParallelConfig& p = c->parallel;
+  CHECK(p.gpus == 128);
+  CHECK((p.tp == 4 && p.pp == 8 && p.vp == 12 && p.dp == 4 && p.cp == 1));
+  CHECK(p.schedule == PipelineSchedule::Interleaved);
+  CHECK(p.sp);
+  CHECK(p.zero == 1);  // the distributed optimizer, not printed
+  CHECK(p.microbatch == 1);
+  CHECK(p.global_batch == 256);
+  CHECK(p.recompute == Recompute::None);
+  CHECK(c->run.seq == 2048);
+  CHECK(c->run.batch == 1);
+  CHECK(c->measured_from == "iter_time_s");
+  CHECK(c->measured_us == Approx(8.91e6));
+  CHECK(std::find(c->assumptions.begin(), c->assumptions.end(),
+                  "zero not printed: distributed optimizer (ZeRO-1)") != c->assumptions.end());
+}
+
+TEST_CASE("training runs: Grok-1 proxy row is Mixtral-like with its layer override",
+          "[validate][training]") {
+  const TrainingRunCase* c = find_case("dgxc_benchmarking#0512");
+  REQUIRE(c);
+  CHECK(c->family == "grok1");
+  CHECK(c->model.layers == 2);
+  CHECK(c->model.moe.experts == 8);
+  CHECK(c->model.moe.top_k == 2);
+  CHECK(c->model.mlp == MlpKind::GatedSilu);
+  CHECK((c->parallel.tp == 4 && c->parallel.dp == 2 && c->parallel.ep == 2));
+  CHECK(c->parallel.sp);  // not printed, tp > 1
+  CHECK(c->measured_us == Approx(24.03e6));
+}
+
+TEST_CASE("training runs: rows ridgeline cannot model are skipped with their reason",
+          "[validate][training]") {
+  CHECK(skip_reason("nemo_2407_perf#0071") == "fp8 training not modelled");
+  CHECK(skip_reason("megatron_bridge_perf#0137").rfind("GPU GB300", 0) == 0);
+  CHECK(skip_reason("nemo_2407_perf#0080").find("nemotron") != std::string::npos);
+  CHECK(skip_reason("dgxc_benchmarking#0430") == "");
+}
+
+TEST_CASE("training runs: iteration time derived from tokens/s/GPU where only that is printed",
+          "[validate][training]") {
+  nlohmann::json doc = nlohmann::json::parse(R"({
+    "models": {"llama3_8b": {"arch": "llama", "layers": 32, "hidden": 4096, "heads": 32,
+                             "kv_heads": 8, "ffn": 14336, "vocab": 128256, "head_dim": 128}},
+    "rows": [{"id": "x#1", "source_id": "x", "model": "llama3_8b", "seq_len": 8192,
+              "gpu": "H100-SXM5-80GB", "num_gpus": 8, "tp": 1, "pp": 1, "dp": 8, "cp": 1,
+              "micro_batch": 1, "global_batch": 128, "precision": "bf16",
+              "completeness": "complete", "measured": {"tokens_per_s_per_gpu": 8192}}]})");
+  TrainingRunSet s = parse_training_runs(doc, "t.json");
+  REQUIRE(s.cases.size() == 1);
+  // 128 x 8192 / (8192 x 8) s = 16 s.
+  CHECK(s.cases[0].measured_us == Approx(16e6));
+  CHECK(s.cases[0].measured_from == "tokens_per_s_per_gpu");
+  CHECK(!s.cases[0].parallel.sp);  // tp 1
+  CHECK(s.cases[0].parallel.zero == 1);
+}
+
+TEST_CASE("training runs: a row without its parallel degrees is an error naming the path",
+          "[validate][training][errors]") {
+  nlohmann::json doc = nlohmann::json::parse(R"({
+    "models": {"llama3_8b": {"arch": "llama", "layers": 32, "hidden": 4096, "heads": 32,
+                             "kv_heads": 8, "ffn": 14336, "vocab": 128256, "head_dim": 128}},
+    "rows": [{"id": "x#1", "source_id": "x", "model": "llama3_8b", "seq_len": 8192,
+              "gpu": "H100-SXM5-80GB", "num_gpus": 8, "pp": 1, "dp": 8, "cp": 1,
+              "global_batch": 128, "precision": "bf16", "completeness": "complete",
+              "measured": {"iter_time_s": 1}}]})");
+  test::require_input_error([&] { parse_training_runs(doc, "t.json"); },
+                            {"t.json: /rows/0/tp", "expected a positive integer"});
+  test::require_input_error([&] { parse_training_runs(nlohmann::json::object(), "t.json"); },
+                            {"t.json", "/rows"});
+}

@@ -1,0 +1,240 @@
+// Loading the published training runs; see training_runs.h for the split rule and the mapping.
+// Rows are read field by field (the file carries many informational keys, so it is not read
+// strictly); a field the mapping needs that is missing or of the wrong type is an InputError
+// naming the file and the JSON path, a row ridgeline cannot model is a skip with its reason.
+#include "validate/training_runs.h"
+
+#include "common/errors.h"
+#include "common/json_reader.h"
+
+#include <cmath>
+
+namespace ridgeline {
+
+uint64_t fnv1a64(std::string_view s) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (unsigned char c : s) {
+    h ^= c;
+    h *= 0x100000001b3ull;
+  }
+  return h;
+}
+
+std::string training_run_split(const std::string& id) {
+  return fnv1a64(id) % 3 == 0 ? "holdout" : "fit";
+}
+
+namespace {
+
+using nlohmann::json;
+
+struct Skip {
+  std::string reason;
+};
+
+struct RowReader {
+  const json& row;
+  std::string where;  // "file: /rows/12"
+
+  [[noreturn]] void fail(const std::string& key, const std::string& msg) const {
+    throw InputError(where + "/" + key + ": " + msg);
+  }
+  bool given(const std::string& key) const { return row.contains(key) && !row[key].is_null(); }
+  int64_t integer(const std::string& key) const {
+    if (!given(key) || !row[key].is_number_integer() || row[key].get<int64_t>() < 1)
+      fail(key, "expected a positive integer, got " +
+                    (given(key) ? describe_json(row[key]) : std::string("nothing")));
+    return row[key].get<int64_t>();
+  }
+  int64_t integer_or(const std::string& key, int64_t fallback, std::vector<std::string>& notes,
+                     const std::string& note) const {
+    if (!given(key)) {
+      notes.push_back(note);
+      return fallback;
+    }
+    return integer(key);
+  }
+  std::string string(const std::string& key) const {
+    if (!given(key) || !row[key].is_string()) fail(key, "expected a string");
+    return row[key].get<std::string>();
+  }
+};
+
+std::string lower(std::string s) {
+  for (auto& c : s) c = (char)std::tolower((unsigned char)c);
+  return s;
+}
+
+// The models table entry as a Hugging Face config of the structure ridgeline models.
+ModelConfig model_of(const json& models, const std::string& key, int64_t seq,
+                     const std::string& where, std::string& family) {
+  if (!models.contains(key)) throw InputError(where + "/model: \"" + key + "\" not in /models");
+  const json& m = models[key];
+  JsonReader r(m, where.substr(0, where.find(':')), "/models/" + key);
+  std::string arch = r.string("arch");
+  int64_t hidden = r.integer("hidden", 1), layers = r.integer("layers", 1);
+  int64_t heads = r.integer("heads", 1), ffn = r.integer("ffn", 1);
+  int64_t vocab = r.integer("vocab", 1);
+  json hf;
+  if (arch == "gpt") {
+    family = "gpt3";
+    hf = {{"model_type", "gpt2"}, {"n_embd", hidden},
+          {"n_layer", layers},    {"n_head", heads},
+          {"n_inner", ffn},       {"vocab_size", vocab},
+          {"n_positions", seq},   {"activation_function", "gelu"}};
+  } else if (arch == "llama" || arch == "moe") {
+    int64_t kv = r.integer("kv_heads", 1), head_dim = r.integer("head_dim", 1);
+    hf = {{"model_type", arch == "moe" ? "mixtral" : "llama"},
+          {"hidden_size", hidden},
+          {"num_hidden_layers", layers},
+          {"num_attention_heads", heads},
+          {"num_key_value_heads", kv},
+          {"head_dim", head_dim},
+          {"intermediate_size", ffn},
+          {"vocab_size", vocab},
+          {"max_position_embeddings", seq},
+          {"hidden_act", "silu"},
+          {"tie_word_embeddings", false}};
+    if (arch == "moe") {
+      int64_t experts = r.integer("experts", 1), topk = r.integer("topk", 1);
+      if (m.contains("moe_ffn") || m.contains("shared_experts") || experts != 8 || topk != 2)
+        throw Skip{"MoE design other than Mixtral-like (8 experts, top-2) not modelled (issue 14)"};
+      hf["num_local_experts"] = experts;
+      hf["num_experts_per_tok"] = topk;
+      family = key.rfind("grok", 0) == 0 ? "grok1" : "mixtral";
+    } else {
+      family = key.rfind("llama2", 0) == 0 ? "llama2" : "llama3";
+    }
+  } else if (arch.rfind("nemotron", 0) == 0) {
+    throw Skip{"nemotron (squared-ReLU MLP) not modelled"};
+  } else {
+    throw Skip{"architecture \"" + arch + "\" not modelled (issue 14)"};
+  }
+  ModelConfig model = load_model_text(hf.dump(), where + " (/models/" + key + ")");
+  model.name = key;
+  return model;
+}
+
+struct GpuMap {
+  const char* printed;
+  const char* gpu;
+  const char* cluster;
+};
+constexpr GpuMap kGpus[] = {{"H100-SXM5-80GB", "h100-sxm", "dgx-h100"},
+                            {"B200", "b200", "dgx-b200"},
+                            {"GB200", "gb200", "gb200-nvl72"}};
+
+// Megatron's distributed optimizer (ZeRO-1) unless FSDP shards everything over dp.
+int zero_of(const RowReader& r, int64_t dp, std::vector<std::string>& notes) {
+  if (r.given("zero_stage")) return (int)r.integer("zero_stage");
+  if (r.given("fsdp")) {
+    if (!r.row["fsdp"].is_number_integer() || r.row["fsdp"].get<int64_t>() != dp)
+      throw Skip{"FSDP over part of the data-parallel group (hybrid sharding) not modelled"};
+    notes.push_back("fsdp over all dp ranks = ZeRO-3");
+    return 3;
+  }
+  if (dp == 1) return 0;
+  notes.push_back("zero not printed: distributed optimizer (ZeRO-1)");
+  return 1;
+}
+
+double measured_us_of(const RowReader& r, const ParallelConfig& p, int64_t seq, std::string& from) {
+  const json& m = r.row.contains("measured") ? r.row["measured"] : json::object();
+  if (m.contains("iter_time_s") && m["iter_time_s"].is_number()) {
+    from = "iter_time_s";
+    return m["iter_time_s"].get<double>() * 1e6;
+  }
+  if (m.contains("tokens_per_s_per_gpu") && m["tokens_per_s_per_gpu"].is_number()) {
+    from = "tokens_per_s_per_gpu";
+    double tps = m["tokens_per_s_per_gpu"].get<double>();
+    if (!(tps > 0)) r.fail("measured/tokens_per_s_per_gpu", "expected a positive number");
+    return (double)p.global_batch * (double)seq / (tps * (double)p.gpus) * 1e6;
+  }
+  throw Skip{"no iteration time or tokens/s/GPU printed"};
+}
+
+TrainingRunCase case_of(const RowReader& r, const json& models) {
+  TrainingRunCase c;
+  c.id = r.string("id");
+  c.source = r.string("source_id");
+  c.split = training_run_split(c.id);
+  if (r.string("completeness") == "partial") throw Skip{"partial row (a required field unknown)"};
+  if (r.given("task") && r.string("task") != "pretrain")
+    throw Skip{"task other than pretraining not modelled"};
+  std::string printed_gpu = r.string("gpu");
+  const GpuMap* g = nullptr;
+  for (const auto& x : kGpus)
+    if (printed_gpu.rfind(x.printed, 0) == 0) g = &x;
+  if (!g) throw Skip{"GPU " + printed_gpu.substr(0, printed_gpu.find(' ')) + " has no GPU file"};
+  c.gpu = g->gpu;
+  c.cluster = g->cluster;
+  int64_t seq = r.integer("seq_len");
+  c.model = model_of(models, r.string("model"), seq, r.where, c.family);
+  std::string precision = lower(r.string("precision"));
+  if (precision.rfind("bf16", 0) != 0) throw Skip{"fp8 training not modelled"};
+  if (r.given("layers_override")) {
+    c.model.layers = r.integer("layers_override");
+    c.assumptions.push_back("proxy model of " + std::to_string(c.model.layers) + " layers");
+  }
+  if (r.given("etp") && r.integer("etp") != r.integer("tp"))
+    throw Skip{"expert tensor parallelism other than tp not modelled"};
+  ParallelConfig& p = c.parallel;
+  p.gpus = r.integer("num_gpus");
+  p.tp = r.integer("tp");
+  p.pp = r.integer("pp");
+  p.dp = r.integer("dp");
+  p.cp = r.integer("cp");
+  p.ep = r.integer_or("ep", 1, c.assumptions, "ep not printed: 1");
+  p.vp = r.integer_or("vp", 1, c.assumptions, "vp not printed: 1");
+  p.schedule = p.vp > 1 ? PipelineSchedule::Interleaved : PipelineSchedule::OneFOneB;
+  p.microbatch = r.integer_or("micro_batch", 1, c.assumptions, "micro-batch not printed: 1");
+  p.global_batch = r.integer("global_batch");
+  if (r.given("sp"))
+    p.sp = r.row["sp"].is_boolean() && r.row["sp"].get<bool>();
+  else if (p.tp > 1) {
+    p.sp = true;
+    c.assumptions.push_back("sp not printed: on (tp > 1)");
+  }
+  p.zero = zero_of(r, p.dp, c.assumptions);
+  std::string rc = r.given("recompute") ? lower(r.string("recompute")) : "";
+  if (rc.empty()) c.assumptions.push_back("recompute not printed: none");
+  if (!rc.empty() && rc.rfind("none", 0) != 0) throw Skip{"recompute \"" + rc + "\" not mapped"};
+  p.recompute = Recompute::None;
+  c.run.phase = Phase::Train;
+  c.run.batch = p.microbatch;
+  c.run.seq = seq;
+  c.run.optimizer = Optimizer::AdamW;
+  c.run.recompute = p.recompute;
+  c.measured_us = measured_us_of(r, p, seq, c.measured_from);
+  return c;
+}
+
+}  // namespace
+
+TrainingRunSet parse_training_runs(const json& doc, const std::string& label) {
+  if (!doc.is_object() || !doc.contains("rows") || !doc["rows"].is_array())
+    throw InputError(located(label, "/rows: missing; expected an array of training runs"));
+  if (!doc.contains("models") || !doc["models"].is_object())
+    throw InputError(located(label, "/models: missing; expected the table of model shapes"));
+  TrainingRunSet set;
+  set.file = label;
+  const json& rows = doc["rows"];
+  set.rows = (int64_t)rows.size();
+  for (size_t i = 0; i < rows.size(); ++i) {
+    std::string where = label + ": /rows/" + std::to_string(i);
+    if (!rows[i].is_object()) throw InputError(where + ": expected an object");
+    RowReader r{rows[i], where};
+    try {
+      set.cases.push_back(case_of(r, doc["models"]));
+    } catch (const Skip& s) {
+      set.skipped.push_back({r.string("id"), s.reason});
+    }
+  }
+  return set;
+}
+
+TrainingRunSet load_training_runs(const std::string& path) {
+  return parse_training_runs(read_json_file(path), path);
+}
+
+}  // namespace ridgeline

@@ -1,0 +1,73 @@
+// Published large-model training runs (validate/data/published-training-runs.json, a verbatim
+// copy of shared/reference/published/training_runs.json: NVIDIA DGX Cloud recipes, NeMo and
+// Megatron-Bridge performance tables, each row with its source and full parallel configuration).
+// Each row becomes a model, a run and a parallel strategy on a cluster, with its measured
+// iteration time, or a skip with the reason ridgeline cannot model it yet.
+//
+// Held-out split, fixed before anything was predicted or fitted: a row is held out when the
+// FNV-1a 64-bit hash of its `id` string (UTF-8 bytes, offset basis 0xcbf29ce484222325, prime
+// 0x100000001b3) is a multiple of 3; the rest are the fit rows.
+//
+// Mapping (each convention the row did not print is listed in the case's `assumptions`):
+//  - models: the file's `models` table, as a Hugging Face config of the matching structure:
+//    arch "gpt" -> GPT-2 structure (GELU MLP, LayerNorm, learned positions, biases, tied head);
+//    "llama" -> Llama (SwiGLU, RMSNorm, RoPE); "moe" with 8 experts top-2 (Mixtral, Grok-1) ->
+//    Mixtral. Nemotron (squared-ReLU MLP) and other MoE designs (DeepSeek MLA, Qwen3, gpt-oss,
+//    Llama 4: issue 14) are skipped. `layers_override` (DGX Cloud proxy models) cuts the layers.
+//  - GPUs: H100-SXM5 -> h100-sxm on dgx-h100, B200 -> b200 on dgx-b200, GB200 -> gb200 on
+//    gb200-nvl72; GB300, B300 skipped (no GPU file). The cluster gets as many nodes as the row
+//    used when the preset has fewer.
+//  - precision: bf16; FP8 rows (Transformer Engine) and MXFP8/NVFP4 rows are skipped: fp8
+//    training is not modelled.
+//  - not printed: recompute -> none; sequence parallelism -> on when tp > 1 (the NeMo and
+//    Megatron-Bridge recipes' default); the distributed optimizer (ZeRO-1) when dp > 1 (their
+//    default), ZeRO-3 when FSDP spans the whole data-parallel group; vp -> 1; micro-batch -> 1.
+//  - measured: iter_time_s where printed, else global batch x seq / (tokens/s/GPU x GPUs).
+#pragma once
+
+#include "workloads/model_config.h"
+#include "workloads/parallel_config.h"
+#include "workloads/run_config.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ridgeline {
+
+struct TrainingRunCase {
+  std::string id, source, split;  // split: "holdout" or "fit"
+  std::string family;             // gpt3, llama2, llama3, mixtral, grok1
+  std::string gpu, cluster;       // presets: "h100-sxm", "dgx-h100"
+  int64_t nodes = 0;              // nodes the row used (cluster size needed)
+  ModelConfig model;
+  RunConfig run;
+  ParallelConfig parallel;
+  double measured_us = 0;     // one iteration
+  std::string measured_from;  // "iter_time_s" or "tokens_per_s_per_gpu"
+  std::vector<std::string> assumptions;
+};
+
+struct TrainingRunSkip {
+  std::string id, reason;  // reason: a short class ("fp8 training not modelled"), then details
+};
+
+struct TrainingRunSet {
+  std::string file;
+  int64_t rows = 0;
+  std::vector<TrainingRunCase> cases;
+  std::vector<TrainingRunSkip> skipped;
+};
+
+// FNV-1a, 64 bits, over the bytes of `s`.
+uint64_t fnv1a64(std::string_view s);
+// "holdout" when fnv1a64(id) % 3 == 0, else "fit".
+std::string training_run_split(const std::string& id);
+
+TrainingRunSet load_training_runs(const std::string& path);
+TrainingRunSet parse_training_runs(const nlohmann::json& doc, const std::string& label);
+
+}  // namespace ridgeline
