@@ -77,7 +77,9 @@ HfRecord read_hf_record(JsonReader& r, const std::string& id, const std::string&
   else
     run.seq = r.integer("seq", 1);
   if (run.phase == Phase::Train) {
-    run.recompute = r.one_of("ckpt", {"ckpt", "nockpt"}) == "ckpt";
+    // gradient_checkpointing_enable(): each decoder layer's forward runs again in backward.
+    run.recompute =
+        r.one_of("ckpt", {"ckpt", "nockpt"}) == "ckpt" ? Recompute::Full : Recompute::None;
   } else {
     std::string cache = r.one_of("cache", {"dynamic", "static"});
     CacheUpdate u = runtime.block.cache_update;
