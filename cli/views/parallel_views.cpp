@@ -41,6 +41,8 @@ nlohmann::ordered_json parallel_inputs_json(const ParallelConfig& p) {
           {"recompute", recompute_name(p.recompute)}};
 }
 
+}  // namespace
+
 nlohmann::ordered_json memory_per_gpu_json(const ParallelMemory& f) {
   return {{"stage", f.stage},
           {"weights_bytes", f.weights_bytes},
@@ -56,8 +58,6 @@ nlohmann::ordered_json memory_per_gpu_json(const ParallelMemory& f) {
           {"fits", f.fits()},
           {"reason", f.reason}};
 }
-
-}  // namespace
 
 void print_parallel_json(std::ostream& os, const ParallelPrediction& p, const RunSubject& subject) {
   nlohmann::ordered_json j;

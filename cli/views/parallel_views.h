@@ -5,6 +5,8 @@
 #include "cli/views/predict_views.h"
 #include "model/parallel_predict.h"
 
+#include <nlohmann/json.hpp>
+
 #include <ostream>
 
 namespace ridgeline {
@@ -14,6 +16,9 @@ inline constexpr const char* kMfuFormula =
     "model FLOPs / (total_us * gpus * peak): train 3 x (2 N_active tokens + 4 layers tokens seq "
     "heads head_dim / 2 (causal)), inference the forward alone; tokens = global batch x seq; N "
     "counts the LM head, not the embedding lookup; recomputation excluded";
+
+// Memory per GPU as `predict --cluster`, `search` and `compare` print it in JSON (one shape).
+nlohmann::ordered_json memory_per_gpu_json(const ParallelMemory& f);
 
 void print_parallel_table(std::ostream& os, const ParallelPrediction& p);
 void print_parallel_json(std::ostream& os, const ParallelPrediction& p, const RunSubject& subject);

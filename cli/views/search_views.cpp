@@ -3,6 +3,8 @@
 // its settings, iteration time, MFU, bubble, exposed communication per group, memory per GPU.
 #include "cli/views/search_views.h"
 
+#include "cli/views/parallel_views.h"
+
 #include "cli/views/views.h"
 
 #include <nlohmann/json.hpp>
@@ -39,20 +41,6 @@ ordered_json groups_json(const GroupTimes& t) {
   return j;
 }
 
-ordered_json memory_json(const ParallelMemory& m) {
-  return {{"weights_bytes", m.weights_bytes},
-          {"gradient_bytes", m.gradient_bytes},
-          {"optimizer_bytes", m.optimizer_bytes},
-          {"activation_bytes", m.activation_bytes},
-          {"comm_buffer_bytes", m.comm_buffer_bytes},
-          {"reserved_bytes", m.reserved_bytes},
-          {"total_bytes", m.total()},
-          {"capacity_bytes", m.capacity_bytes},
-          {"stage", m.stage},
-          {"fits", m.fits()},
-          {"reason", m.reason}};
-}
-
 ordered_json loss_json(const LossReason& r) {
   ordered_json d = ordered_json::array();
   for (const auto& x : r.differs)
@@ -79,7 +67,7 @@ ordered_json row_json(const StrategyRow& r, bool ranked_after_first) {
     j["comm_us"] = groups_json(p.comm_us);
     j["exposed_comm_us"] = groups_json(p.exposed_comm_us);
   }
-  j["memory_per_gpu"] = memory_json(r.memory);
+  j["memory_per_gpu"] = memory_per_gpu_json(r.memory);
   if (ranked_after_first) {
     j["behind_us"] = r.behind_us;
     j["loses_because"] = loss_json(r.loses_because);
