@@ -52,16 +52,19 @@ case "${1:-}" in
     CC=clang CXX=clang++ cmake -S . -B build-fuzz -DRIDGELINE_WERROR=ON -DRIDGELINE_FUZZ=ON \
       -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRIDGELINE_BENCH=OFF -DBUILD_TESTING=OFF >/dev/null
     cmake --build build-fuzz -j "$(nproc)" --target fuzz_gpu fuzz_model fuzz_op fuzz_runtime \
-      fuzz_dataset fuzz_workloads fuzz_trace fuzz_profile
+      fuzz_dataset fuzz_workloads fuzz_trace fuzz_profile fuzz_cluster fuzz_engine fuzz_requests
     corpus=$(mktemp -d)
     trap 'rm -rf "$corpus"' EXIT
     mkdir -p "$corpus"/{gpu,model,op,runtime}
     cp -r tests/fuzz/seeds/* "$corpus/"  # small cuts of measurement files, traces, profiles
+    mkdir -p "$corpus"/{cluster,engine}
+    cp hardware/clusters/*.json "$corpus/cluster/"
+    cp serve/engines/*.json "$corpus/engine/"
     cp hardware/gpus/*.json examples/gpus/*.json "$corpus/gpu/"
     cp workloads/models/*.json examples/models/*.json validate/data/models/*.json "$corpus/model/"
     split -l 1 tests/golden/ops.jsonl "$corpus/op/line-"
     cp workloads/runtimes/*.json examples/runtimes/*.json "$corpus/runtime/"
-    for t in gpu model op runtime dataset workloads trace profile; do
+    for t in gpu model op runtime dataset workloads trace profile cluster engine requests; do
       cp tests/fuzz/regressions/* "$corpus/$t/"  # every crash found so far, as a seed
       echo "quickstart: fuzz_$t for ${FUZZ_SECONDS:-30} s"
       build-fuzz/tests/fuzz/fuzz_$t -max_total_time="${FUZZ_SECONDS:-30}" -max_len=65536 \

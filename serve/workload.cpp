@@ -96,6 +96,8 @@ Workload generate_workload(const LengthSpec& input, const LengthSpec& output, in
 
 namespace {
 
+constexpr double kMaxTraceTokens = 1e12;
+
 // One trace line's fields, checked; a bad field throws the Rejection.
 struct TraceFields {
   std::optional<double> arrival, input, output;
@@ -107,12 +109,16 @@ Request checked_request(const TraceFields& f, const std::string& where, double l
     throw Rejection{where + ": " + field, why};
   };
   if (!f.arrival) reject("arrival_s", "missing or not a number");
+  if (!std::isfinite(*f.arrival)) reject("arrival_s", "not a finite number");
   if (*f.arrival < 0) reject("arrival_s", "negative");
   if (*f.arrival < last_arrival) reject("arrival_s", "before the previous line's arrival");
   for (auto [v, name] :
        {std::pair{f.input, "input_tokens"}, std::pair{f.output, "output_tokens"}}) {
     if (!v) reject(name, "missing or not a number");
     if (*v < 1 || *v != std::floor(*v)) reject(name, "expected a whole number >= 1");
+    // Found by fuzz_requests: 6e23 tokens overflowed the integer conversion. No model has a
+    // context anywhere near this; the simulator refuses what exceeds the model's later.
+    if (*v > kMaxTraceTokens) reject(name, "more than 10^12 tokens");
   }
   return Request{id, *f.arrival, (int64_t)*f.input, (int64_t)*f.output};
 }

@@ -172,3 +172,14 @@ TEST_CASE("serve errors: a request longer than the context or than the KV cache"
   REQUIRE(run.workload.rejected.size() == 1);
   CHECK(run.workload.rejected[0].where == "request 2");
 }
+
+TEST_CASE("serve errors: a trace line with absurd token counts is rejected, not converted") {
+  // Found by fuzz_requests: 6e23 input tokens overflowed the conversion to an integer (UB).
+  Workload w = parse_trace_text(
+      "arrival_s,input_tokens,output_tokens\n0,512,600000000000000000000004\n0.5,100,10\n", "t.csv",
+      false);
+  CHECK(w.requests.size() == 1);
+  REQUIRE(w.rejected.size() == 1);
+  CHECK(w.rejected[0].where == "t.csv:2: output_tokens");
+  CHECK(w.rejected[0].reason == "more than 10^12 tokens");
+}

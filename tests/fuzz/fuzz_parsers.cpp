@@ -2,7 +2,9 @@
 // (RIDGELINE_FUZZ_TARGET): a GPU description, a Hugging Face config.json, an op JSONL line
 // (parsed, then predicted on an H100: the time must be finite and positive), a runtime profile,
 // a kernel measurement file, a workload measurement file, a profiler trace (its kernels and the
-// shapes read from it) and a calibrated profile (applied to the H100's description).
+// shapes read from it), a calibrated profile (applied to the H100's description), a cluster
+// description (then an all-reduce over all of its GPUs priced: finite and positive), a serving
+// engine, and a serving trace (CSV and JSONL: bad lines are rejected, never a crash).
 // A bad input must end in InputError (a message for the user); any other exception, a crash, a
 // sanitizer report or a non-finite time is a bug, and libFuzzer stops on it with the input.
 // Built by -DRIDGELINE_FUZZ=ON with clang; `./quickstart.sh fuzz` runs each for a bounded time.
@@ -10,9 +12,13 @@
 #include "common/errors.h"
 #include "common/json_reader.h"
 #include "common/presets.h"
+#include "hardware/cluster_spec.h"
 #include "hardware/gpu_load.h"
 #include "hardware/profiles.h"
+#include "model/collective_cost.h"
 #include "model/op_cost.h"
+#include "serve/engine.h"
+#include "serve/workload.h"
 #include "validate/dataset.h"
 #include "validate/trace_compare.h"
 #include "validate/trace_shapes.h"
@@ -21,6 +27,7 @@
 #include "workloads/op_parse.h"
 #include "workloads/runtime_profile.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -56,9 +63,22 @@ void run_one(const std::string& text) {
   nlohmann::json doc = parse_json_text(h100, "hardware/gpus/h100-sxm.json");
   apply_profile(doc, use);
   load_gpu_text(doc.dump(), "hardware/gpus/h100-sxm.json", {}, "none");
+#elif RIDGELINE_FUZZ_TARGET == 9
+  ClusterSpec c = load_cluster_text(text, "fuzz-cluster.json");
+  CollectiveOp ar;
+  ar.bytes = 1 << 20;
+  ar.ranks = (int)std::min<double>(c.gpus_per_node.value * c.max_nodes.value, 4096);
+  ar.ranks_per_node = (int)std::min<double>(c.gpus_per_node.value, ar.ranks);
+  if (ar.ranks % ar.ranks_per_node != 0) ar.ranks = ar.ranks_per_node;
+  double t = collective_cost(ar, c).time_us;
+  if (!(std::isfinite(t) && t > 0)) std::abort();  // a time that is not a time is a bug
+#elif RIDGELINE_FUZZ_TARGET == 10
+  load_engine_text(text, "fuzz-engine.json");
+#elif RIDGELINE_FUZZ_TARGET == 11
+  parse_trace_text(text, "fuzz-trace.csv", false);
+  parse_trace_text(text, "fuzz-trace.jsonl", true);
 #else
-#error \
-    "RIDGELINE_FUZZ_TARGET must be 1..8 (gpu, model, op, runtime, dataset, workloads, trace, profile)"
+#error "RIDGELINE_FUZZ_TARGET must be 1..11 (see the header)"
 #endif
 }
 
