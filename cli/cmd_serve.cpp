@@ -2,7 +2,8 @@
 //   ridgeline serve --gpu h200-sxm --model llama-3.1-8b --engine vllm --input-len 1024
 //     --output-len 128 --rate 8 --requests 2000 --format json
 // Arrivals: --rate R (Poisson; --arrival gamma --cv 2 bursty, --arrival fixed), --rate inf (all at
-// t = 0), --concurrency C (closed loop), or a --workload file's own arrival times.
+// t = 0), --concurrency C (closed loop), or a --workload file's own arrival times. --warmup N
+// leaves the first N requests out of the metrics (steady state).
 #include "cli/commands.h"
 #include "cli/output_file.h"
 #include "cli/serve_options.h"
@@ -23,7 +24,7 @@ struct ServeFlags {
   ServeOptions o;
   std::string rate, arrival = "poisson", trace, slo;
   double cv = 1;
-  long long concurrency = 0;
+  long long concurrency = 0, warmup = 0;
 };
 
 ArrivalSpec arrivals_from(const ServeFlags& f, const CLI::App& cmd, bool trace_file) {
@@ -65,6 +66,9 @@ Command add_serve_command(CLI::App& app) {
   cmd->add_option("--cv", f->cv, "Coefficient of variation of gamma gaps (1: Poisson)");
   cmd->add_option("--concurrency", f->concurrency, "Closed loop: requests in flight")
       ->check(CLI::PositiveNumber);
+  cmd->add_option("--warmup", f->warmup,
+                  "Leave the first N requests out of every metric (steady state; a closed loop's "
+                  "first wave)");
   cmd->add_option("--slo", f->slo, "Goodput under e.g. ttft_p99=2s,tpot_p99=100ms");
   cmd->add_option("--format", f->o.format, "table, json or csv (one row a request)")
       ->check(CLI::IsMember({"table", "json", "csv"}));
@@ -83,6 +87,9 @@ Command add_serve_command(CLI::App& app) {
     setup.seed = (uint64_t)o.seed;
     if (!f->slo.empty()) setup.slo = parse_slo("--slo", f->slo);
     setup.record_steps = !f->trace.empty();
+    if (f->warmup < 0)
+      throw InputError("--warmup " + std::to_string(f->warmup) + ": must be 0 or more");
+    setup.warmup_requests = f->warmup;
     setup.lengths_from_flags = o.workload.empty();
     if (w.requests.size() >= 5000) {
       setup.progress = [](int64_t done, int64_t total, double t) {

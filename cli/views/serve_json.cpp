@@ -27,6 +27,7 @@ ojson subject_json(const ServeSubject& s) {
 ojson report_json(const ServeReport& r) {
   ojson j;
   j["request_count"] = r.requests;
+  if (r.warmup_requests > 0) j["warmup_requests"] = r.warmup_requests;
   j["duration_s"] = r.duration_s;
   j["throughput"] = {{"requests_per_s", r.requests_per_s},
                      {"input_tokens_per_s", r.input_tokens_per_s},
