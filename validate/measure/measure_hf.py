@@ -41,6 +41,7 @@ from ridgeline_measure.hf_models import (_MODELS, get_model, make_dynamic_cache,
 from ridgeline_measure.hf_ops import l2_bytes, setup_op, time_op_graph  # noqa: E402
 from ridgeline_measure.hf_timing import (capture, err_text, log, nvidia_smi, profile_step,  # noqa: E402
                                          time_eager, time_replays, utc_now)
+from ridgeline_measure.hf_run import warm_gpu  # noqa: E402
 from ridgeline_measure.hf_workloads import setup_workload, time_generate  # noqa: E402
 
 METHOD_TEXT = (
@@ -290,12 +291,7 @@ def main():
         out.write()
         os._exit(3)
     threading.Thread(target=watchdog, daemon=True).start()
-    # warm the clocks a little
-    a = torch.randn(8192, 8192, device="cuda", dtype=torch.bfloat16)
-    for _ in range(20):
-        a @ a
-    torch.cuda.synchronize()
-    del a
+    warm_gpu()  # warm the clocks a little
     out.meta["nvidia_smi_after_warmup"] = nvidia_smi()
     B = args.budget_s
     group_a = [c for c in cases if c.get("launch") not in ("graph", "compile")]
