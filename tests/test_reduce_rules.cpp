@@ -75,6 +75,6 @@ TEST_CASE("reduce: the split follows the runtime's launch, not a constant in the
   std::get<ReduceOp>(half.shape).launch.threads_per_block = 256;
   CHECK(predict_op(half, g).detail.ctas == 16);  // max(min(528, 256 / 16), 256 / 256)
   // A reduction built without its launch is a bug, not a default.
-  Op unset{"sum", ReduceOp{ReduceKind::Sum, 1024, DType::Bf16}, false};
+  Op unset{"sum", ReduceOp{ReduceKind::Sum, 1024, DType::Bf16, ReduceLaunch{}}, false};
   CHECK_THROWS_AS(predict_op(unset, g), InternalError);
 }
