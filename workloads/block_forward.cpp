@@ -37,8 +37,8 @@ Op weight_gemm(int64_t m, int64_t n, int64_t k, const RunConfig& run) {
 Op ew_op(ElementwiseKind kind, int64_t numel, DType d) {
   return Op{"", ElementwiseOp{kind, numel, d, false, {}}, false};
 }
-Op row_op(RowOpKind kind, int64_t rows, int64_t cols, DType d) {
-  return Op{"", RowOp{kind, rows, cols, d}, false};
+Op row_op(RowOpKind kind, int64_t rows, int64_t cols, DType d, const RowLaunch& launch) {
+  return Op{"", RowOp{kind, rows, cols, d, RowImpl::SinglePass, launch}, false};
 }
 
 Op strided(Op op) {
@@ -62,10 +62,11 @@ OpVertex emit_norm(Emitter& e, const ModelConfig& m, const RunConfig& run, NormS
                    int64_t rows, std::vector<OpVertex> after) {
   const BlockChoices& c = run.runtime.choices_for(m);
   if (c.norm_kernels == NormKernels::HfFp32Decomposed && m.norm == NormKind::RmsNorm)
-    return emit_hf_norm(e, m, site, rows, std::move(after));
+    return emit_hf_norm(e, m, run, site, rows, std::move(after));
   bool fused_add = c.residual_add == ResidualAdd::FusedIntoNorm;
   // A norm that also adds the residual reads and writes twice the row.
-  Op op = row_op(norm_kind(m), rows, fused_add ? 2 * m.hidden : m.hidden, e.act);
+  Op op = row_op(norm_kind(m), rows, fused_add ? 2 * m.hidden : m.hidden, e.act,
+                 run.runtime.launch.rows);
   std::get<RowOp>(op.shape).impl = c.norm_impl;
   std::string name = site == NormSite::Input  ? "input_norm"
                      : site == NormSite::Post ? "post_norm"

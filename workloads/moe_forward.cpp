@@ -62,8 +62,9 @@ struct Moe {
 OpVertex emit_fused(Emitter& e, const Moe& x, const RunConfig& run, OpVertex in) {
   OpVertex logits =
       e.emit(role::gemm(Projection::Router), "router", weight_gemm(x.T, x.E, x.H, run), {in});
-  OpVertex routed = e.emit(routing, "router_topk_softmax",
-                           row_op(RowOpKind::Softmax, x.T, x.E, DType::Fp32), {logits});
+  OpVertex routed =
+      e.emit(routing, "router_topk_softmax",
+             row_op(RowOpKind::Softmax, x.T, x.E, DType::Fp32, run.runtime.launch.rows), {logits});
   OpVertex align = e.emit(dispatch, "moe_align", index_op(x.pairs), {routed});
   OpVertex gu = e.emit(role::gemm(Projection::ExpertsGateUp), "experts.gate_up_proj",
                        grouped_gemm(x.load, 2 * x.I, x.H, run), {align});
@@ -81,7 +82,8 @@ OpVertex emit_hf_router(Emitter& e, const Moe& x, const RunConfig& run, OpVertex
   OpVertex logits =
       e.emit(role::gemm(Projection::Router), "router", weight_gemm(x.T, x.E, x.H, run), {in});
   e.emit(routing, "router_logits_fp32", cast_op(x.T * x.E, e.act, DType::Fp32), {logits});
-  e.emit(routing, "router_softmax", row_op(RowOpKind::Softmax, x.T, x.E, DType::Fp32));
+  e.emit(routing, "router_softmax",
+         row_op(RowOpKind::Softmax, x.T, x.E, DType::Fp32, run.runtime.launch.rows));
   e.emit(routing, "router_topk", index_op(x.T * x.E));
   e.emit(routing, "router_topk_sort", index_op(x.pairs));
   e.emit(routing, "router_weight_sum", index_op(x.pairs));

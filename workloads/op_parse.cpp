@@ -3,6 +3,7 @@
 
 #include "common/errors.h"
 #include "common/json_reader.h"
+#include "workloads/runtime_profile.h"
 
 namespace ridgeline {
 
@@ -89,6 +90,7 @@ ReduceOp read_reduce(JsonReader& r) {
   x.kind = *reduce_kinds().parse(r.one_of("kind", reduce_kinds().names()));
   x.numel = dim(r, "numel");
   x.dtype = read_dtype(r, kStorageTypes, kNotStorage);
+  x.launch = default_runtime().launch.reduction;  // an op line runs PyTorch's (ATen's) launch
   return x;
 }
 
@@ -99,6 +101,7 @@ RowOp read_row_op(JsonReader& r, RowOpKind kind) {
   x.cols = dim(r, "cols");
   x.dtype = read_dtype(r, {DType::Fp32, DType::Bf16, DType::Fp16},
                        "normalizations run in fp32, bf16 or fp16");
+  x.launch = default_runtime().launch.rows;  // an op line runs PyTorch's (ATen's) launch
   return x;
 }
 

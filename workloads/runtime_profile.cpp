@@ -138,6 +138,22 @@ void read_host(JsonReader& r, RuntimeProfile& p) {
   c.forward_us = u.non_negative("per_forward");
 }
 
+// "launch": {"reduction": {"threads_per_block", "min_values_per_thread", "max_values_per_thread"},
+// "row_kernels": {"blocks_per_sm"}}: how the runtime's library launches its reductions and its
+// row kernels (the model's reduce_cost and ATen row-kernel cost read them).
+void read_launch(JsonReader& r, KernelLaunch& l) {
+  JsonReader& launch = r.child("launch");
+  JsonReader& red = launch.child("reduction");
+  l.reduction.threads_per_block = (double)red.integer("threads_per_block", 1);
+  l.reduction.min_values_per_thread = (double)red.integer("min_values_per_thread", 1);
+  l.reduction.max_values_per_thread = (double)red.integer("max_values_per_thread", 1);
+  if (l.reduction.max_values_per_thread < l.reduction.min_values_per_thread)
+    red.fail("max_values_per_thread",
+             "must be at least /launch/reduction/min_values_per_thread (" +
+                 std::to_string((long long)l.reduction.min_values_per_thread) + ")");
+  l.rows.blocks_per_sm = (double)launch.child("row_kernels").integer("blocks_per_sm", 1);
+}
+
 std::string stem_of(const std::string& label) {
   size_t slash = label.find_last_of('/');
   std::string file = slash == std::string::npos ? label : label.substr(slash + 1);
@@ -156,6 +172,7 @@ RuntimeProfile from_document(const nlohmann::json& doc, const std::string& label
   check_choices(r, p.block, "");
   p.reserved_bytes = r.child("memory").non_negative("reserved_bytes");
   read_host(r, p);
+  read_launch(r, p.launch);
   p.learned_positions = p.block;
   if (r.has("learned_position_models")) {
     JsonReader& o = r.child("learned_position_models");

@@ -72,6 +72,13 @@ struct HostOpCosts {
   bool operator==(const HostOpCosts&) const = default;
 };
 
+// How the runtime's library launches its reductions and row kernels (ReduceLaunch, RowLaunch).
+struct KernelLaunch {
+  ReduceLaunch reduction;
+  RowLaunch rows;
+  bool operator==(const KernelLaunch&) const = default;
+};
+
 struct RuntimeProfile {
   std::string name;  // the preset's or the file's name without ".json": "pytorch-eager"
   std::string file;  // where it was read from
@@ -83,6 +90,7 @@ struct RuntimeProfile {
   double reserved_bytes = 0;  // CUDA context, library workspaces, allocator slack
   HostCost host = HostCost::GpuFigure;
   HostOpCosts host_us;  // with HostCost::PerOpKind
+  KernelLaunch launch;
 
   const BlockChoices& choices_for(const ModelConfig& m) const;
 };
