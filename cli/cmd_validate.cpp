@@ -125,7 +125,7 @@ int run_trace(const std::string& path, const PredictOptions& w, const std::strin
   TraceComparison c = compare_trace(kernels, p, gpu);
   c.shapes = shapes;
   if (format == "prometheus")
-    print_trace_prometheus(std::cout, c, p, gpu, job);
+    print_trace_prometheus(std::cout, kernels, c, p, gpu, job);
   else
     print_trace_comparison(std::cout, c, p, gpu, worst);
   return 0;

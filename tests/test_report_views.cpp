@@ -63,11 +63,14 @@ TEST_CASE("expected MFU is FLOPs over step time over the peak; no peak, no MFU",
   CHECK(without.str().find("job=") == std::string::npos);
 }
 
-TEST_CASE("measured tokens/s keep the step's tokens over the measured time", "[report]") {
+TEST_CASE("measured tokens/s are the step's tokens over the measured span", "[report]") {
   std::ostringstream os;
-  print_measured_prometheus(os, {step_doc("m"), 0, ""}, {4000.0, {}});  // twice the expected time
+  print_measured_prometheus(os, {step_doc("m"), 0, ""},
+                            {4000.0, 3000.0, 2500.0, {}});  // twice the expected time
   const std::string labels = "{gpu=\"h100-sxm\",model=\"m\",phase=\"decode\",batch=\"8\"}";
   CHECK(sample(os.str(), "ridgeline_measured_tokens_per_second" + labels) == Approx(2000));
   CHECK(sample(os.str(), "ridgeline_measured_step_seconds" + labels) == Approx(0.004));
   CHECK(sample(os.str(), "ridgeline_expected_step_seconds" + labels) == Approx(0.002));
+  CHECK(sample(os.str(), "ridgeline_measured_kernel_seconds" + labels) == Approx(0.003));
+  CHECK(sample(os.str(), "ridgeline_expected_kernel_seconds" + labels) == Approx(0.0025));
 }

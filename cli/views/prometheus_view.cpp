@@ -106,27 +106,36 @@ void print_expected_prometheus(std::ostream& os, const PrometheusRun& run) {
 void print_measured_prometheus(std::ostream& os, const PrometheusRun& run, const MeasuredStep& m) {
   const nlohmann::json& p = run.prediction;
   Exposition e(os, workload_labels(run));
-  const double step_s = m.step_us * 1e-6;
+  const double step_s = m.span_us * 1e-6;
   e.metric("ridgeline_measured_step_seconds",
-           "Measured GPU time of one step (kernels of a trace).");
+           "Measured step: first kernel start to last kernel end in the trace.");
   e.sample(step_s);
   e.metric("ridgeline_expected_step_seconds", "Predicted time of one step (ridgeline).");
   e.sample(p.at("total_us").get<double>() * 1e-6);
+  e.metric("ridgeline_measured_kernel_seconds", "Measured kernel time of the step (no gaps).");
+  e.sample(m.kernel_us * 1e-6);
+  e.metric("ridgeline_expected_kernel_seconds",
+           "Predicted kernel time of the matched ops (launch gaps left out).");
+  e.sample(m.predicted_kernel_us * 1e-6);
   if (p.contains("tokens_per_s") && step_s > 0) {
-    e.metric("ridgeline_measured_tokens_per_second", "Measured tokens per second.");
+    e.metric("ridgeline_measured_tokens_per_second", "Measured tokens per second (over the span).");
     e.sample(tokens_per_step(p) / step_s);
   }
   if (run.peak_flops_per_s > 0 && p.contains("flops") && step_s > 0) {
     e.metric("ridgeline_measured_mfu_ratio",
-             "Measured model FLOPs utilisation: the step FLOPs over measured time over the dense "
-             "BF16 peak.");
+             "Measured model FLOPs utilisation: the step FLOPs over the span over the dense BF16 "
+             "peak.");
     e.sample(p["flops"].get<double>() / step_s / run.peak_flops_per_s);
   }
-  if (!m.layers.empty()) {
-    e.metric("ridgeline_measured_layer_seconds", "Measured time of each layer's matched kernels.");
-    for (const auto& l : m.layers)
-      e.sample(l.time_us * 1e-6, {{"section", l.section}, {"layer", std::to_string(l.layer)}});
-  }
+  if (m.layers.empty()) return;
+  e.metric("ridgeline_measured_layer_kernel_seconds", "Measured kernel time of each layer.");
+  for (const auto& l : m.layers)
+    e.sample(l.kernel_us * 1e-6, {{"section", l.section}, {"layer", std::to_string(l.layer)}});
+  e.metric("ridgeline_expected_layer_kernel_seconds",
+           "Predicted kernel time of each layer's matched ops.");
+  for (const auto& l : m.layers)
+    e.sample(l.predicted_kernel_us * 1e-6,
+             {{"section", l.section}, {"layer", std::to_string(l.layer)}});
 }
 
 }  // namespace ridgeline

@@ -44,7 +44,8 @@ t=(--model llama-3-8b --blocks 4 --phase decode --batch 8 --kv-len 2048 --launch
 "$bin" validate --trace $tr "${t[@]}" --format prometheus --job llama-decode >"$tmp/measured.prom"
 check_metrics "validate --trace --format prometheus" "$tmp/measured.prom"
 expect "a trace gives the measured step time" 0 'ridgeline_measured_step_seconds{gpu="h100-sxm",model="llama-3-8b",phase="decode",batch="8"' -- cat "$tmp/measured.prom"
-expect "a trace gives measured layer times" 0 'ridgeline_measured_layer_seconds{' -- cat "$tmp/measured.prom"
+expect "a trace gives measured layer kernel times" 0 'ridgeline_measured_layer_kernel_seconds{' -- cat "$tmp/measured.prom"
+expect "a trace gives its kernel time beside the predicted" 0 'ridgeline_expected_kernel_seconds{' -- cat "$tmp/measured.prom"
 expect "a trace gives the expectation beside it" 0 'ridgeline_expected_step_seconds{gpu="h100-sxm",model="llama-3-8b",phase="decode",batch="8"' -- cat "$tmp/measured.prom"
 
 # The alert rules: valid, and the ratio fires on a job 50% slower than expected, not on one on time.

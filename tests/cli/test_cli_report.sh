@@ -85,7 +85,7 @@ if [[ "$want" == "$got" ]]; then pass=$((pass + 1)); else
   echo "FAIL report predict holds predict's total_us: $got, predict says $want"; failures=$((failures + 1)); fi
 
 # One screenshot of a page, for the README.
-browse "$tmp/predict.html" --screenshot="$shot" --window-size=1100,3200 >/dev/null
+browse "$tmp/predict.html" --screenshot="$shot" --window-size=1100,2500 >/dev/null
 if [[ -s $shot ]]; then pass=$((pass + 1)); echo "ok screenshot: $shot"; else
   echo "FAIL screenshot: $shot not written"; failures=$((failures + 1)); fi
 
