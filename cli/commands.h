@@ -25,6 +25,9 @@ Command add_capacity_command(CLI::App& app);
 Command add_validate_serving_command(CLI::App& app);
 Command add_search_command(CLI::App& app);
 Command add_compare_command(CLI::App& app);
+// `report KIND ...` (an HTML page of a run) and `export prometheus ...` (expected metrics).
+Command add_report_command(CLI::App& app);
+Command add_export_command(CLI::App& app);
 // `calibrate fit-collectives`, a subcommand of `calibrate` (sub is set to it).
 Command add_fit_collectives_command(CLI::App& calibrate, CLI::App*& sub);
 // Also sets the app's --version flag.

@@ -25,6 +25,8 @@ int main(int argc, char** argv) {
   commands["validate-serving"] = ridgeline::add_validate_serving_command(app);
   commands["search"] = ridgeline::add_search_command(app);
   commands["compare"] = ridgeline::add_compare_command(app);
+  commands["report"] = ridgeline::add_report_command(app);
+  commands["export"] = ridgeline::add_export_command(app);
   commands["version"] = ridgeline::add_version_command(app);
   try {
     app.parse(argc, argv);
