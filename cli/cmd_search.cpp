@@ -154,12 +154,12 @@ Command add_search_command(CLI::App& app) {
         std::cerr << "search: " << done << " of " << total << " strategies priced\n";
       };
     }
+    OutputFile out("--out", o->batch.out);  // an unwritable path fails before the search
     catch_sigint();
     progress.stop = &interrupt_flag();
     SearchResult r =
         search_strategies(j.model, j.run, s, j.cluster, j.gpu, progress, {}, batch.jobs);
     if (!r.complete) throw Interrupted();
-    OutputFile out("--out", o->batch.out);
     search_views().pick(o->job.format, "--format")(
         out.stream(), SearchReport{r, describe(j, s.gpus, s.global_batch), o->top, o->all});
     out.commit();

@@ -91,12 +91,16 @@ Command add_serve_command(CLI::App& app) {
     const bool show = w.requests.size() >= 5000;
     catch_sigint();
     setup.progress = [show](int64_t done, int64_t total, double t) {
-      if (interrupted()) throw Interrupted();
+      if (interrupted()) {
+        if (show) std::cerr << "\n";
+        throw Interrupted();
+      }
       if (show)
         std::cerr << "\rserve: " << done << "/" << total << " requests finished, t = " << t << " s"
                   << std::flush;
     };
     KvSizing kv = engine_kv(engine, step);
+    OutputFile out("--out", f->out);  // an unwritable path fails before the run
     ServeRun run = run_serving(std::move(w), setup, kv);
     if (interrupted()) throw Interrupted();
     if (show) std::cerr << "\n";
@@ -107,7 +111,6 @@ Command add_serve_command(CLI::App& app) {
       std::ofstream out = open_output("--trace", f->trace);
       write_serve_trace(out, s, run);
     }
-    OutputFile out("--out", f->out);
     if (o.format == "json")
       print_serve_json(out.stream(), s, run);
     else if (o.format == "csv")

@@ -107,6 +107,9 @@ se=(search --model llama-3-8b --cluster dgx-h100 --gpus 16 --global-batch 64 --s
 "$bin" "${se[@]}" > "$tmp/se1" 2>/dev/null
 "$bin" "${se[@]}" --jobs 4 > "$tmp/se4" 2>/dev/null
 same "search --jobs 4 = --jobs 1" "$tmp/se1" "$tmp/se4"
+"$bin" "${se[@]}" --out "$tmp/se.out" 2>/dev/null
+same "search --out = stdout" "$tmp/se1" "$tmp/se.out"
+expect "search --out unwritable" 1 '--out /nonexistent/dir/x.txt: cannot write file' -- "$bin" "${se[@]}" --out /nonexistent/dir/x.txt
 expect "search --jobs 0" 1 '--jobs 0: must be at least 1' -- "$bin" "${se[@]}" --jobs 0
 expect "search takes no --shard" 2 '--shard' -- "$bin" "${se[@]}" --shard 0/2
 cap=(capacity --gpu h200-sxm,h100-sxm --model llama-3.1-8b --engine vllm --precision bf16,fp8
@@ -129,7 +132,7 @@ expect "capacity --shard 2/2" 1 '--shard 2/2: I must be less than N' -- "$bin" "
 # Streaming and SIGINT: a 10^6-point sweep writes its first rows long before its end; ^C stops it
 # with exit 130; its --out file is never created and its temporary file removed; a shard written
 # to stdout lacks its footer, and merge refuses it.
-big=(sweep --model llama-3-8b --phase decode --batches "$(seq -s, 1 1000)" --kv-lens "$(seq -s, 64 64 64000)")
+big=(sweep --model llama-3-8b --phase decode --batches "$(seq -s, 1 1000)" --kv-lens "$(seq -s, 8 8 8000)")
 interrupt() {  # interrupt NAME FILE_TO_WATCH command...
   local name=$1 watch=$2
   shift 2
@@ -149,6 +152,10 @@ interrupt "SIGINT with --out" "$tmp/.big.txt.tmp-*" "$bin" "${big[@]}" --jobs 2 
   { echo "FAIL SIGINT: an output file is left"; ls -A "$tmp"; failures=$((failures + 1)); }
 interrupt "SIGINT of a shard on stdout" "$tmp/big0.jsonl" bash -c "exec \"$bin\" $(printf '%q ' "${big[@]}") --shard 0/2 > $tmp/big0.jsonl 2>/dev/null"
 expect "merge refuses an interrupted shard" 1 'big0.jsonl: no footer record: the shard is incomplete (interrupted run?)' -- "$bin" merge "$tmp/big0.jsonl"
+interrupt "SIGINT of serve" "$tmp/serve.err" bash -c "exec \"$bin\" serve --gpu h200-sxm --model llama-3.1-8b --engine vllm --input-len 512 --output-len 64 --rate 50 --requests 1000000 --out $tmp/serve.txt 2> $tmp/serve.err"
+[[ ! -e $tmp/serve.txt && -z $(ls -A "$tmp" | grep '\.tmp-') ]] && pass=$((pass + 1)) ||
+  { echo "FAIL SIGINT of serve: an output file is left"; ls -A "$tmp"; failures=$((failures + 1)); }
+expect "serve --out unwritable" 1 '--out /nonexistent/dir/x.txt: cannot write file' -- "$bin" serve --gpu h200-sxm --model llama-3.1-8b --engine vllm --input-len 512 --output-len 64 --rate 50 --requests 10 --out /nonexistent/dir/x.txt
 
 # Bounded memory: a 10^5-point sweep (rows streamed, not held) peaks under 64 MB of RSS.
 /usr/bin/time -o "$tmp/rss" -f '%M' "$bin" sweep --model llama-3-8b --phase decode \
