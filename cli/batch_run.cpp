@@ -62,6 +62,8 @@ ShardSpec parse_shard(const std::string& flag, const std::string& text) {
 Batch batch_of(const BatchFlags& f) {
   if (f.jobs < 1)
     throw InputError("--jobs " + std::to_string(f.jobs) + ": must be at least 1 (threads)");
+  if (f.jobs > 1024)
+    throw InputError("--jobs " + std::to_string(f.jobs) + ": at most 1024 threads");
   Batch b;
   b.jobs = f.jobs;
   if (!f.shard.empty()) b.shard = parse_shard("--shard", f.shard);

@@ -26,6 +26,7 @@ for f in table json csv; do
 done
 expect "sweep --jobs 4 still counts failed points" 1 '6 of 48 points failed' -- "$bin" "${sw[@]}" --jobs 4
 expect "--jobs 0" 1 '--jobs 0: must be at least 1 (threads)' -- "$bin" "${sw[@]}" --jobs 0
+expect "--jobs too many" 1 '--jobs 5000: at most 1024 threads' -- "$bin" "${sw[@]}" --jobs 5000
 expect "--jobs negative" 1 '--jobs -3: must be at least 1' -- "$bin" "${sw[@]}" --jobs -3
 
 # Shard specs.
