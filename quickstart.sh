@@ -8,7 +8,8 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 
-PACKAGES=(cmake g++ make libeigen3-dev nlohmann-json3-dev libcli11-dev libboost-graph-dev catch2 libbenchmark-dev)
+PACKAGES=(cmake g++ make libeigen3-dev nlohmann-json3-dev libcli11-dev libboost-graph-dev catch2 libbenchmark-dev
+  parallel time)  # GNU parallel and GNU time: the sharding and memory tests (cli.scale)
 # ridgeline report: npm vendors the chart libraries at build time; chromium (+ its driver)
 # renders the pages in the tests; prometheus provides promtool for export prometheus's tests.
 PACKAGES+=(npm chromium chromium-driver prometheus)

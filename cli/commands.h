@@ -28,6 +28,7 @@ Command add_compare_command(CLI::App& app);
 // `report KIND ...` (an HTML page of a run) and `export prometheus ...` (expected metrics).
 Command add_report_command(CLI::App& app);
 Command add_export_command(CLI::App& app);
+Command add_merge_command(CLI::App& app);  // cli/cmd_merge.cpp: shards of sweep/capacity
 // `calibrate fit-collectives`, a subcommand of `calibrate` (sub is set to it).
 Command add_fit_collectives_command(CLI::App& calibrate, CLI::App*& sub);
 // Also sets the app's --version flag.
