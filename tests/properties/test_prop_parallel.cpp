@@ -95,13 +95,17 @@ TEST_CASE("property: every strategy's prediction is finite, positive and consist
   }
 }
 
-// OPEN FINDING (reported, not fixed): the data-parallel group's exposed time can exceed its
-// communication time. Seed 20261201, case 2: a 16-layer h=256 model training on dgx-b200 with
-// tp 1, pp 4, dp 4, ZeRO-1, GPipe, one micro-batch: comm 27.56 us, exposed 82.69 us (3x). Kept
-// visible: tagged [!mayfail], so it prints its failures without failing the suite.
+// OPEN FINDING (reported, not fixed): the pipeline group's exposed time exceeds its
+// communication time whenever pp > 1. comm_us[pp] counts one GPU's own sends (m x V x send, x2 in
+// training) while exposed_comm_us[pp] is pipeline_end - no_send_end, the delay of the whole step,
+// to which the sends of every stage on the critical path add: (pp - 1) sends in inference, so
+// exposed = 3 x comm at pp 4 (seed 20261201, case 48: an 8-layer h=4096 model decoding on
+// dgx-a100 with pp 4: comm 13.81 us, exposed 41.44 us). The contract says exposed is "the part of
+// it nothing hides"; which side to change is the parallel model owner's call. Tagged
+// [!mayfail]: it prints its failures without failing the suite.
 TEST_CASE("property: no group's exposed communication exceeds its communication",
           "[property][!mayfail]") {
-  Property p("exposed comm <= comm per group (open finding: dp under ZeRO-1/2 with pp > 1)", 100);
+  Property p("exposed comm <= comm per group (open finding: pp group when pp > 1)", 100);
   for (int i = 0; i < p.cases(); ++i) {
     Case c;
     if (!random_case(p, c)) continue;
