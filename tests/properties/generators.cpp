@@ -316,6 +316,9 @@ std::vector<std::string> explain_speedup(const Prediction& a, const Prediction& 
       if (y.time_us >= x.time_us * (1 - 1e-9)) continue;
       if (x.detail.split != y.detail.split)
         rules.push_back("split-K/split-KV choice changed");
+      else if ((x.detail.tile_m != y.detail.tile_m || x.detail.tile_n != y.detail.tile_n) &&
+               y.time_us >= x.time_us * 0.995)
+        rules.push_back("GEMM tile tie (0.5%)");
       else if (y.detail.alignment_bytes > x.detail.alignment_bytes)
         rules.push_back("GEMM row alignment improved");
       else if (y.detail.active_sms > x.detail.active_sms && x.detail.tile_m == 0)
