@@ -8,7 +8,8 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 
-PACKAGES=(cmake g++ make libeigen3-dev nlohmann-json3-dev libcli11-dev libboost-graph-dev catch2 libbenchmark-dev)
+PACKAGES=(cmake g++ make libeigen3-dev nlohmann-json3-dev libcli11-dev libboost-graph-dev catch2 libbenchmark-dev
+          libsimdjson-dev pybind11-dev python3-dev python3-pytest)
 
 install_missing() {  # [extra packages...]
   PACKAGES+=("$@")

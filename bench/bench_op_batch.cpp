@@ -26,7 +26,9 @@ constexpr int kLines = 200000;
 // A transformer's kernel mix with varied sizes, so no two neighbouring lines are alike.
 std::string op_line(int i) {
   unsigned h = static_cast<unsigned>(i) * 2654435761u;
-  auto pick = [&](std::initializer_list<long long> v) { return *(v.begin() + (h >> 8) % v.size()); };
+  auto pick = [&](std::initializer_list<long long> v) {
+    return *(v.begin() + (h >> 8) % v.size());
+  };
   std::string id = "\"id\":\"op" + std::to_string(i) + "\",";
   switch (i % 5) {
     case 0:
@@ -45,8 +47,9 @@ std::string op_line(int i) {
       return "{" + id + "\"op\":\"rmsnorm\",\"rows\":" + std::to_string(1 + h % 8192) +
              ",\"cols\":4096,\"dtype\":\"bf16\"}";
     default:
-      return "{" + id + "\"op\":\"reduce\",\"kind\":\"sum\",\"numel\":" +
-             std::to_string(1 + h % (1 << 24)) + ",\"dtype\":\"bf16\"}";
+      return "{" + id +
+             "\"op\":\"reduce\",\"kind\":\"sum\",\"numel\":" + std::to_string(1 + h % (1 << 24)) +
+             ",\"dtype\":\"bf16\"}";
   }
 }
 
@@ -89,7 +92,8 @@ BENCHMARK(BM_OpBatchCli)->Unit(benchmark::kMillisecond);
 void BM_OpBatchLibrary(benchmark::State& state) {
   GpuSpec gpu = load_gpu("h100-sxm");
   std::vector<Op> ops;
-  for (int i = 0; i < kLines; ++i) ops.push_back(parse_op(nlohmann::json::parse(op_line(i)), "", ""));
+  for (int i = 0; i < kLines; ++i)
+    ops.push_back(parse_op(nlohmann::json::parse(op_line(i)), "", ""));
   for (auto _ : state) {
     for (const Op& o : ops) benchmark::DoNotOptimize(predict_op(o, gpu).time_us);
   }

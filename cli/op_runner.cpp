@@ -10,6 +10,7 @@
 #include "workloads/op_parse.h"
 #include "workloads/op_parse_fast.h"
 
+#include <algorithm>
 #include <array>
 #include <string_view>
 
@@ -58,6 +59,7 @@ std::vector<OpResult> run_op_lines(std::istream& in, const std::string& label, c
   while (in.read(chunk.data(), chunk.size()) || in.gcount() > 0)
     text.append(chunk.data(), static_cast<size_t>(in.gcount()));
   std::vector<OpResult> out;
+  out.reserve(static_cast<size_t>(std::count(text.begin(), text.end(), '\n')) + 1);
   FastOpParser fast;
   std::string fallback_id;
   size_t start = 0;

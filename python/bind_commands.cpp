@@ -22,13 +22,18 @@ namespace {
 using Adder = Command (*)(CLI::App&);
 
 const std::map<std::string, Adder>& commands() {
-  static const std::map<std::string, Adder> all = {
-      {"predict", add_predict_command},       {"sweep", add_sweep_command},
-      {"op", add_op_command},                 {"validate", add_validate_command},
-      {"collective", add_collective_command}, {"serve", add_serve_command},
-      {"capacity", add_capacity_command},     {"search", add_search_command},
-      {"compare", add_compare_command},       {"gpus", add_gpus_command},
-      {"models", add_models_command},         {"clusters", add_clusters_command}};
+  static const std::map<std::string, Adder> all = {{"predict", add_predict_command},
+                                                   {"sweep", add_sweep_command},
+                                                   {"op", add_op_command},
+                                                   {"validate", add_validate_command},
+                                                   {"collective", add_collective_command},
+                                                   {"serve", add_serve_command},
+                                                   {"capacity", add_capacity_command},
+                                                   {"search", add_search_command},
+                                                   {"compare", add_compare_command},
+                                                   {"gpus", add_gpus_command},
+                                                   {"models", add_models_command},
+                                                   {"clusters", add_clusters_command}};
   return all;
 }
 
@@ -51,8 +56,9 @@ class Capture {
 
 // A flag with no values is a switch; several values are repeated for a repeatable option
 // (--set, --data) and comma-joined for a list option (--batches 1,16,64; --zero 0,1).
-std::vector<std::string> argv_of(const std::string& name, CLI::App& cmd,
-                                 const std::vector<std::pair<std::string, std::vector<std::string>>>& args) {
+std::vector<std::string> argv_of(
+    const std::string& name, CLI::App& cmd,
+    const std::vector<std::pair<std::string, std::vector<std::string>>>& args) {
   std::vector<std::string> argv = {"ridgeline", name};
   for (const auto& [flag, values] : args) {
     const CLI::Option* opt = cmd.get_option_no_throw(flag);

@@ -34,8 +34,8 @@ std::string op_json(const std::string& ops_json, const std::string& gpu_name,
 }  // namespace
 
 void bind_op(pybind11::module_& m) {
-  m.def("op_json", &op_json, pybind11::arg("ops_json"), pybind11::arg("gpu"),
-        pybind11::arg("sets"), pybind11::arg("profile"),
+  m.def("op_json", &op_json, pybind11::arg("ops_json"), pybind11::arg("gpu"), pybind11::arg("sets"),
+        pybind11::arg("profile"),
         "Predicts one op (a JSON object) or a list of them; returns a JSON array of results");
 }
 

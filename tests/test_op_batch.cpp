@@ -59,19 +59,19 @@ TEST_CASE("the fast op parser reads a plain line as parse_op does", "[op][batch]
 
 TEST_CASE("the fast op parser declines every irregular line", "[op][batch]") {
   FastOpParser fast;
-  for (const char* line : {
-           R"({"op":"gemm","m":4096.0,"n":4096,"k":4096,"dtype":"bf16"})",  // strict path reads it
-           R"({"op":"gemm","m":1,"m":2,"n":4096,"k":4096,"dtype":"bf16"})",  // repeated key
-           R"({"op":"gemm","m":1,"n":4096,"k":4096,"dtype":"bf16","mm":1})",  // unknown key
-           R"({"op":"gemm","m":1,"n":4096,"k":4096,"dtype":"bf16"} x)",       // text after it
-           R"({"op":"gemm","m":[1],"n":4096,"k":4096,"dtype":"bf16"})",
-           R"({"op":"gemm","m":null,"n":4096,"k":4096,"dtype":"bf16"})",
-           R"({"op":"gemm","m":0,"n":4096,"k":4096,"dtype":"bf16"})",
-           R"({"op":"gemm","m":18446744073709551615,"n":1,"k":1,"dtype":"bf16"})",
-           R"({"id":1.5,"op":"gemm","m":1,"n":1,"k":1,"dtype":"bf16"})",
-           R"({"op":"attention","batch":1,"heads":32,"kv_heads":6,"head_dim":128,"q_len":1,"kv_len":8,"causal":false,"dtype":"bf16"})",
-           R"({"op":"gemm","m":1,"n":1,"k":1,"dtype":"bf16")",
-           "not json", "[1,2]", "{}"}) {
+  for (
+      const char* line :
+      {R"({"op":"gemm","m":4096.0,"n":4096,"k":4096,"dtype":"bf16"})",    // strict path reads it
+       R"({"op":"gemm","m":1,"m":2,"n":4096,"k":4096,"dtype":"bf16"})",   // repeated key
+       R"({"op":"gemm","m":1,"n":4096,"k":4096,"dtype":"bf16","mm":1})",  // unknown key
+       R"({"op":"gemm","m":1,"n":4096,"k":4096,"dtype":"bf16"} x)",       // text after it
+       R"({"op":"gemm","m":[1],"n":4096,"k":4096,"dtype":"bf16"})",
+       R"({"op":"gemm","m":null,"n":4096,"k":4096,"dtype":"bf16"})",
+       R"({"op":"gemm","m":0,"n":4096,"k":4096,"dtype":"bf16"})",
+       R"({"op":"gemm","m":18446744073709551615,"n":1,"k":1,"dtype":"bf16"})",
+       R"({"id":1.5,"op":"gemm","m":1,"n":1,"k":1,"dtype":"bf16"})",
+       R"({"op":"attention","batch":1,"heads":32,"kv_heads":6,"head_dim":128,"q_len":1,"kv_len":8,"causal":false,"dtype":"bf16"})",
+       R"({"op":"gemm","m":1,"n":1,"k":1,"dtype":"bf16")", "not json", "[1,2]", "{}"}) {
     INFO(line);
     CHECK_FALSE(fast.parse(line, "line 1").has_value());
   }
@@ -97,4 +97,30 @@ TEST_CASE("an op batch's line numbers count blank lines and the last line needs 
   CHECK(results[0].error.empty());
   CHECK(results[1].id == "line 4");
   CHECK(results[1].error.rfind("ops.jsonl line 4: invalid JSON", 0) == 0);
+}
+
+TEST_CASE("the JSONL view matches the JSON view's dump on thousands of varied ops", "[op][batch]") {
+  std::string text;
+  unsigned h = 12345;
+  auto next = [&] { return h = h * 1103515245u + 12345u; };
+  for (int i = 0; i < 3000; ++i) {
+    std::string m = std::to_string(1 + next() % 9000), n = std::to_string(1 + next() % 30000);
+    switch (i % 4) {
+      case 0:
+        text += R"({"op":"gemm","m":)" + m + R"(,"n":)" + n + R"(,"k":4096,"dtype":"fp8"})";
+        break;
+      case 1:
+        text += R"({"op":"attention","batch":)" + std::to_string(1 + next() % 64) +
+                R"(,"heads":32,"kv_heads":8,"head_dim":128,"q_len":)" + m + R"(,"kv_len":)" + n +
+                R"(,"causal":true,"dtype":"bf16"})";
+        break;
+      case 2:
+        text += R"({"op":"elementwise","kind":"gelu","numel":)" + m + n + R"(,"dtype":"fp32"})";
+        break;
+      default:
+        text += R"({"op":"layernorm","rows":)" + m + R"(,"cols":)" + n + R"(,"dtype":"fp16"})";
+    }
+    text += "\n";
+  }
+  CHECK(jsonl_of(text) == dumped_of(text));
 }

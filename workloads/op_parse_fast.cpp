@@ -64,8 +64,7 @@ class FlatReader {
   }
   std::string op_id(std::string_view key) {
     Field* f = find(key);
-    if (f == nullptr || f->type == Field::Type::Float || f->type == Field::Type::Boolean)
-      give_up();
+    if (f == nullptr || f->type == Field::Type::Float || f->type == Field::Type::Boolean) give_up();
     f->read = true;
     return f->type == Field::Type::String ? std::string(f->text) : std::to_string(f->integer);
   }
@@ -162,7 +161,8 @@ std::optional<Op> FastOpParser::parse(std::string_view line, const std::string& 
     if (field.unescaped_key().get(f.key) || field.value().get(v)) return std::nullopt;
     if (!read_value(v, f) || !r.add(f)) return std::nullopt;
   }
-  if (!doc.at_end()) return std::nullopt;  // text after the object
+  const char* rest = nullptr;  // simdjson says OUT_OF_BOUNDS at the end of the line
+  if (doc.current_location().get(rest) != simdjson::OUT_OF_BOUNDS) return std::nullopt;
   try {
     return op_rules::read_op(r, fallback_id);
   } catch (const GiveUp&) {

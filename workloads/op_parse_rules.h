@@ -151,5 +151,4 @@ Op read_op(Reader& r, const std::string& fallback_id) {
   return op;
 }
 
-
 }  // namespace ridgeline::op_rules

@@ -24,13 +24,14 @@ class JsonlWriter {
 
   void open() { out_ += '{'; }
   void close() { out_ += "}\n"; }
-  template <class T>
-  void field(const char* key, const T& value) {
-    comma_and_key(key);
+  template <size_t N, class T>
+  void field(const char (&key)[N], const T& value) {
+    comma_and_key(std::string_view(key, N - 1));
     write(value);
   }
-  void begin(const char* key) {
-    comma_and_key(key);
+  template <size_t N>
+  void begin(const char (&key)[N]) {
+    comma_and_key(std::string_view(key, N - 1));
     out_ += '{';
     first_ = true;
   }
@@ -40,7 +41,7 @@ class JsonlWriter {
   }
 
  private:
-  void comma_and_key(const char* key) {
+  void comma_and_key(std::string_view key) {
     if (!first_) out_ += ',';
     first_ = false;
     out_ += '"';
@@ -66,6 +67,19 @@ class JsonlWriter {
       out_ += "null";
       return;
     }
+    // A whole number below 10^15 (most byte and FLOP counts) prints as nlohmann prints it,
+    // its digits and ".0", without the shortest-digits search.
+    if (x == 0) {
+      out_ += std::signbit(x) ? "-0.0" : "0.0";
+      return;
+    }
+    if (std::fabs(x) < 1e15 && std::trunc(x) == x) {
+      std::array<char, 24> buf;
+      auto res = std::to_chars(buf.data(), buf.data() + buf.size(), static_cast<long long>(x));
+      out_.append(buf.data(), res.ptr);
+      out_ += ".0";
+      return;
+    }
     std::array<char, 64> buf;
     char* end = nlohmann::detail::to_chars(buf.data(), buf.data() + buf.size(), x);
     out_.append(buf.data(), end);
@@ -84,7 +98,7 @@ class JsonlWriter {
 
 void print_op_jsonl(std::ostream& os, const std::vector<OpResult>& results) {
   constexpr size_t kFlushBytes = 1 << 20;
-  std::string buffer;
+  std::string buffer;  // one op's line is ~700 bytes
   buffer.reserve(kFlushBytes + 4096);
   for (const auto& r : results) {
     JsonlWriter w(buffer);
