@@ -37,7 +37,8 @@ std::vector<OpResult> run_op_lines(std::istream& in, const std::string& label, c
     try {
       object = parse_json_text(line, where);
     } catch (const InputError& e) {
-      out.push_back({"line " + std::to_string(number), std::nullopt, std::nullopt, e.what()});
+      out.push_back(
+          {"line " + std::to_string(number), std::nullopt, std::nullopt, e.what(), std::nullopt});
       continue;
     }
     out.push_back(run_op_object(object, where, "line " + std::to_string(number), gpu));

@@ -1,6 +1,8 @@
 // JSON and JSONL views of `ridgeline op` results. Field names follow the contract in
 // ARCHITECTURE.md: id, time_us, bottleneck, flops, bytes (by level), plus the terms of the
-// model and the launch shape so that a user can see why.
+// model and the launch shape so that a user can see why, and the 80% interval of time_us
+// (validate/intervals.h) where the interval table has one for the op's category.
+#include "cli/views/interval_views.h"
 #include "cli/views/views.h"
 #include "workloads/op.h"
 
@@ -16,6 +18,7 @@ nlohmann::ordered_json op_result_json(const OpResult& r) {
   const OpCost& c = *r.cost;
   j["op"] = op_family(*r.op);
   j["time_us"] = c.time_us;
+  if (r.interval) j["interval"] = interval_json(*r.interval);
   j["bottleneck"] = bottleneck_name(c.bottleneck);
   j["flops"] = c.flops();
   j["flops_by_unit"] = {
