@@ -1,7 +1,7 @@
 // `ridgeline calibrate intervals`: writes the prediction interval table (validate/intervals.json)
 // from the FIT split of the data sets that accuracy baselines name, or checks a table's coverage
 // on the HELD-OUT split of the same data sets (the table's provenance names them):
-//   ridgeline calibrate intervals --baseline validate/accuracy_baseline.json ... \
+//   ridgeline calibrate intervals --baseline validate/accuracy_baseline.json ...
 //       --collectives validate/data/published-collectives.json --out validate/intervals.json
 //   ridgeline calibrate intervals --coverage validate/intervals.json
 // --coverage prints the fraction of held-out measurements inside the stated 80% interval per
