@@ -139,7 +139,7 @@ TEST_CASE("interval table: p90 below p50", "[intervals][errors]") {
   auto d = table_doc();
   d["steps"]["own"]["h100-sxm"]["pytorch-eager/decode-graph"]["p90"] = 0.99;
   require_input_error([&] { parse_interval_table(d, "t.json"); },
-                      {"t.json: /steps/own/h100-sxm/pytorch-eager/decode-graph/p90: below p50"});
+                      {"t.json: /steps/own/h100-sxm/pytorch-eager~1decode-graph/p90: below p50"});
 }
 
 TEST_CASE("interval table: a quantile must be positive, a count an integer",
