@@ -46,7 +46,7 @@ OpResult run_line_strictly(std::string_view line, const std::string& label, int 
   try {
     object = parse_json_text(std::string(line), where);
   } catch (const InputError& e) {
-    return {"line " + std::to_string(number), std::nullopt, std::nullopt, e.what()};
+    return {"line " + std::to_string(number), std::nullopt, std::nullopt, e.what(), std::nullopt};
   }
   return run_op_object(object, where, "line " + std::to_string(number), gpu);
 }
@@ -74,7 +74,7 @@ std::vector<OpResult> run_op_lines(std::istream& in, const std::string& label, c
       try {
         OpCost cost = predict_op(*op, gpu);
         std::string id = op->id;
-        out.push_back({std::move(id), std::move(op), cost, {}});
+        out.push_back({std::move(id), std::move(op), cost, {}, std::nullopt});
         continue;
       } catch (const InputError&) {  // the strict path words the model's error
       }
