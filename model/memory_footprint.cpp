@@ -72,7 +72,9 @@ double kv_cache_bytes(const ModelConfig& m, const RunConfig& run) {
   // A StaticCache holds --max-cache-len positions from the start.
   double positions = (double)std::max(step_positions(run), run.cache_capacity);
   if (m.sliding_window > 0) positions = std::min(positions, (double)m.sliding_window);
-  return 2 * layers * run.batch * positions * m.kv_heads * m.head_dim * dtype_bytes(run.kv_cache);
+  // K and V per KV head, or MLA's latent and RoPE key (mla_config.h).
+  return layers * run.batch * positions * kv_cache_elements_per_layer(m) *
+         dtype_bytes(run.kv_cache);
 }
 
 }  // namespace
