@@ -262,8 +262,7 @@ void read_quantization(JsonReader& r, ModelConfig& m) {
   if (!b.is_array() || b.size() != 2 || !b[0].is_number_integer() || !b[1].is_number_integer() ||
       b[0].get<long long>() <= 0 || b[1].get<long long>() <= 0)
     q.fail("weight_block_size", "expected two positive integers, e.g. [128, 128]");
-  m.deepseek.moe.checkpoint_quantization = "fp8 " + fmt + ", " + b[0].dump() + "x" + b[1].dump() +
-                                           " weight blocks (the checkpoint's storage)";
+  m.deepseek.moe.checkpoint_quantization = "fp8 " + fmt + " " + b[0].dump() + "x" + b[1].dump();
 }
 
 }  // namespace

@@ -214,25 +214,23 @@ void add_deepseek_figures(const ModelConfig& m, std::vector<ModelFigure>& out) {
     add("qk_nope_head_dim", n(a.qk_nope_head_dim));
     add("qk_rope_head_dim", n(a.qk_rope_head_dim));
     add("v_head_dim", n(a.v_head_dim));
-    out.push_back(
-        {"kv_cache_per_token_layer", n(a.latent_per_token()) + " elements",
-         "kv_lora_rank + qk_rope_head_dim (the latent cache; full K/V per head would be " +
-             n(m.heads * (a.qk_head_dim() + a.v_head_dim)) + ")"});
+    out.push_back({"kv_cache_per_layer", n(a.latent_per_token()) + " per token",
+                   "kv_lora_rank + qk_rope_head_dim (the latent; full K/V per head: " +
+                       n(m.heads * (a.qk_head_dim() + a.v_head_dim)) + ")"});
   }
   const DeepseekMoe& d = m.deepseek.moe;
   if (m.moe.experts == 0 || !d.enabled()) return;
   add("shared_experts", n(d.shared_experts));
   add("first_dense_layers", n(d.first_dense_layers));
-  out.push_back({"routing",
-                 d.topk_method + ", " + d.scoring + ", " + n(d.topk_groups) + " of " + n(d.groups) +
-                     " groups, scale " + number(d.routed_scaling_factor) +
-                     (d.norm_topk_prob ? ", top-k renormalised" : ""),
-                 source_of(m, "routing")});
-  add("mtp_layers",
-      d.mtp_layers > 0 ? n(d.mtp_layers) + " (in the checkpoint, not run in a step)" : "none");
+  out.push_back({"routing", d.topk_method + " " + n(d.topk_groups) + "/" + n(d.groups) + " groups",
+                 source_of(m, "routing") + ", " + d.scoring + " scores"});
+  out.push_back({"routed_scale",
+                 number(d.routed_scaling_factor) + (d.norm_topk_prob ? " renorm" : ""),
+                 "routed_scaling_factor, norm_topk_prob"});
+  add("mtp_layers", d.mtp_layers > 0 ? n(d.mtp_layers) + " (not run)" : "none");
   if (!d.checkpoint_quantization.empty())
-    out.push_back({"checkpoint_quantization", d.checkpoint_quantization,
-                   "quantization_config (the run's weights: --weight-dtype)"});
+    out.push_back({"checkpoint_weights", d.checkpoint_quantization,
+                   "quantization_config (storage; the run's weights: --weight-dtype)"});
 }
 
 }  // namespace

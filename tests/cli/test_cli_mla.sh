@@ -9,8 +9,8 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 source "$(dirname "$0")/expect.sh"
 
-expect "models show: the latent cache" 0 "kv_cache_per_token_layer" -- "$bin" models show deepseek-v3
-expect "models show: the checkpoint's FP8 blocks" 0 "fp8 e4m3, 128x128 weight blocks" -- "$bin" models show deepseek-v3
+expect "models show: the latent cache" 0 "576 per token" -- "$bin" models show deepseek-v3
+expect "models show: the checkpoint's FP8 blocks" 0 "fp8 e4m3 128x128" -- "$bin" models show deepseek-v3
 expect "V2-Lite has no q LoRA" 0 "none (q_proj)" -- "$bin" models show deepseek-v2-lite
 p="predict --gpu h200-sxm --model deepseek-v3 --blocks 4 --phase decode --batch 16 --kv-len 2048 --top 80"
 expect "hf-transformers decompresses the cache" 0 "kv_b_proj" -- "$bin" $p --runtime hf-transformers
