@@ -2,6 +2,7 @@
 #include "validate/hf_dataset.h"
 
 #include "common/errors.h"
+#include "validate/hf_family_model.h"
 
 #include <algorithm>
 
@@ -64,8 +65,11 @@ HfRecord read_hf_record(JsonReader& r, const std::string& id, const std::string&
   if (launch == "compile") out.skipped = "torch.compile is not modelled (runtime torch-compile)";
   if (phase == "train" && r.one_of("precision", {"bf16", "fp32amp"}) == "fp32amp")
     out.skipped = "fp32 master weights under autocast are not modelled (issue 11 part 3)";
+  bool family = is_family_record(r);  // measure_hf_families.py (hf_family_model.h)
+  if (family && out.skipped.empty()) out.skipped = family_record_skip_reason(r);
   if (!out.skipped.empty()) return out;
-  std::optional<ModelConfig> model = hf_model(r, out.skipped);
+  std::optional<ModelConfig> model =
+      family ? family_record_model(r, out.skipped) : hf_model(r, out.skipped);
   if (!model) return out;
   RunConfig run;
   run.runtime = runtime;
@@ -81,12 +85,16 @@ HfRecord read_hf_record(JsonReader& r, const std::string& id, const std::string&
     run.recompute =
         r.one_of("ckpt", {"ckpt", "nockpt"}) == "ckpt" ? Recompute::Full : Recompute::None;
   } else {
-    std::string cache = r.one_of("cache", {"dynamic", "static"});
+    // dynamic_crop (family records): a DynamicCache cropped back after each step, as
+    // measure_hf.py's "dynamic" decode is.
+    std::string cache = r.one_of("cache", {"dynamic", "static", "dynamic_crop"});
+    bool crop = cache == "dynamic_crop" || (cache == "dynamic" && !family);
+    if (cache == "dynamic_crop") cache = "dynamic";
     CacheUpdate u = runtime.block.cache_update;
     if (u == CacheUpdate::DynamicCat || u == CacheUpdate::StaticIndexCopy) {
       select_cache_impl(run.runtime, cache, r.path() + "/cache");
       // measure_hf.py crops the DynamicCache back to kv_len after each timed decode step.
-      run.cache_cropped = cache == "dynamic" && run.phase == Phase::Decode;
+      run.cache_cropped = crop && run.phase == Phase::Decode;
       if (cache == "static") run.cache_capacity = r.integer("max_cache_len", 1);
     }
   }

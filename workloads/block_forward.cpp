@@ -19,6 +19,7 @@
 // GPT-2 (LayerNorm, fused c_attn, GELU MLP, biases in the GEMM epilogues) and Mixtral-style
 // MoE MLPs (moe_forward.cpp) share the same structure.
 #include "workloads/builder_ops.h"
+#include "workloads/mla_forward.h"
 
 #include <algorithm>
 #include <cmath>
@@ -214,31 +215,31 @@ OpVertex emit_attention(Emitter& e, const ModelConfig& m, const RunConfig& run, 
 }
 
 OpVertex emit_gated_mlp(Emitter& e, const ModelConfig& m, const RunConfig& run, int64_t T,
-                        int64_t width, OpVertex in) {
+                        int64_t width, OpVertex in, const std::string& p = "") {
   const BlockChoices& c = run.runtime.choices_for(m);
   bool one_gemm = c.gate_up == GateUpProjection::Fused;
   auto up_proj = [&] {
-    return e.emit(role::gemm(Projection::Up), "up_proj", weight_gemm(T, width, m.hidden, run),
+    return e.emit(role::gemm(Projection::Up), p + "up_proj", weight_gemm(T, width, m.hidden, run),
                   {in});
   };
-  OpVertex gate = one_gemm ? e.emit(role::gemm(Projection::GateUp), "gate_up_proj",
+  OpVertex gate = one_gemm ? e.emit(role::gemm(Projection::GateUp), p + "gate_up_proj",
                                     weight_gemm(T, 2 * width, m.hidden, run), {in})
-                           : e.emit(role::gemm(Projection::Gate), "gate_proj",
+                           : e.emit(role::gemm(Projection::Gate), p + "gate_proj",
                                     weight_gemm(T, width, m.hidden, run), {in});
   OpVertex act;
   if (c.activation == MlpActivation::Fused) {
     OpVertex up = one_gemm ? gate : up_proj();
-    act = e.emit(role::activation(Activation::SiluMul), "silu_mul",
+    act = e.emit(role::activation(Activation::SiluMul), p + "silu_mul",
                  ew_op(ElementwiseKind::SiluMul, T * width, e.act), distinct({gate, up}));
   } else {
     // down(silu(gate(x)) * up(x)): PyTorch evaluates silu(gate(x)) before up(x).
-    OpVertex silu = e.emit(role::activation(Activation::Silu), "silu",
+    OpVertex silu = e.emit(role::activation(Activation::Silu), p + "silu",
                            ew_op(ElementwiseKind::Silu, T * width, e.act), {gate});
     OpVertex up = one_gemm ? gate : up_proj();
-    act = e.emit(role::activation(Activation::GateMul), "mul",
+    act = e.emit(role::activation(Activation::GateMul), p + "mul",
                  ew_op(ElementwiseKind::Mul, T * width, e.act), {silu, up});
   }
-  return e.emit(role::gemm(Projection::Down), "down_proj", weight_gemm(T, m.hidden, width, run),
+  return e.emit(role::gemm(Projection::Down), p + "down_proj", weight_gemm(T, m.hidden, width, run),
                 {act});
 }
 
@@ -255,12 +256,18 @@ OpVertex emit_dense_mlp(Emitter& e, const ModelConfig& m, const RunConfig& run, 
 
 }  // namespace
 
+OpVertex emit_swiglu(Emitter& e, const ModelConfig& m, const RunConfig& run, int64_t T,
+                     int64_t width, OpVertex in, const std::string& prefix) {
+  return emit_gated_mlp(e, m, run, T, width, in, prefix);
+}
+
 void emit_block_forward(Emitter& e, const ModelConfig& m, const RunConfig& run,
                         const BlockShape& s) {
   int64_t T = s.tokens, H = m.hidden;
   bool separate_add = run.runtime.choices_for(m).residual_add == ResidualAdd::Separate;
   OpVertex n1 = emit_norm(e, m, run, NormSite::Input, T, {});
-  OpVertex attn = emit_attention(e, m, run, s, n1);
+  OpVertex attn = m.deepseek.mla.enabled() ? emit_mla_attention(e, m, run, s, n1)  // mla_forward
+                                           : emit_attention(e, m, run, s, n1);
   OpVertex o = e.emit(role::gemm(Projection::O), m.fused_qkv_weight ? "attn_c_proj" : "o_proj",
                       weight_gemm(T, H, m.heads * m.head_dim, run), {attn});
   OpVertex r1 = separate_add ? e.emit(role::residual_add(), "residual_add_1",
@@ -269,6 +276,8 @@ void emit_block_forward(Emitter& e, const ModelConfig& m, const RunConfig& run,
   OpVertex n2 = emit_norm(e, m, run, NormSite::Post, T, {r1});
   OpVertex mlp =
       m.moe.experts > 0 ? emit_moe_mlp(e, m, run, T, n2) : emit_dense_mlp(e, m, run, T, n2);
+  if (m.moe.experts > 0 && m.deepseek.moe.shared_experts > 0)
+    mlp = emit_shared_experts(e, m, run, T, n2, mlp);
   if (separate_add)
     e.emit(role::residual_add(), "residual_add_2", ew_op(ElementwiseKind::Add, T * H, e.act),
            {mlp});

@@ -29,9 +29,9 @@ GraphSection embedding_section(const ModelConfig& m, const RunConfig& run, int64
   return s;
 }
 
-GraphSection block_section(const ModelConfig& m, const RunConfig& run) {
-  GraphSection s{SectionKind::DecoderBlock, "decoder_block", run.blocks > 0 ? run.blocks : m.layers,
-                 0};
+GraphSection block_section(const ModelConfig& m, const RunConfig& run, const std::string& name,
+                           int64_t repeat, int64_t first_layer) {
+  GraphSection s{SectionKind::DecoderBlock, name, repeat, first_layer};
   Emitter e{s, run.activations};
   BlockShape shape{run.batch, step_tokens(run), 0, 0, true, false, true};
   if (run.phase == Phase::Decode) {
@@ -46,6 +46,23 @@ GraphSection block_section(const ModelConfig& m, const RunConfig& run) {
   }
   emit_block_forward(e, m, run, shape);
   return s;
+}
+
+// The decoder blocks: one section repeated, or, for DeepSeek's dense first layers before its MoE
+// layers (first_k_dense_replace), a dense_block section and a moe_block section.
+void add_block_sections(OpGraph& g, const ModelConfig& m, const RunConfig& run) {
+  int64_t blocks = run.blocks > 0 ? run.blocks : m.layers;
+  int64_t dense = dense_layer_count(m, blocks);
+  ModelConfig dense_model = m;
+  dense_model.moe.experts = 0;
+  if (dense == 0 || m.moe.experts == 0) {
+    g.sections.push_back(block_section(m, run, "decoder_block", blocks, 0));
+  } else if (dense == blocks) {
+    g.sections.push_back(block_section(dense_model, run, "decoder_block", blocks, 0));
+  } else {
+    g.sections.push_back(block_section(dense_model, run, "dense_block", dense, 0));
+    g.sections.push_back(block_section(m, run, "moe_block", blocks - dense, dense));
+  }
 }
 
 // The final norm over T tokens and the LM head over `rows` of them.
@@ -74,7 +91,7 @@ OpGraph build_graph(const ModelConfig& model, const RunConfig& run) {
   int64_t T = step_tokens(run);
   bool all = run.logits_all || run.phase == Phase::Train;
   if (whole) g.sections.push_back(embedding_section(model, run, T));
-  g.sections.push_back(block_section(model, run));
+  add_block_sections(g, model, run);
   if (whole) g.sections.push_back(head_section(model, run, T, all ? T : run.batch));
   if (run.phase == Phase::Train) add_training_sections(g, model, run);
   return g;
@@ -83,6 +100,9 @@ OpGraph build_graph(const ModelConfig& model, const RunConfig& run) {
 OpGraph build_serving_step_graph(const ModelConfig& model, const RunConfig& run, int64_t tokens,
                                  int64_t sampled) {
   require_invariant(tokens >= 1 && sampled >= 1 && sampled <= tokens, "serving step sizes");
+  if (model.deepseek.mla.enabled())
+    throw InputError(model.source + ": multi-head latent attention (" + model.family +
+                     ") is not priced by the serving simulator yet; use ridgeline predict");
   OpGraph g;
   g.description = model.name + " serving step, " + std::to_string(tokens) + " tokens, " +
                   std::to_string(sampled) + " sampled, attention apart, " + run.runtime.name;

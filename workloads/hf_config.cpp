@@ -16,6 +16,7 @@
 
 #include "common/errors.h"
 #include "common/json_reader.h"
+#include "workloads/hf_config_deepseek.h"
 
 #include <algorithm>
 #include <cctype>
@@ -82,6 +83,8 @@ const std::vector<Family>& families() {
         "summary_use_proj", "summary_activation", "summary_proj_to_labels", "summary_first_dropout",
         "scale_attn_weights", "scale_attn_by_inverse_layer_idx", "reorder_and_upcast_attn", "n_ctx",
         "output_past"}},
+      {"deepseek_v2", deepseek_read_keys("deepseek_v2"), deepseek_ignored_keys("deepseek_v2")},
+      {"deepseek_v3", deepseek_read_keys("deepseek_v3"), deepseek_ignored_keys("deepseek_v3")},
   };
   return all;
 }
@@ -397,7 +400,9 @@ ModelConfig parse_hf_config(const nlohmann::json& doc, const std::string& label)
   ModelConfig m;
   m.family = type;
   if (given(r, "_ridgeline_source")) m.provenance = r.string("_ridgeline_source");
-  if (type == "gpt2")
+  if (is_deepseek_type(type))
+    read_deepseek(r, m);  // hf_config_deepseek.cpp
+  else if (type == "gpt2")
     read_gpt2(r, m);
   else
     read_llama_family(r, m);

@@ -59,6 +59,15 @@ enum class Projection : uint8_t {
   ExpertsGateUp,
   ExpertsDown,
   LmHead,
+  // Multi-head latent attention (mla_config.h): q's down and up projections, the latent's down
+  // projection (with the RoPE key) and its up projection to every head's key and value; in the
+  // absorbed form, the batched per-head products by W_UK (into q) and W_UV (after attention).
+  QA,
+  QB,
+  KvA,
+  KvB,
+  AbsorbUk,
+  AbsorbUv,
 };
 enum class NormSite : uint8_t { None, Input, Post, Final };  // before attention, the MLP, the head
 // One kernel of a norm written out in PyTorch ops (transformers' LlamaRMSNorm in fp32); None for

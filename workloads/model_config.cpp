@@ -87,11 +87,19 @@ long double block_parameters(const ModelConfig& m, bool active) {
   long double attention = h * (q + 2 * kv) + q * h;  // q, k, v, o
   if (m.qkv_bias) attention += q + 2 * kv;
   if (m.attn_out_bias) attention += h;
+  if (m.deepseek.mla.enabled()) attention = mla_attention_parameters(m);
   long double experts = active ? m.moe.top_k : m.moe.experts;
   long double mlp = m.moe.experts > 0 ? experts * mlp_parameters(m, m.moe.expert_intermediate) +
-                                            h * m.moe.experts  // the router, no bias
+                                            h * m.moe.experts +  // the router, no bias
+                                            shared_expert_parameters(m)
                                       : mlp_parameters(m, m.intermediate);
   return attention + mlp + 2 * norm_parameters(m);  // pre-attention, pre-MLP
+}
+
+long double dense_block_parameters(const ModelConfig& m) {
+  ModelConfig dense = m;
+  dense.moe.experts = 0;
+  return block_parameters(dense, false);
 }
 
 // Exact below 2^64 (long double has a 64-bit mantissa on x86); only ever compared above that.
@@ -99,7 +107,9 @@ long double count_parameters(const ModelConfig& m, bool active = false) {
   long double h = m.hidden;
   long double embeddings = (long double)m.vocab * h * (m.tied_embeddings ? 1 : 2);
   if (m.position == PositionKind::Learned) embeddings += (long double)m.max_positions * h;
-  return embeddings + m.layers * block_parameters(m, active) + norm_parameters(m);  // final norm
+  int64_t dense = dense_layer_count(m, m.layers);  // all, or DeepSeek's first dense layers
+  return embeddings + dense * dense_block_parameters(m) +
+         (m.layers - dense) * block_parameters(m, active) + norm_parameters(m);  // final norm
 }
 
 int64_t checked(long double n) {
@@ -158,11 +168,13 @@ int64_t block_parameter_count(const ModelConfig& m) {
 }
 
 int64_t weight_parameter_count(const ModelConfig& m, int64_t blocks) {
-  return blocks > 0 ? checked(blocks * block_parameters(m, false)) : parameter_count(m);
+  if (blocks == 0) return parameter_count(m);
+  int64_t dense = dense_layer_count(m, blocks);
+  return checked(dense * dense_block_parameters(m) + (blocks - dense) * block_parameters(m, false));
 }
 
 double kv_cache_bytes_per_token(const ModelConfig& m, double bytes_per_element) {
-  return 2.0 * (double)m.layers * (double)m.kv_heads * (double)m.head_dim * bytes_per_element;
+  return (double)m.layers * kv_cache_elements_per_layer(m) * bytes_per_element;
 }
 
 }  // namespace ridgeline
@@ -187,6 +199,38 @@ std::string number(double x) {
   s.erase(s.find_last_not_of('0') + 1);
   if (s.back() == '.') s.pop_back();
   return s;
+}
+
+// MLA and DeepSeek's MoE layout (mla_config.h), when the model has them.
+void add_deepseek_figures(const ModelConfig& m, std::vector<ModelFigure>& out) {
+  auto add = [&](const std::string& name, const std::string& value) {
+    out.push_back({name, value, source_of(m, name)});
+  };
+  auto n = [](int64_t v) { return std::to_string(v); };
+  const MlaConfig& a = m.deepseek.mla;
+  if (a.enabled()) {
+    add("q_lora_rank", a.q_lora_rank > 0 ? n(a.q_lora_rank) : "none (q_proj)");
+    add("kv_lora_rank", n(a.kv_lora_rank));
+    add("qk_nope_head_dim", n(a.qk_nope_head_dim));
+    add("qk_rope_head_dim", n(a.qk_rope_head_dim));
+    add("v_head_dim", n(a.v_head_dim));
+    out.push_back({"kv_cache_per_layer", n(a.latent_per_token()) + " per token",
+                   "kv_lora_rank + qk_rope_head_dim (the latent; full K/V per head: " +
+                       n(m.heads * (a.qk_head_dim() + a.v_head_dim)) + ")"});
+  }
+  const DeepseekMoe& d = m.deepseek.moe;
+  if (m.moe.experts == 0 || !d.enabled()) return;
+  add("shared_experts", n(d.shared_experts));
+  add("first_dense_layers", n(d.first_dense_layers));
+  out.push_back({"routing", d.topk_method + " " + n(d.topk_groups) + "/" + n(d.groups) + " groups",
+                 source_of(m, "routing") + ", " + d.scoring + " scores"});
+  out.push_back({"routed_scale",
+                 number(d.routed_scaling_factor) + (d.norm_topk_prob ? " renorm" : ""),
+                 "routed_scaling_factor, norm_topk_prob"});
+  add("mtp_layers", d.mtp_layers > 0 ? n(d.mtp_layers) + " (not run)" : "none");
+  if (!d.checkpoint_quantization.empty())
+    out.push_back({"checkpoint_weights", d.checkpoint_quantization,
+                   "quantization_config (storage; the run's weights: --weight-dtype)"});
 }
 
 }  // namespace
@@ -218,6 +262,7 @@ std::vector<ModelFigure> model_figures(const ModelConfig& m) {
     add("top_k", n(m.moe.top_k));
     add("expert_intermediate", n(m.moe.expert_intermediate));
   }
+  add_deepseek_figures(m, out);
   if (m.position != PositionKind::Rope) return out;
   const RopeScaling& r = m.rope_scaling;
   if (r.type.empty()) {
@@ -228,8 +273,10 @@ std::vector<ModelFigure> model_figures(const ModelConfig& m) {
   std::string key = source_of(m, "rope_scaling");  // rope_scaling or rope_parameters
   out.push_back({"rope_scaling", r.type, key + " (RoPE's frequencies, not the kernels)"});
   out.push_back({"rope_factor", number(r.factor), key + "/factor"});
-  out.push_back({"rope_low_freq_factor", number(r.low_freq_factor), key + "/low_freq_factor"});
-  out.push_back({"rope_high_freq_factor", number(r.high_freq_factor), key + "/high_freq_factor"});
+  if (r.type == "llama3") {
+    out.push_back({"rope_low_freq_factor", number(r.low_freq_factor), key + "/low_freq_factor"});
+    out.push_back({"rope_high_freq_factor", number(r.high_freq_factor), key + "/high_freq_factor"});
+  }
   out.push_back({"rope_original_context", std::to_string(r.original_max_positions),
                  key + "/original_max_position_embeddings"});
   return out;

@@ -3,6 +3,8 @@
 // builders turn it into kernels.
 #pragma once
 
+#include "workloads/mla_config.h"
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -51,17 +53,18 @@ struct ModelConfig {
   int64_t vocab = 0;
   int64_t max_positions = 0;
   bool tied_embeddings = false;
-  bool qkv_bias = false;       // Qwen2, GPT-2
-  bool attn_out_bias = false;  // bias on the attention output projection: GPT-2, Llama with
-                               // attention_bias (Qwen2 has q/k/v biases only)
-  bool mlp_bias = false;       // GPT-2
+  bool qkv_bias = false;          // Qwen2, GPT-2
+  bool attn_out_bias = false;     // bias on the attention output projection: GPT-2, Llama with
+                                  // attention_bias (Qwen2 has q/k/v biases only)
+  bool mlp_bias = false;          // GPT-2
   bool fused_qkv_weight = false;  // q, k and v stored as one weight matrix (GPT-2's c_attn)
-  int64_t sliding_window = 0;  // 0: full attention (Mistral's window is honoured when set)
+  int64_t sliding_window = 0;     // 0: full attention (Mistral's window is honoured when set)
   NormKind norm = NormKind::RmsNorm;
   MlpKind mlp = MlpKind::GatedSilu;
   PositionKind position = PositionKind::Rope;
   MoeConfig moe;
   RopeScaling rope_scaling;
+  DeepseekConfig deepseek;  // MLA and DeepSeek's MoE layout (mla_config.h); unset elsewhere
   std::vector<FigureSource> sources;  // filled by the parser, one per figure it sets
 };
 

@@ -20,6 +20,7 @@
 //   grouped GEMM reading rows through those ids (no gather), silu_mul, the down grouped GEMM
 //   with the routing weights in its epilogue, and moe_sum over each token's k rows.
 #include "workloads/builder_ops.h"
+#include "workloads/mla_forward.h"
 #include "workloads/moe_routing.h"
 
 #include <cmath>
@@ -147,7 +148,10 @@ OpVertex emit_moe_mlp(Emitter& e, const ModelConfig& m, const RunConfig& run, in
         T * m.moe.top_k,
         rank_expert_load(m, run, T)};
   if (run.runtime.choices_for(m).moe == MoeImpl::FusedMoe) return emit_fused(e, x, run, in);
-  emit_hf_router(e, x, run, in);
+  if (m.deepseek.moe.enabled())
+    emit_deepseek_hf_router(e, m, run, T, in);  // sigmoid or softmax, group-limited top-k
+  else
+    emit_hf_router(e, x, run, in);
   emit_hf_dispatch(e, x, in);
   return emit_hf_experts(e, x, run);
 }

@@ -43,7 +43,12 @@ struct AttentionOp {  // flash-style fused attention (one kernel), GQA when kv_h
   // dequantizes K/V blocks as it loads them).
   std::optional<DType> kv_dtype;
   bool backward = false;  // the backward kernel (dQ, dK, dV from dO)
+  // MLA (mla_config.h): V narrower than Q and K (0: head_dim), and, in the absorbed decode
+  // (FlashMLA), V read from the same cached latent as K, so K/V bytes are one K's.
+  int64_t v_head_dim = 0;
+  bool v_in_k = false;
   DType kv_storage() const { return kv_dtype.value_or(dtype); }
+  int64_t v_dim() const { return v_head_dim > 0 ? v_head_dim : head_dim; }
 };
 
 // AdamW is the fused optimizer update: reads param, grad, m, v; writes param, m, v.

@@ -55,6 +55,8 @@ const ChoiceTable<MlpActivation> kActivation = {{"separate", MlpActivation::Sepa
                                                 {"fused", MlpActivation::Fused}};
 const ChoiceTable<MoeImpl> kMoe = {{"hf_grouped_mm", MoeImpl::HfGroupedMm},
                                    {"fused_moe", MoeImpl::FusedMoe}};
+const ChoiceTable<MlaImpl> kMla = {{"hf_expand_kv", MlaImpl::HfExpandKv},
+                                   {"absorbed", MlaImpl::Absorbed}};
 
 // Reads `key` of `r` into `out` when present; a missing key is an error unless `optional`.
 template <class E>
@@ -87,6 +89,7 @@ void read_choices(JsonReader& r, BlockChoices& c, bool optional) {
     read_choice(*a, "rope", kRope, c.rope, optional);
     read_choice(*a, "rope_tables", kRopeTables, c.rope_tables, optional);
     read_choice(*a, "mask", kMask, c.mask, optional);
+    read_choice(*a, "mla", kMla, c.mla, optional);
   }
   if (JsonReader* kv = object("kv_cache")) {
     read_choice(*kv, "update", kCacheUpdate, c.cache_update, optional);

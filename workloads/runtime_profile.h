@@ -44,6 +44,11 @@ enum class CacheRead { DequantizeBefore, InKernel };
 enum class GateUpProjection { Separate, Fused };  // gate and up as two GEMMs or one
 enum class MlpActivation { Separate, Fused };     // silu then mul, or one silu_mul kernel
 enum class MoeImpl { HfGroupedMm, FusedMoe };     // transformers' grouped_mm, vLLM's fused_moe
+// Multi-head latent attention (mla_config.h): transformers' expand_kv (the cached latent
+// decompressed by kv_b for every cached token, every step, then SDPA over full K/V per head), or a
+// serving engine's absorbed form (FlashMLA: W_UK folded into q, attention over the latent cache
+// shared by all heads, W_UV after it; prefill decompresses K/V once for the prompt).
+enum class MlaImpl { HfExpandKv, Absorbed };
 
 // The kernels of one decoder block (and of the head's norm).
 struct BlockChoices {
@@ -59,6 +64,7 @@ struct BlockChoices {
   GateUpProjection gate_up = GateUpProjection::Separate;
   MlpActivation activation = MlpActivation::Separate;
   MoeImpl moe = MoeImpl::HfGroupedMm;
+  MlaImpl mla = MlaImpl::HfExpandKv;
   bool operator==(const BlockChoices&) const = default;
 };
 
