@@ -178,6 +178,9 @@ Command add_report_command(CLI::App& app) {
     (*runs)[k.name] = k.add(*report);
     CLI::App* sub = report->get_subcommand(k.name);
     sub->description("Report of `ridgeline " + k.name + "` (same flags) as an HTML page");
+    // The command's own --out (a batch run's output file) gives way to the page's: the run's
+    // JSON goes to standard output, which the report captures.
+    if (CLI::Option* own = sub->get_option_no_throw("--out")) sub->remove_option(own);
     sub->add_option("--out", *out, "The HTML page to write")->required();
   }
   return [report, runs, out]() {

@@ -5,6 +5,7 @@
 
 #include "validate/interval_build.h"
 #include "validate/intervals.h"
+#include "workloads/runtime_profile.h"
 
 #include <cmath>
 
@@ -60,7 +61,10 @@ TEST_CASE("a kernel's interval is its predicted time times p10 and p90", "[inter
 }
 
 TEST_CASE("an entry below min_count is skipped for the next wider level", "[intervals]") {
-  Op norm{"n", RowOp{RowOpKind::RmsNorm, 8, 4096, DType::Bf16}, false};
+  Op norm{"n",
+          RowOp{RowOpKind::RmsNorm, 8, 4096, DType::Bf16, RowImpl::SinglePass,
+                default_runtime().launch.rows},
+          false};
   auto i = kernel_interval(table(), at(ProfileKind::Own), norm, 100);  // own has 4 < 5
   REQUIRE(i);
   CHECK(i->calibration == "architecture");
@@ -78,7 +82,10 @@ TEST_CASE("a GPU without its own profile never uses own entries", "[intervals]")
 }
 
 TEST_CASE("a category no level has falls back to all", "[intervals]") {
-  Op sm{"s", RowOp{RowOpKind::Softmax, 8, 4096, DType::Bf16}, false};
+  Op sm{"s",
+        RowOp{RowOpKind::Softmax, 8, 4096, DType::Bf16, RowImpl::SinglePass,
+              default_runtime().launch.rows},
+        false};
   auto i = kernel_interval(table(), at(ProfileKind::Own), sm, 100);
   REQUIRE(i);
   CHECK(i->category == "all");

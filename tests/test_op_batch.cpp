@@ -16,7 +16,7 @@ namespace {
 
 // The Op as the JSON view shows it, with its prediction: equal views mean equal ops.
 std::string shown(const Op& op) {
-  OpResult r{op.id, op, predict_op(op, test::h100()), {}};
+  OpResult r{op.id, op, predict_op(op, test::h100()), {}, std::nullopt};
   return op_result_json(r).dump();
 }
 

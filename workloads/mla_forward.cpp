@@ -51,7 +51,7 @@ OpVertex emit_sub_norm(Emitter& e, const ModelConfig& m, const RunConfig& run, c
   auto part = [&](NormPart k) { return role::norm_part(NormSite::None, k); };
   int64_t n = rows * cols;
   if (c.norm_kernels != NormKernels::HfFp32Decomposed) {
-    Op op = row_op(RowOpKind::RmsNorm, rows, cols, e.act);
+    Op op = row_op(RowOpKind::RmsNorm, rows, cols, e.act, run.runtime.launch.rows);
     std::get<RowOp>(op.shape).impl = c.norm_impl;
     return e.emit(role::norm(NormSite::None), p, op, {in});
   }
@@ -59,7 +59,7 @@ OpVertex emit_sub_norm(Emitter& e, const ModelConfig& m, const RunConfig& run, c
   e.emit(part(NormPart::ToFp32), p + ".to_fp32", strided(cast_op(n, e.act, DType::Fp32)), {in});
   e.emit(part(NormPart::Pow), p + ".pow", ew_op(ElementwiseKind::MulScalar, n, DType::Fp32));
   e.emit(part(NormPart::Mean), p + ".mean",
-         Op{"", ReduceOp{ReduceKind::Sum, n, DType::Fp32}, false});
+         Op{"", ReduceOp{ReduceKind::Sum, n, DType::Fp32, run.runtime.launch.reduction}, false});
   e.emit(part(NormPart::AddEps), p + ".add_eps",
          ew_op(ElementwiseKind::MulScalar, rows, DType::Fp32));
   e.emit(part(NormPart::Rsqrt), p + ".rsqrt", ew_op(ElementwiseKind::MulScalar, rows, DType::Fp32));
@@ -273,7 +273,8 @@ OpVertex emit_deepseek_hf_router(Emitter& e, const ModelConfig& m, const RunConf
     e.emit(routing, "router_sigmoid", ew_op(ElementwiseKind::Silu, T * E, DType::Fp32));
     e.emit(routing, "router_bias", ew_op(ElementwiseKind::Add, T * E, DType::Fp32));
   } else {
-    e.emit(routing, "router_softmax", row_op(RowOpKind::Softmax, T, E, DType::Fp32));
+    e.emit(routing, "router_softmax",
+           row_op(RowOpKind::Softmax, T, E, DType::Fp32, run.runtime.launch.rows));
   }
   if (G > 1) {  // group-limited: the best groups, the other experts masked out
     e.emit(routing, "router_group_top2", index(T * E));

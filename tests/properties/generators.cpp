@@ -176,12 +176,17 @@ Op random_op(Property& p, const GpuSpec& g) {
       return Op{"elementwise", e, p.coin(0.2)};
     }
     case 3: {
-      ReduceOp r{(ReduceKind)p.uniform(0, 2), p.log_uniform(1, 1 << 28), d};
+      ReduceOp r{(ReduceKind)p.uniform(0, 2), p.log_uniform(1, 1 << 28), d,
+                 default_runtime().launch.reduction};
       return Op{"reduce", r, false};
     }
     default: {
-      RowOp r{(RowOpKind)p.uniform(0, (int)RowOpKind::SoftmaxBackward), p.log_uniform(1, 32768),
-              p.log_uniform(1, 32768), d, p.coin() ? RowImpl::SinglePass : RowImpl::PyTorch};
+      RowOp r{(RowOpKind)p.uniform(0, (int)RowOpKind::SoftmaxBackward),
+              p.log_uniform(1, 32768),
+              p.log_uniform(1, 32768),
+              d,
+              p.coin() ? RowImpl::SinglePass : RowImpl::PyTorch,
+              default_runtime().launch.rows};
       return Op{"row", r, p.coin(0.2)};
     }
   }
@@ -227,11 +232,14 @@ ModelConfig small_model(Property& p, bool moe) {
   return load_model_text(text, "small.json");
 }
 
-ModelConfig random_model(Property& p, bool allow_moe) {
+ModelConfig random_model(Property& p, bool allow_moe, bool for_cluster) {
   if (p.coin(0.5)) return small_model(p, allow_moe && p.coin(0.3));
   std::vector<std::string> names;
-  for (const auto& n : model_preset_names())
-    if (allow_moe || model_preset(n).moe.experts == 0) names.push_back(n);
+  for (const auto& n : model_preset_names()) {
+    const ModelConfig& m = model_preset(n);
+    if (for_cluster && (m.deepseek.mla.enabled() || m.deepseek.moe.enabled())) continue;
+    if (allow_moe || m.moe.experts == 0) names.push_back(n);
+  }
   return model_preset(p.pick(names));
 }
 

@@ -50,7 +50,9 @@ Op random_attention(Property& p, const GpuSpec& g);
 CollectiveOp random_collective(Property& p, const ClusterSpec& c);
 
 // A preset, or a random small dense (or MoE) Llama-style config.
-ModelConfig random_model(Property& p, bool allow_moe = true);
+// for_cluster: only presets parallel prediction takes (DeepSeek's MLA and dense-beside-MoE
+// layers are refused under --cluster for now).
+ModelConfig random_model(Property& p, bool allow_moe = true, bool for_cluster = false);
 ModelConfig small_model(Property& p, bool moe);
 // A run of `phase` with small random sizes, a random runtime and launch mode, that
 // check_run_config accepts for `m`; `blocks` > 0 keeps the graph small.

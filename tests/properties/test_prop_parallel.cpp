@@ -30,7 +30,7 @@ struct Case {
 
 // A model small enough to price quickly, and a strategy that passes on a random cluster.
 bool random_case(Property& p, Case& c) {
-  c.model = p.coin(0.7) ? small_model(p, p.coin(0.3)) : random_model(p);
+  c.model = p.coin(0.7) ? small_model(p, p.coin(0.3)) : random_model(p, true, true);
   c.cluster = p.pick(cluster_names());
   Phase phase = (Phase)p.uniform(0, 2);
   return random_strategy(p, c.model, cluster(c.cluster), phase, c.run, c.par);
