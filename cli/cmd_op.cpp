@@ -8,7 +8,6 @@
 #include "cli/views/report_views.h"
 #include "common/errors.h"
 #include "hardware/gpu_load.h"
-#include "validate/intervals.h"
 
 #include <fstream>
 #include <iostream>
@@ -117,9 +116,6 @@ Command add_op_command(CLI::App& app) {
       if (!in) throw InputError(located("--input " + o->input, "cannot open file"));
       results = run_op_lines(in, o->input, gpu);
     }
-    const IntervalTable& intervals = builtin_interval_table();
-    for (auto& r : results)
-      if (r.cost) r.interval = kernel_interval(intervals, gpu, *r.op, r.cost->time_us);
     std::string format = !o->format.empty() ? o->format : (from_flags ? "table" : "jsonl");
     op_views().pick(format, "--format")(std::cout, OpReport{gpu, results});
     int failed = 0;

@@ -2,11 +2,13 @@
 // reads); each line goes first to FastOpParser (simdjson) and, when that declines (anything
 // irregular) or the model rejects the op, through the strict nlohmann path, which gives the
 // line its error. Both paths accept exactly the same lines with the same Op, so the output
-// does not depend on which one read a line.
+// does not depend on which one read a line. Each predicted op gets its 80% interval
+// (validate/intervals.h) here, so every caller (`ridgeline op`, the Python package) shows it.
 #include "cli/op_runner.h"
 
 #include "common/errors.h"
 #include "common/json_reader.h"
+#include "validate/intervals.h"
 #include "workloads/op_parse.h"
 #include "workloads/op_parse_fast.h"
 
@@ -15,6 +17,15 @@
 #include <string_view>
 
 namespace ridgeline {
+
+namespace {
+
+std::optional<PredictionInterval> interval_of(const Op& op, const OpCost& cost,
+                                              const GpuSpec& gpu) {
+  return kernel_interval(builtin_interval_table(), gpu, op, cost.time_us);
+}
+
+}  // namespace
 
 OpResult run_op_object(const nlohmann::json& object, const std::string& label,
                        const std::string& fallback_id, const GpuSpec& gpu) {
@@ -27,6 +38,7 @@ OpResult run_op_object(const nlohmann::json& object, const std::string& label,
   try {
     r.op = parse_op(object, label, r.id);
     r.cost = predict_op(*r.op, gpu);
+    r.interval = interval_of(*r.op, *r.cost, gpu);
   } catch (const InputError& e) {
     std::string msg = e.what();
     // Model errors start with the JSON path; name the line in front of them.
@@ -73,8 +85,9 @@ std::vector<OpResult> run_op_lines(std::istream& in, const std::string& label, c
     if (std::optional<Op> op = fast.parse(line, fallback_id)) {
       try {
         OpCost cost = predict_op(*op, gpu);
+        std::optional<PredictionInterval> interval = interval_of(*op, cost, gpu);
         std::string id = op->id;
-        out.push_back({std::move(id), std::move(op), cost, {}, std::nullopt});
+        out.push_back({std::move(id), std::move(op), cost, {}, std::move(interval)});
         continue;
       } catch (const InputError&) {  // the strict path words the model's error
       }

@@ -21,7 +21,7 @@ struct OpResult {
   std::optional<Op> op;
   std::optional<OpCost> cost;
   std::string error;                           // non-empty when the line failed
-  std::optional<PredictionInterval> interval;  // of cost->time_us (validate/intervals.h)
+  std::optional<PredictionInterval> interval;  // of cost->time_us, set by the runners below
 };
 
 // Predicts every non-blank line of `in`; `label` names the source in errors ("ops.jsonl").

@@ -1,6 +1,6 @@
 // op_json: single kernels from Python, through the same functions as `ridgeline op`
-// (run_op_object, the 80% interval of validate/intervals.h, then the JSON view's
-// op_result_json), with the GPU loaded once per call.
+// (run_op_object, which adds the 80% interval, then the JSON view's op_result_json), with the
+// GPU loaded once per call.
 // Each op is labelled like a JSONL line is: "op" for one, "op[3]" for the fourth of a list,
 // so an error reads `op[3]: /m: expected an integer ...`; a failed op is an {"id", "error"}
 // object as in the CLI's output, and the Python wrapper decides whether to raise it.
@@ -10,7 +10,6 @@
 #include "common/json_reader.h"
 #include "hardware/gpu_load.h"
 #include "python/bindings.h"
-#include "validate/intervals.h"
 
 #include <pybind11/stl.h>
 
@@ -28,9 +27,7 @@ std::string op_json(const std::string& ops_json, const std::string& gpu_name,
   nlohmann::ordered_json out = nlohmann::ordered_json::array();
   for (size_t i = 0; i < ops.size(); ++i) {
     std::string label = single ? "op" : "op[" + std::to_string(i) + "]";
-    OpResult r = run_op_object(ops[i], label, label, gpu);
-    if (r.cost) r.interval = kernel_interval(builtin_interval_table(), gpu, *r.op, r.cost->time_us);
-    out.push_back(op_result_json(r));
+    out.push_back(op_result_json(run_op_object(ops[i], label, label, gpu)));
   }
   return out.dump();
 }
