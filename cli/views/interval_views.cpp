@@ -7,15 +7,22 @@
 
 namespace ridgeline {
 
+namespace {
+
+struct JsonFieldWriter {  // interval_fields into an ordered_json
+  nlohmann::ordered_json& j;
+  template <class T>
+  void field(const char* key, const T& value) {
+    j[key] = value;
+  }
+};
+
+}  // namespace
+
 nlohmann::ordered_json interval_json(const PredictionInterval& i) {
   nlohmann::ordered_json j;
-  j["p10_us"] = i.p10_us;
-  j["p90_us"] = i.p90_us;
-  j["coverage"] = 0.8;
-  j["category"] = i.category;
-  j["calibration"] = i.calibration;
-  j["fit_count"] = i.count;
-  j["basis"] = i.basis;
+  JsonFieldWriter w{j};
+  interval_fields(i, w);
   return j;
 }
 

@@ -12,7 +12,19 @@
 
 namespace ridgeline {
 
-// {"p10_us", "p90_us", "coverage": 0.8, "category", "calibration", "fit_count", "basis"}
+// {"p10_us", "p90_us", "coverage": 0.8, "category", "calibration", "fit_count", "basis"}, in
+// that order, for any writer with field(key, value): interval_json's and the op views'
+// (op_fields.h).
+template <class Out>
+void interval_fields(const PredictionInterval& i, Out& o) {
+  o.field("p10_us", i.p10_us);
+  o.field("p90_us", i.p90_us);
+  o.field("coverage", 0.8);
+  o.field("category", i.category);
+  o.field("calibration", i.calibration);
+  o.field("fit_count", i.count);
+  o.field("basis", i.basis);
+}
 nlohmann::ordered_json interval_json(const PredictionInterval& i);
 // "80% interval 1.210-1.350 ms (pytorch-eager/decode-graph, own calibration, 24 fit
 // measurements)"

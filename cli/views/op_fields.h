@@ -5,6 +5,7 @@
 #pragma once
 
 #include "cli/op_runner.h"
+#include "cli/views/interval_views.h"
 #include "workloads/op.h"
 
 namespace ridgeline {
@@ -22,15 +23,8 @@ void op_result_fields(const OpResult& r, Out& o) {
   o.field("op", op_family(*r.op));
   o.field("time_us", c.time_us);
   if (r.interval) {  // the 80% interval of time_us (validate/intervals.h)
-    const PredictionInterval& i = *r.interval;
     o.begin("interval");
-    o.field("p10_us", i.p10_us);
-    o.field("p90_us", i.p90_us);
-    o.field("coverage", 0.8);
-    o.field("category", i.category);
-    o.field("calibration", i.calibration);
-    o.field("fit_count", i.count);
-    o.field("basis", i.basis);
+    interval_fields(*r.interval, o);
     o.end();
   }
   o.field("bottleneck", bottleneck_name(c.bottleneck));
