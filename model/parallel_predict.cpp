@@ -95,8 +95,11 @@ Parts parts_of(const std::vector<SectionTime>& sections) {
 }
 
 // What one model chunk of one stage does per micro-batch: its time and what its streams do.
+// comm_busy_us: the time some collective of the chunk runs (a section's collectives are on one
+// stream; ZeRO-3's gathers, on their own communicator, may run beside them: see add_zero3).
 struct ChunkWork {
   double forward_us = 0, backward_us = 0, compute_us = 0, host_us = 0, flops = 0;
+  double comm_busy_us = 0;
   GroupTimes comm_us{}, exposed_us{};
   void add(const SectionTime* s, double times, bool backward) {
     if (!s) return;
@@ -107,13 +110,23 @@ struct ChunkWork {
     for (int g = 0; g < kCommGroups; ++g) {
       comm_us[g] += times * s->comm_us[g];
       exposed_us[g] += times * s->exposed_us[g];
+      comm_busy_us += times * s->comm_us[g];
     }
   }
 };
 
+double comm_sum_us(const SectionTime* s) {
+  double sum = 0;
+  if (s)
+    for (double c : s->comm_us) sum += c;
+  return sum;
+}
+
 // ZeRO-3: every layer's parameters all-gathered before its forward and again before its
 // backward, its gradients reduce-scattered after; prefetched beside the layer before, so a layer
-// takes overlapped_us(compute, comm); the first layer's gather of a chunk is exposed.
+// takes overlapped_us(compute, comm); the first layer's gather of a chunk is exposed. The gathers
+// run on their own communicator beside the layer's own collectives (TP, CP, EP): the comm
+// streams are busy for their sum, but never longer than the layer.
 void add_zero3(ChunkWork& w, const SectionTime& block, const SectionTime* block_back, double layers,
                const Comm& gather, const Comm& scatter) {
   double f = block.time_us, b = block_back ? block_back->time_us : 0;
@@ -127,6 +140,10 @@ void add_zero3(ChunkWork& w, const SectionTime& block, const SectionTime* block_
       gather.time_us + layers * (std::max(0.0, gather.time_us - f) +
                                  std::max(0.0, gather.time_us + scatter.time_us - b));
   w.compute_us += layers * (f3 - f + b3 - b);  // the slowdown, or waiting on the gathers
+  double cf = comm_sum_us(&block), cb = comm_sum_us(block_back);
+  double busy_f = std::min(f3, cf + gather.time_us) - cf;
+  double busy_b = block_back ? std::min(b3, cb + gather.time_us + scatter.time_us) - cb : 0;
+  w.comm_busy_us += gather.time_us + layers * (busy_f + busy_b);
 }
 
 struct Strategy {
@@ -320,7 +337,8 @@ ParallelPrediction predict_parallel(const ModelConfig& model, const RunConfig& r
   int critical = 0;
   double total = 0;
   std::vector<GroupTimes> comm_us(P), exposed_us(P);
-  std::vector<double> compute_us(P, 0), host_us(P, 0), flops(P, 0);
+  std::vector<double> in_pipeline_comm(P, 0), tail_comm(P, 0);
+  std::vector<double> compute_us(P, 0), host_us(P, 0), flops(P, 0), comm_busy_us(P, 0);
   for (int64_t st = 0; st < P; ++st) {
     double window = 0;
     for (int64_t c = 0; c < V; ++c) {
@@ -329,6 +347,7 @@ ParallelPrediction predict_parallel(const ModelConfig& model, const RunConfig& r
       compute_us[st] += (double)m * w.compute_us;
       host_us[st] += (double)m * w.host_us;
       flops[st] += (double)m * w.flops;
+      comm_busy_us[st] += (double)m * w.comm_busy_us;
       for (int g = 0; g < kCommGroups; ++g) {
         comm_us[st][g] += (double)m * w.comm_us[g];
         exposed_us[st][g] += (double)m * w.exposed_us[g];
@@ -341,15 +360,24 @@ ParallelPrediction predict_parallel(const ModelConfig& model, const RunConfig& r
     }
     t.send_us = send.time_us;
     out.stages.push_back(t);
+    const int dp = (int)CommGroup::Dp;
+    const double dp_comm = comm_us[st][dp], dp_exposed = exposed_us[st][dp];
     double end = train
                      ? finish_stage(s, (int)st, out.pipeline.stage_end_us[st], window, out.pipeline,
                                     comm_us[st], exposed_us[st], compute_us[st], options.timeline)
                      : out.pipeline.stage_end_us[st];
+    // The stage's tail: gradient buckets overlapped with the last backward, the rest after it.
+    double tail = exposed_us[st][dp] - dp_exposed;
+    in_pipeline_comm[st] = comm_busy_us[st] + (comm_us[st][dp] - dp_comm - tail);
+    tail_comm[st] = tail;
     if (end > total) total = end, critical = (int)st;
   }
+  // The sends delay the step by pipeline_end - no_send_end, summed over every stage on the
+  // critical path; of that delay one GPU's exposed share is at most its own transfers, and the
+  // rest is its wait on other stages' transfers: bubble (bubble_fraction counts it).
   int pp = (int)CommGroup::Pp;
   comm_us[critical][pp] += (double)(train ? 2 : 1) * (double)m * (double)V * send.time_us * (P > 1);
-  exposed_us[critical][pp] += pipeline_end - no_send_end;
+  exposed_us[critical][pp] += std::min(comm_us[critical][pp], pipeline_end - no_send_end);
 
   out.gpu = gpu.name;
   out.cluster = cluster.name;
@@ -362,9 +390,13 @@ ParallelPrediction predict_parallel(const ModelConfig& model, const RunConfig& r
   out.comm_us = comm_us[critical];
   out.exposed_comm_us = exposed_us[critical];
   out.time_by_stream_us[(int)Stream::Compute] = compute_us[critical];
-  double comm_total = 0;
-  for (double c : out.comm_us) comm_total += c;
-  out.time_by_stream_us[(int)Stream::Comm] = comm_total;
+  // The comm streams' busy time: collectives on different communicators (TP beside ZeRO-3's
+  // gathers, the sends, the gradient buckets) may run at once, so during the pipeline it is
+  // their sum but at most the stage's time there; then the tail after its last backward.
+  out.time_by_stream_us[(int)Stream::Comm] =
+      std::min(out.pipeline.stage_end_us[critical],
+               in_pipeline_comm[critical] + comm_us[critical][pp]) +
+      tail_comm[critical];
   out.time_by_stream_us[(int)Stream::Host] = host_us[critical];
   out.nccl_sm_share = 0;
   for (const SectionTime& st : sections)

@@ -77,7 +77,10 @@ struct ParallelPrediction {
   double nccl_sm_share = 0;         // u of the overlap slowdown (channels / SMs)
 
   // One GPU of the busiest stage: the time each stream is busy over the iteration (compute,
-  // comm, host), and per group the communication time and the part of it nothing hides.
+  // comm, host; comm: while any collective runs, those of different communicators running at
+  // once counted once, so never above total_us), and per group the communication time and the
+  // part of it nothing hides (at most that time; pp: the delay the sends add to the step, up to
+  // this GPU's own transfers, the rest being its wait on other stages, i.e. bubble).
   std::array<double, kStreams> time_by_stream_us{};
   GroupTimes comm_us{}, exposed_comm_us{};
 
