@@ -162,7 +162,7 @@ struct Group {
 Group dp_group(const Strategy& s, bool experts) {
   int64_t ranks = (experts ? s.p.dp / s.p.ep : s.p.dp) * s.p.cp;
   int64_t stride = experts ? s.p.tp * s.p.ep : s.p.tp;
-  return {ranks, std::min(ranks, std::max<int64_t>(1, s.gpn / stride))};
+  return {ranks, even_ranks_per_node(ranks, s.gpn / stride)};
 }
 
 // One stage's end of iteration after its last backward: the gradients' reduction in buckets,

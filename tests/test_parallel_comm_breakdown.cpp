@@ -3,10 +3,14 @@
 //    exposed share is that delay up to its own transfers (the rest is its wait on other stages);
 //  - comm stream: collectives of different communicators (ZeRO-3's gathers beside TP) that run
 //    at once count once, so it never exceeds the iteration; when nothing runs at once it is the
-//    sum of the groups' times.
+//    sum of the groups' times;
+//  - a group that a node's share does not divide (NVL72: 72 GPUs) takes the largest even share;
+//  - the GB200 GPU file the NVL72 cluster uses.
 #include "hardware/cluster_spec.h"
+#include "hardware/derived.h"
 #include "model/parallel_predict.h"
 #include "test_helpers.h"
+#include "workloads/sharding.h"
 
 #include <numeric>
 
@@ -97,4 +101,27 @@ TEST_CASE("parallel comm: without ZeRO-3 the comm stream is the groups' sum",
   ParallelPrediction x = run(r, p);
   CHECK(x.time_by_stream_us[(int)Stream::Comm] == Approx(sum(x.comm_us)).epsilon(1e-12));
   CHECK(x.time_by_stream_us[(int)Stream::Comm] < x.total_us);
+}
+
+TEST_CASE("parallel: a group a node's share does not divide takes the largest even share",
+          "[parallel][sharding]") {
+  CHECK(even_ranks_per_node(32, 8) == 8);    // divides: the node's share as it is
+  CHECK(even_ranks_per_node(4, 8) == 4);     // the group fits in a node
+  CHECK(even_ranks_per_node(32, 18) == 16);  // 72 GPUs / stride 4 = 18 of 32: 16 per node
+  CHECK(even_ranks_per_node(7, 6) == 1);     // a prime group: one per node
+  CHECK(even_ranks_per_node(5, 0) == 1);     // a stride above the node: one per node
+  ParallelConfig p;
+  p.tp = 4, p.dp = 32, p.gpus = 128;
+  CHECK(group_ranks_per_node(CommGroup::Dp, p, 72) == 16);
+  CHECK(group_ranks_per_node(CommGroup::Dp, p, 8) == 2);
+}
+
+TEST_CASE("gb200: the NVL72 cluster's GPU, with the 1200 W GB200 peaks", "[hardware]") {
+  const ClusterSpec c = load_cluster("gb200-nvl72");
+  CHECK(c.gpu == "gb200");
+  const GpuSpec g = load_gpu(c.gpu);
+  CHECK(peak_tflops(g, MathUnit::TensorBf16) == Approx(2500).epsilon(0.01));
+  CHECK(peak_tflops(g, MathUnit::TensorFp8) == Approx(5000).epsilon(0.01));
+  CHECK(g.memory.hbm.bandwidth_GBps.value == 8000);
+  CHECK(g.memory.hbm.capacity_bytes.value == 186e9);
 }

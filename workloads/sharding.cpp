@@ -57,8 +57,13 @@ int64_t group_ranks_per_node(CommGroup g, const ParallelConfig& p, int64_t gpus_
   if (g == CommGroup::Cp) stride = p.tp;
   if (g == CommGroup::Dp || g == CommGroup::Ep) stride = p.tp * p.cp;
   if (g == CommGroup::Pp) stride = p.tp * p.cp * p.dp;
-  int64_t per_node = std::max<int64_t>(1, gpus_per_node / stride);
-  return std::min(per_node, group_ranks(g, p));
+  return even_ranks_per_node(group_ranks(g, p), gpus_per_node / stride);
+}
+
+int64_t even_ranks_per_node(int64_t ranks, int64_t per_node) {
+  int64_t d = std::max<int64_t>(1, std::min(per_node, ranks));
+  while (ranks % d != 0) --d;
+  return d;
 }
 
 namespace {

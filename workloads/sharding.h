@@ -45,8 +45,13 @@ OpGraph build_rank_graph(const ModelConfig& model, const RunConfig& run, const P
                          const ClusterLimits& cluster);
 
 // The ranks of a group's collective that share a node: ranks are laid out TP fastest, then CP,
-// DP (EP inside it), PP.
+// DP (EP inside it), PP. Where the node's GPUs over the group's stride do not divide the group
+// (a 72-GPU NVL72 domain holding 18 of a 32-rank group), nodes hold uneven shares; the
+// collective model takes nodes of equal share, so this is the largest that divides the group
+// (16 of 32): even_ranks_per_node.
 int64_t group_ranks_per_node(CommGroup g, const ParallelConfig& p, int64_t gpus_per_node);
+// The largest divisor of `ranks` that is at most `per_node` (and at least 1).
+int64_t even_ranks_per_node(int64_t ranks, int64_t per_node);
 int64_t group_ranks(CommGroup g, const ParallelConfig& p);
 
 }  // namespace ridgeline
