@@ -8,6 +8,7 @@
 #include "hardware/derived.h"
 #include "model/collective_cost.h"
 #include "model/parallel_sections.h"
+#include "model/parallel_stage_tail.h"
 #include "model/prediction.h"
 #include "workloads/sharding.h"
 
@@ -16,6 +17,8 @@
 #include <sstream>
 
 namespace ridgeline {
+
+using namespace parallel_detail;
 
 namespace {
 
@@ -36,23 +39,6 @@ MathUnit tensor_unit(DType d) {
     default:
       return MathUnit::TensorBf16;
   }
-}
-
-// A collective over `ranks` GPUs, `per_node` of them in a node: its time and SM share.
-struct Comm {
-  double time_us = 0, u = 0;
-};
-Comm comm(CollectiveKind kind, double bytes, int64_t ranks, int64_t per_node,
-          const ClusterSpec& cluster, const GpuSpec& gpu) {
-  if (ranks < 2 || bytes <= 0) return {};
-  CollectiveOp op;
-  op.kind = kind;
-  op.bytes = bytes;
-  op.ranks = (int)ranks;
-  op.ranks_per_node = (int)std::min(per_node, ranks);
-  op.dtype = DType::Bf16;
-  CollectiveCost c = collective_cost(op, cluster);
-  return {c.time_us, std::min(1.0, c.channels / gpu.compute.sm_count.value)};
 }
 
 // The sections of the rank graph a stage's chunks are made of (absent ones stay null).
@@ -144,90 +130,6 @@ void add_zero3(ChunkWork& w, const SectionTime& block, const SectionTime* block_
   double busy_f = std::min(f3, cf + gather.time_us) - cf;
   double busy_b = block_back ? std::min(b3, cb + gather.time_us + scatter.time_us) - cb : 0;
   w.comm_busy_us += gather.time_us + layers * (busy_f + busy_b);
-}
-
-struct Strategy {
-  const ModelConfig& model;
-  const RunConfig& run;
-  const ParallelConfig& p;
-  const ClusterSpec& cluster;
-  const GpuSpec& gpu;
-  int64_t gpn;
-};
-
-// The data-parallel group (dp x cp ranks; dp / ep x cp for experts) and its ranks in a node.
-struct Group {
-  int64_t ranks, per_node;
-};
-Group dp_group(const Strategy& s, bool experts) {
-  int64_t ranks = (experts ? s.p.dp / s.p.ep : s.p.dp) * s.p.cp;
-  int64_t stride = experts ? s.p.tp * s.p.ep : s.p.tp;
-  return {ranks, even_ranks_per_node(ranks, s.gpn / stride)};
-}
-
-// One stage's end of iteration after its last backward: the gradients' reduction in buckets,
-// launched as the last micro-batch's backward (`window_us` long, ending at `end_us`) produces
-// them, then the optimizer step and ZeRO 1-2's parameter all-gather. Appends their slots.
-double finish_stage(const Strategy& s, int stage, double end_us, double window_us,
-                    PipelineTimeline& tl, GroupTimes& comm_us, GroupTimes& exposed_us,
-                    double& compute_us, bool record) {
-  StageParams sp = stage_parameters(s.model, s.run, s.p, stage);
-  double wbytes = dtype_bytes(s.run.weights);
-  double t = end_us, slow = 0;
-  int dp = (int)CommGroup::Dp;
-  if (s.p.zero < 3 && s.p.dp * s.p.cp > 1) {
-    CollectiveKind kind = s.p.zero == 0 ? CollectiveKind::AllReduce : CollectiveKind::ReduceScatter;
-    struct Bucket {
-      double bytes;
-      Group g;
-    };
-    std::vector<Bucket> buckets;
-    for (bool experts : {false, true}) {
-      double bytes = (experts ? sp.experts : sp.dense) * wbytes;
-      Group g = dp_group(s, experts);
-      for (; bytes > 0; bytes -= kGradBucketBytes)
-        buckets.push_back({std::min(bytes, kGradBucketBytes), g});
-    }
-    double start = end_us - window_us, free = start;
-    Comm c;
-    const Bucket* priced = nullptr;  // buckets are mostly of one size: price each size once
-    for (size_t i = 0; i < buckets.size(); ++i) {
-      if (!priced || priced->bytes != buckets[i].bytes || priced->g.ranks != buckets[i].g.ranks) {
-        priced = &buckets[i];
-        c = comm(kind, priced->bytes, priced->g.ranks, priced->g.per_node, s.cluster, s.gpu);
-      }
-      double ready = start + window_us * (double)(i + 1) / (double)buckets.size();
-      double b0 = std::max(free, ready), b1 = b0 + c.time_us;
-      slow += c.u * std::max(0.0, std::min(b1, end_us) - b0);
-      if (record) tl.slots.push_back({stage, 0, 0, SlotKind::GradReduce, b0, b1});
-      comm_us[dp] += c.time_us;
-      free = b1;
-    }
-    t = std::max(free, end_us + slow);
-    exposed_us[dp] += std::max(0.0, free - (end_us + slow));
-  }
-  compute_us += slow;
-  if (s.run.optimizer == Optimizer::AdamW) {
-    double shard = s.p.zero >= 1
-                       ? sp.dense / dp_group(s, false).ranks + sp.experts / dp_group(s, true).ranks
-                       : sp.dense + sp.experts;
-    Op adam{"adamw",
-            ElementwiseOp{ElementwiseKind::AdamW, (int64_t)shard, s.run.weights, false, {}}, false};
-    double us = predict_op(adam, s.gpu).time_us;
-    if (record) tl.slots.push_back({stage, 0, 0, SlotKind::Optimizer, t, t + us});
-    compute_us += us;
-    t += us;
-  }
-  if (s.p.zero >= 1 && s.p.zero < 3 && s.p.dp * s.p.cp > 1) {  // the updated shards gathered
-    Group g = dp_group(s, false);
-    Comm c = comm(CollectiveKind::AllGather, (sp.dense + sp.experts) * wbytes, g.ranks, g.per_node,
-                  s.cluster, s.gpu);
-    if (record) tl.slots.push_back({stage, 0, 0, SlotKind::ParamGather, t, t + c.time_us});
-    comm_us[dp] += c.time_us;
-    exposed_us[dp] += c.time_us;
-    t += c.time_us;
-  }
-  return t;
 }
 
 std::string describe(const Strategy& s, int64_t m) {
@@ -338,6 +240,7 @@ ParallelPrediction predict_parallel(const ModelConfig& model, const RunConfig& r
   double total = 0;
   std::vector<GroupTimes> comm_us(P), exposed_us(P);
   std::vector<double> in_pipeline_comm(P, 0), tail_comm(P, 0);
+  StageTail tail_memo;
   std::vector<double> compute_us(P, 0), host_us(P, 0), flops(P, 0), comm_busy_us(P, 0);
   for (int64_t st = 0; st < P; ++st) {
     double window = 0;
@@ -362,10 +265,10 @@ ParallelPrediction predict_parallel(const ModelConfig& model, const RunConfig& r
     out.stages.push_back(t);
     const int dp = (int)CommGroup::Dp;
     const double dp_comm = comm_us[st][dp], dp_exposed = exposed_us[st][dp];
-    double end = train
-                     ? finish_stage(s, (int)st, out.pipeline.stage_end_us[st], window, out.pipeline,
-                                    comm_us[st], exposed_us[st], compute_us[st], options.timeline)
-                     : out.pipeline.stage_end_us[st];
+    double end = train ? finish_stage(s, (int)st, out.pipeline.stage_end_us[st], window,
+                                      out.pipeline, comm_us[st], exposed_us[st], compute_us[st],
+                                      options.timeline, tail_memo)
+                       : out.pipeline.stage_end_us[st];
     // The stage's tail: gradient buckets overlapped with the last backward, the rest after it.
     double tail = exposed_us[st][dp] - dp_exposed;
     in_pipeline_comm[st] = comm_busy_us[st] + (comm_us[st][dp] - dp_comm - tail);
