@@ -10,7 +10,7 @@ trap 'rm -rf "$tmp"' EXIT
 source "$(dirname "$0")/expect.sh"
 
 expect "clusters lists presets" 0 "dgx-h100      h100-sxm" -- "$bin" clusters
-expect "clusters lists the NVL72 domain" 0 "gb200-nvl72   b200                   72" -- "$bin" clusters
+expect "clusters lists the NVL72 domain" 0 "gb200-nvl72   gb200                  72" -- "$bin" clusters
 expect "clusters json" 0 '"nvls_available": true' -- "$bin" clusters --format json
 expect "clusters show provenance" 0 "assumed: NCCL 2.30.7 topo.h SM90_NVLINK_BW" -- "$bin" clusters show dgx-h100
 expect "clusters show model parameters" 0 "ring/base_us/simple" -- "$bin" clusters show dgx-h100

