@@ -32,7 +32,7 @@ RunConfig serve_run_config(const std::string& precision, const EngineConfig& eng
   return r;
 }
 
-Workload serve_workload(const ServeOptions& o, const CLI::App& cmd) {
+Workload serve_workload(const ServeOptions& o, const CLI::App& cmd, GeneratedWorkload* undrawn) {
   bool lengths = !o.input_len.empty() || !o.output_len.empty();
   if (lengths && !o.workload.empty())
     throw InputError("--workload: gives the lengths itself; drop --input-len/--output-len");
@@ -46,9 +46,14 @@ Workload serve_workload(const ServeOptions& o, const CLI::App& cmd) {
     throw InputError(
         "--input-len and --output-len (or --workload FILE): say what the requests are");
   if (o.requests < 1) throw InputError("--requests: how many requests to send (>= 1)");
-  return generate_workload(parse_length_spec("--input-len", o.input_len),
-                           parse_length_spec("--output-len", o.output_len), o.requests,
-                           (uint64_t)o.seed);
+  GeneratedWorkload g{parse_length_spec("--input-len", o.input_len),
+                      parse_length_spec("--output-len", o.output_len), o.requests,
+                      (uint64_t)o.seed};
+  if (undrawn != nullptr) {
+    *undrawn = g;
+    return {};
+  }
+  return generate_workload(g.input, g.output, g.count, g.seed);
 }
 
 }  // namespace ridgeline

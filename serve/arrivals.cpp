@@ -46,20 +46,24 @@ ArrivalSpec parse_rate(const std::string& rate, const std::string& arrival, doub
   return s;
 }
 
+double ArrivalClock::next() {
+  using K = ArrivalSpec::Kind;
+  if (spec_.kind == K::ClosedLoop || spec_.kind == K::Trace) return 0;
+  double t = t_, mean_gap = spec_.kind == K::AllAtOnce ? 0 : 1.0 / spec_.rate_per_s;
+  if (spec_.kind == K::Poisson) t_ += rng_.exponential(mean_gap);
+  if (spec_.kind == K::Fixed) t_ += mean_gap;
+  if (spec_.kind == K::Gamma) {
+    double shape = 1.0 / (spec_.cv * spec_.cv);
+    t_ += rng_.gamma(shape, mean_gap / shape);
+  }
+  return t;
+}
+
 void assign_arrivals(Workload& w, const ArrivalSpec& spec, uint64_t seed) {
   using K = ArrivalSpec::Kind;
   if (spec.kind == K::ClosedLoop || spec.kind == K::Trace) return;
-  Random rng(seed + 1);
-  double t = 0, mean_gap = spec.kind == K::AllAtOnce ? 0 : 1.0 / spec.rate_per_s;
-  for (Request& r : w.requests) {
-    r.arrival_s = t;
-    if (spec.kind == K::Poisson) t += rng.exponential(mean_gap);
-    if (spec.kind == K::Fixed) t += mean_gap;
-    if (spec.kind == K::Gamma) {
-      double shape = 1.0 / (spec.cv * spec.cv);
-      t += rng.gamma(shape, mean_gap / shape);
-    }
-  }
+  ArrivalClock clock(spec, seed);
+  for (Request& r : w.requests) r.arrival_s = clock.next();
 }
 
 std::string describe(const ArrivalSpec& s) {

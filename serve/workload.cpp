@@ -82,15 +82,17 @@ LengthSpec parse_length_spec(const std::string& flag, const std::string& value) 
   return bad("unknown distribution \"" + p[0] + "\"");
 }
 
+Request LengthDraws::next(int64_t id) {
+  int64_t in = draw(input_, rng_);
+  int64_t out = draw(output_, rng_);
+  return {id, 0.0, in, out};
+}
+
 Workload generate_workload(const LengthSpec& input, const LengthSpec& output, int64_t count,
                            uint64_t seed) {
   Workload w;
-  Random rng(seed);
-  for (int64_t i = 0; i < count; ++i) {
-    int64_t in = draw(input, rng);
-    int64_t out = draw(output, rng);
-    w.requests.push_back({i, 0.0, in, out});
-  }
+  LengthDraws draws(input, output, seed);
+  for (int64_t i = 0; i < count; ++i) w.requests.push_back(draws.next(i));
   return w;
 }
 
