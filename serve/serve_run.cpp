@@ -65,20 +65,20 @@ ServeRun run_serving(Workload workload, const ServeSetup& setup, const KvSizing&
   run.kv = kv;
   run.arrivals = setup.arrivals;
   StepMemory mem = setup.model->memory();
-  std::vector<Request> kept;
+  size_t kept = 0;  // filtered in place: a 10^6-line trace is not copied
   for (const Request& r : workload.requests) {
     std::string why = never_fits(r, mem, kv, run.engine);
     if (why.empty()) {
-      kept.push_back(r);
-      kept.back().id = (int64_t)kept.size() - 1;
+      Request& k = workload.requests[kept] = r;
+      k.id = (int64_t)kept++;
     } else if (setup.lengths_from_flags) {
       throw InputError("--input-len/--output-len: request " + std::to_string(r.id) + ": " + why);
     } else {
       workload.rejected.push_back({"request " + std::to_string(r.id), why});
     }
   }
-  if (kept.empty()) throw InputError("--workload: no request can run (all were rejected)");
-  workload.requests = std::move(kept);
+  if (kept == 0) throw InputError("--workload: no request can run (all were rejected)");
+  workload.requests.resize(kept);
   assign_arrivals(workload, setup.arrivals, setup.seed);
   check_warmup(setup, (int64_t)workload.requests.size());
   VectorSource source(workload.requests, setup.arrivals.kind != ArrivalSpec::Kind::ClosedLoop);
@@ -94,13 +94,13 @@ ServeRun run_serving(const GeneratedWorkload& workload, const ServeSetup& setup,
   run.kv = kv;
   run.arrivals = setup.arrivals;
   StepMemory mem = setup.model->memory();
+  check_warmup(setup, workload.count);  // first: the check below draws every request
   LengthDraws draws(workload.input, workload.output, workload.seed);
   for (int64_t i = 0; i < workload.count; ++i) {
     std::string why = never_fits(draws.next(i), mem, kv, run.engine);
     if (!why.empty())
       throw InputError("--input-len/--output-len: request " + std::to_string(i) + ": " + why);
   }
-  check_warmup(setup, workload.count);
   DrawnSource source(workload.input, workload.output, workload.count, workload.seed,
                      setup.arrivals);
   simulate_into(run, source, setup);

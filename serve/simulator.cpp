@@ -117,6 +117,8 @@ struct Loop {
 
   void finish(int idx, double t) {
     Sequence& q = state.seqs[(size_t)idx];
+    // The slot is reused: the prefix cache must hold no pointer to it (readmission took them).
+    require_invariant(q.cached_blocks == 0, "a finished request has no cached blocks left");
     state.kv.release(q);
     state.running.erase(std::find(state.running.begin(), state.running.end(), idx));
     RequestRecord& r = live[(size_t)idx].rec;

@@ -12,6 +12,7 @@
 #include "serve/random.h"
 #include "serve/request.h"
 
+#include <istream>
 #include <string>
 
 namespace ridgeline {
@@ -54,5 +55,6 @@ Workload generate_workload(const LengthSpec& input, const LengthSpec& output, in
 Workload read_trace(const std::string& flag, const std::string& path);
 // The same from text, `label` naming it in errors; `jsonl` picks the format.
 Workload parse_trace_text(const std::string& text, const std::string& label, bool jsonl);
+Workload parse_trace_stream(std::istream& in, const std::string& label, bool jsonl);
 
 }  // namespace ridgeline
