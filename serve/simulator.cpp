@@ -60,17 +60,19 @@ struct Loop {
   std::vector<int> free_slots;
   std::deque<std::pair<Request, int64_t>> pending;  // to arrive, in arrival order, with index
   std::vector<std::pair<double, int64_t>> gaps;     // this step's (gap, tokens)
+  const Handoff* handoff;                           // null unless a decode pool's run
   const bool closed;
   int64_t total = 0, drawn = 0, finished = 0;
   double busy_s = 0, kv_weighted = 0, first_arrival_s = kNever, last_finish_s = 0;
 
-  Loop(RequestSource& r, const EngineConfig& e, StepModel& m, const SimOptions& o)
+  Loop(RequestSource& r, const EngineConfig& e, StepModel& m, const SimOptions& o, const Handoff* h)
       : source(r),
         engine(e),
         model(m),
         opt(o),
         state{{}, {}, {}, KvPool(o.kv_blocks, e.block_size_tokens, e.prefix_caching), 0},
         policy(make_policy(e)),
+        handoff(h),
         closed(o.arrivals.kind == ArrivalSpec::Kind::ClosedLoop) {
     total = r.size();
     if (o.keep_requests) out.requests.resize((size_t)total);
@@ -108,8 +110,13 @@ struct Loop {
       }
       Live& l = live[(size_t)slot];
       l = Live{r, {r.id, r.input_tokens, r.output_tokens, 0, r.arrival_s, 0, 0, 0, 0}, index, 0};
-      state.seqs[(size_t)slot] = Sequence{};
-      state.seqs[(size_t)slot].request = &l.request;
+      Sequence& q = state.seqs[(size_t)slot] = Sequence{};
+      q.request = &l.request;
+      if (handoff) {  // the prompt's KV and the first token came from a prefill replica
+        q.computed = r.input_tokens;
+        q.generated = 1;
+        l.rec.first_token_s = l.last_token_s = handoff->first_token_s[(size_t)index];
+      }
       state.waiting.push_back(slot);
       look_ahead();
     }
@@ -226,14 +233,30 @@ SimResult simulate(const std::vector<Request>& requests, const EngineConfig& eng
   return simulate(source, engine, model, options);
 }
 
-SimResult simulate(RequestSource& source, const EngineConfig& engine, StepModel& model,
-                   const SimOptions& options) {
+namespace {
+
+SimResult run_loop(RequestSource& source, const EngineConfig& engine, StepModel& model,
+                   const SimOptions& options, const Handoff* handoff) {
   require_invariant(options.kv_blocks > 0, "a KV pool");
-  Loop loop(source, engine, model, options);
+  Loop loop(source, engine, model, options, handoff);
   loop.out.kv_blocks = options.kv_blocks;
   loop.out.block_size_tokens = engine.block_size_tokens;
   loop.run();
   return std::move(loop.out);
+}
+
+}  // namespace
+
+SimResult simulate(RequestSource& source, const EngineConfig& engine, StepModel& model,
+                   const SimOptions& options) {
+  return run_loop(source, engine, model, options, nullptr);
+}
+
+SimResult simulate(const std::vector<Request>& requests, const EngineConfig& engine,
+                   StepModel& model, const SimOptions& options, const Handoff& handoff) {
+  require_invariant(handoff.first_token_s.size() == requests.size(), "a first token a request");
+  VectorSource source(requests, options.arrivals.kind != ArrivalSpec::Kind::ClosedLoop);
+  return run_loop(source, engine, model, options, &handoff);
 }
 
 }  // namespace ridgeline

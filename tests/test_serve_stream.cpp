@@ -148,3 +148,18 @@ TEST_CASE("stream: the request log gives records back in id order, whatever the 
   CHECK(ids == std::vector<int64_t>{0, 1, 2, 3, 4});
   CHECK(inputs == std::vector<int64_t>{0, 10, 20, 30, 40});
 }
+
+TEST_CASE("stream: a handed-off request (a decode pool's) starts decoding, prompt computed") {
+  EngineConfig e = engine_json("vllm_v1", 256, 64, 16, "", 0);
+  FixedStepModel model(1000, 0);  // 1 ms a step
+  std::vector<Request> r = {{0, 0.5, 100, 3}};
+  SimOptions opt;
+  opt.arrivals.kind = ArrivalSpec::Kind::Trace;
+  opt.kv_blocks = 100;
+  SimResult s = simulate(r, e, model, opt, Handoff{{0.4}});
+  REQUIRE(s.requests.size() == 1);
+  CHECK(s.step_count == 2);  // two decodes, no prefill step
+  CHECK(s.requests[0].first_token_s == 0.4);
+  CHECK(s.requests[0].finish_s == Approx(0.502));
+  CHECK(s.requests[0].max_itl_s == Approx(0.101));  // the first decode's gap from the handoff
+}
