@@ -60,7 +60,9 @@ case "${1:-}" in
     CC=clang CXX=clang++ cmake -S . -B build-fuzz -DRIDGELINE_WERROR=ON -DRIDGELINE_FUZZ=ON \
       -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRIDGELINE_BENCH=OFF -DBUILD_TESTING=OFF >/dev/null
     cmake --build build-fuzz -j "$(nproc)" --target fuzz_gpu fuzz_model fuzz_op fuzz_runtime \
-      fuzz_dataset fuzz_workloads fuzz_trace fuzz_profile fuzz_cluster fuzz_engine fuzz_requests
+      fuzz_dataset fuzz_workloads fuzz_trace fuzz_profile fuzz_cluster fuzz_engine fuzz_requests \
+      fuzz_op_lines fuzz_collective_lines fuzz_collective_data fuzz_training_runs fuzz_baseline \
+      fuzz_intervals fuzz_published fuzz_merge
     corpus=$(mktemp -d)
     trap 'rm -rf "$corpus"' EXIT
     mkdir -p "$corpus"/{gpu,model,op,runtime}
@@ -72,7 +74,12 @@ case "${1:-}" in
     cp workloads/models/*.json examples/models/*.json validate/data/models/*.json "$corpus/model/"
     split -l 1 tests/golden/ops.jsonl "$corpus/op/line-"
     cp workloads/runtimes/*.json examples/runtimes/*.json "$corpus/runtime/"
-    for t in gpu model op runtime dataset workloads trace profile cluster engine requests; do
+    mkdir -p "$corpus"/{op_lines,baseline,intervals}
+    cp tests/golden/ops.jsonl examples/ops/*.jsonl "$corpus/op_lines/"
+    cp validate/accuracy_baseline*.json "$corpus/baseline/"
+    cp validate/intervals.json "$corpus/intervals/"
+    for t in gpu model op runtime dataset workloads trace profile cluster engine requests \
+      op_lines collective_lines collective_data training_runs baseline intervals published merge; do
       cp tests/fuzz/regressions/* "$corpus/$t/"  # every crash found so far, as a seed
       echo "quickstart: fuzz_$t for ${FUZZ_SECONDS:-30} s"
       build-fuzz/tests/fuzz/fuzz_$t -max_total_time="${FUZZ_SECONDS:-30}" -max_len=65536 \

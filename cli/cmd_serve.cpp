@@ -5,6 +5,11 @@
 // t = 0), --concurrency C (closed loop), or a --workload file's own arrival times. --warmup N
 // leaves the first N requests out of the metrics (steady state). --out FILE is renamed into
 // place when complete; SIGINT ends the run with exit 130 and no output file.
+// Memory follows the requests in flight, not the run: lengths from flags are drawn as requests
+// arrive, metrics are folded as they finish (serve/metrics_stream.h; exact up to 100000
+// requests, a histogram of 0.1% relative error above, said in the output), and the per-request
+// list of --format json/csv and --trace is kept in a temporary file. --trace is refused above
+// kMaxTraceRequests requests (a viewer cannot open it; its steps are kept in memory).
 #include "cli/batch_run.h"
 #include "cli/commands.h"
 #include "cli/output_file.h"
@@ -21,6 +26,8 @@
 namespace ridgeline {
 
 namespace {
+
+constexpr int64_t kMaxTraceRequests = 100000;
 
 struct ServeFlags {
   ServeOptions o;
@@ -78,7 +85,10 @@ Command add_serve_command(CLI::App& app) {
   cmd->add_option("--out", f->out, "Write the output to FILE (renamed into place when complete)");
   return [f, cmd]() {
     const ServeOptions& o = f->o;
-    Workload w = serve_workload(o, *cmd);
+    GeneratedWorkload lengths;
+    Workload w = serve_workload(o, *cmd, &lengths);
+    const bool from_file = !o.workload.empty();
+    const int64_t count = from_file ? (int64_t)w.requests.size() : lengths.count;
     ServeSetup setup;
     setup.arrivals = arrivals_from(*f, *cmd, !o.workload.empty());
     EngineConfig engine = load_engine(o.engine);
@@ -90,12 +100,18 @@ Command add_serve_command(CLI::App& app) {
     setup.seed = (uint64_t)o.seed;
     if (!f->slo.empty()) setup.slo = parse_slo("--slo", f->slo);
     setup.record_steps = !f->trace.empty();
+    if (!f->trace.empty() && count > kMaxTraceRequests)
+      throw InputError("--trace " + f->trace + ": a trace of " + std::to_string(count) +
+                       " requests is too large to view; --trace takes at most " +
+                       std::to_string(kMaxTraceRequests) + " requests");
+    setup.keep_requests = false;
+    setup.log_requests = o.format != "table" || !f->trace.empty();
     if (f->warmup < 0)
       throw InputError("--warmup " + std::to_string(f->warmup) + ": must be 0 or more");
     setup.warmup_requests = f->warmup;
     setup.lengths_from_flags = o.workload.empty();
     // The callback also ends the run on SIGINT (exit 130, a --out file removed).
-    const bool show = w.requests.size() >= 5000;
+    const bool show = count >= 5000;
     catch_sigint();
     setup.progress = [show](int64_t done, int64_t total, double t) {
       if (interrupted()) {
@@ -108,7 +124,8 @@ Command add_serve_command(CLI::App& app) {
     };
     KvSizing kv = engine_kv(engine, step);
     OutputFile out("--out", f->out);  // an unwritable path fails before the run
-    ServeRun run = run_serving(std::move(w), setup, kv);
+    ServeRun run =
+        from_file ? run_serving(std::move(w), setup, kv) : run_serving(lengths, setup, kv);
     if (interrupted()) throw Interrupted();
     if (show) std::cerr << "\n";
     ServeSubject s{gpu.name,          model.name,  engine.name,

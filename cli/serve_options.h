@@ -4,6 +4,7 @@
 
 #include "serve/engine.h"
 #include "serve/request.h"
+#include "serve/workload.h"
 #include "workloads/run_config.h"
 
 #include <CLI/CLI.hpp>
@@ -23,7 +24,9 @@ void add_serve_workload_flags(CLI::App& cmd, ServeOptions& o);
 // --precision bf16|fp16|fp8: weights and KV cache in it (activations 16-bit); runtime and launch
 // from the engine.
 RunConfig serve_run_config(const std::string& precision, const EngineConfig& engine);
-// The requests of --input-len/--output-len (with --requests, --seed) or --workload FILE.
-Workload serve_workload(const ServeOptions& o, const CLI::App& cmd);
+// The requests of --input-len/--output-len (with --requests, --seed) or --workload FILE. With
+// `undrawn`, lengths from flags are left undrawn there (an empty Workload is returned).
+Workload serve_workload(const ServeOptions& o, const CLI::App& cmd,
+                        GeneratedWorkload* undrawn = nullptr);
 
 }  // namespace ridgeline

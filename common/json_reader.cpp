@@ -204,7 +204,39 @@ void JsonReader::finish() {
   for (auto& c : children_) c->finish();
 }
 
+namespace {
+
+// Found probing with 10^6 nested arrays: the file parsed, then an error message's dump of it
+// overflowed the stack (a segfault). No input of ours nests past a few levels.
+constexpr int kMaxJsonDepth = 512;
+
+void check_depth(const std::string& text, const std::string& file) {
+  int depth = 0;
+  bool in_string = false, escaped = false;
+  for (char c : text) {
+    if (in_string) {
+      if (escaped)
+        escaped = false;
+      else if (c == '\\')
+        escaped = true;
+      else if (c == '"')
+        in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > kMaxJsonDepth)
+        throw InputError(located(
+            file, "invalid JSON: nested deeper than " + std::to_string(kMaxJsonDepth) + " levels"));
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+}
+
+}  // namespace
+
 nlohmann::json parse_json_text(const std::string& text, const std::string& file) {
+  check_depth(text, file);
   try {
     return nlohmann::json::parse(text);
   } catch (const nlohmann::json::parse_error& e) {

@@ -6,6 +6,7 @@
 // own arrival times are used as they are.
 #pragma once
 
+#include "serve/random.h"
 #include "serve/request.h"
 
 #include <cstdint>
@@ -23,6 +24,19 @@ struct ArrivalSpec {
 // --rate R|inf, --arrival poisson|gamma|fixed, --cv X: errors name the flag.
 ArrivalSpec parse_rate(const std::string& rate, const std::string& arrival, double cv,
                        bool cv_given);
+
+// An open loop's arrival times one at a time (0 first), drawn from the seed plus one; what
+// assign_arrivals sets, for a run that never holds all its requests. Closed loop, trace: 0.
+class ArrivalClock {
+ public:
+  ArrivalClock(const ArrivalSpec& spec, uint64_t seed) : spec_(spec), rng_(seed + 1) {}
+  double next();
+
+ private:
+  ArrivalSpec spec_;
+  Random rng_;
+  double t_ = 0;
+};
 
 // Sets arrival_s of every request (open loop; closed loop and a trace leave them).
 void assign_arrivals(Workload& w, const ArrivalSpec& spec, uint64_t seed);

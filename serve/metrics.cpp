@@ -88,26 +88,7 @@ std::string describe(const std::vector<SloTerm>& slo) {
   return s;
 }
 
-namespace {
-
-struct PerRequest {
-  std::vector<double> ttft, tpot, e2e, queue;
-};
-
-PerRequest per_request_ms(const SimResult& sim, int64_t warmup) {
-  PerRequest p;
-  for (const RequestRecord& r : sim.requests) {
-    if (r.id < warmup) continue;
-    double ttft = (r.first_token_s - r.arrival_s) * 1e3, e2e = (r.finish_s - r.arrival_s) * 1e3;
-    p.ttft.push_back(ttft);
-    p.e2e.push_back(e2e);
-    p.queue.push_back((r.first_scheduled_s - r.arrival_s) * 1e3);
-    if (r.output_tokens > 1) p.tpot.push_back((e2e - ttft) / (double)(r.output_tokens - 1));
-  }
-  return p;
-}
-
-bool meets(const RequestRecord& r, const std::vector<SloTerm>& slo) {
+bool meets_slo(const RequestRecord& r, const std::vector<SloTerm>& slo) {
   double ttft = (r.first_token_s - r.arrival_s) * 1e3, e2e = (r.finish_s - r.arrival_s) * 1e3;
   double tpot = r.output_tokens > 1 ? (e2e - ttft) / (double)(r.output_tokens - 1) : 0;
   for (const SloTerm& t : slo) {
@@ -121,8 +102,6 @@ bool meets(const RequestRecord& r, const std::vector<SloTerm>& slo) {
   return true;
 }
 
-}  // namespace
-
 double slo_value(const ServeReport& r, const SloTerm& t) {
   const Stat& s = t.metric == "ttft"   ? r.ttft_ms
                   : t.metric == "tpot" ? r.tpot_ms
@@ -133,61 +112,6 @@ double slo_value(const ServeReport& r, const SloTerm& t) {
   if (t.stat == "p50") return s.p50;
   if (t.stat == "p90") return s.p90;
   return s.p99;
-}
-
-ServeReport make_report(const SimResult& sim, int64_t gpus, const std::vector<SloTerm>& slo,
-                        int64_t warmup) {
-  ServeReport r;
-  r.warmup_requests = warmup;
-  double first_arrival_s = 0, last_finish_s = 0;
-  bool any = false;
-  for (const RequestRecord& q : sim.requests) {
-    if (q.id < warmup) continue;
-    ++r.requests;
-    r.input_tokens += q.input_tokens;
-    r.output_tokens += q.output_tokens;
-    first_arrival_s = any ? std::min(first_arrival_s, q.arrival_s) : q.arrival_s;
-    last_finish_s = any ? std::max(last_finish_s, q.finish_s) : q.finish_s;
-    any = true;
-  }
-  r.gpus = gpus;
-  r.duration_s = warmup > 0 ? last_finish_s - first_arrival_s : sim.duration_s;
-  double d = r.duration_s > 0 ? r.duration_s : 1;
-  r.requests_per_s = (double)r.requests / d;
-  r.input_tokens_per_s = (double)r.input_tokens / d;
-  r.output_tokens_per_s = (double)r.output_tokens / d;
-  r.output_tokens_per_s_per_gpu = r.output_tokens_per_s / (double)gpus;
-  PerRequest p = per_request_ms(sim, warmup);
-  r.ttft_ms = summarise(p.ttft);
-  r.tpot_ms = summarise(p.tpot);
-  r.e2e_ms = summarise(p.e2e);
-  r.queue_ms = summarise(p.queue);
-  std::vector<double> itl(sim.itl_s);
-  for (double& x : itl) x *= 1e3;
-  r.itl_ms = summarise(std::move(itl));
-  r.preemptions = sim.preemptions;
-  r.steps = sim.step_count;
-  r.kv_blocks = sim.kv_blocks;
-  r.block_size_tokens = sim.block_size_tokens;
-  r.kv_used_mean = sim.kv_used_mean;
-  r.kv_used_max = sim.kv_used_max;
-  r.slo = slo;
-  if (!slo.empty()) {
-    int64_t good = 0;
-    for (const RequestRecord& q : sim.requests) good += q.id >= warmup && meets(q, slo) ? 1 : 0;
-    r.goodput_requests_per_s = (double)good / d;
-    for (const SloTerm& t : slo) {
-      double v = slo_value(r, t);
-      if (v > t.limit_ms) {
-        char b[128];
-        std::snprintf(b, sizeof b, "%s_%s %.4g ms > %.4g ms", t.metric.c_str(), t.stat.c_str(), v,
-                      t.limit_ms);
-        r.slo_failures.push_back(b);
-      }
-    }
-    r.slo_met = r.slo_failures.empty();
-  }
-  return r;
 }
 
 }  // namespace ridgeline

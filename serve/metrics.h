@@ -47,12 +47,16 @@ struct ServeReport {
   bool slo_met = false;
   double goodput_requests_per_s = 0;
   std::vector<std::string> slo_failures;  // "ttft_p99 2403 ms > 2000 ms"
+  bool percentiles_exact = true;          // false: from a histogram (metrics_stream.h says when)
 };
 
 // Requests with id < warmup_requests are left out of every statistic; throughput is then over
-// the measured requests, from the first one's arrival to the last finish.
+// the measured requests, from the first one's arrival to the last finish. Folds sim.requests and
+// sim.itl_gaps through a MetricsFold (metrics_stream.h), as a streaming run does.
 ServeReport make_report(const SimResult& sim, int64_t gpus, const std::vector<SloTerm>& slo,
                         int64_t warmup_requests = 0);
+// Whether one request meets every term's threshold (goodput).
+bool meets_slo(const RequestRecord& r, const std::vector<SloTerm>& slo);
 // A metric's statistic by SLO name, e.g. ("ttft", "p99").
 double slo_value(const ServeReport& r, const SloTerm& t);
 

@@ -41,9 +41,9 @@ struct Sequence {
 };
 
 struct EngineState {
-  std::vector<Sequence> seqs;
-  std::deque<int> waiting;   // indices into seqs, arrival order (preempted ones in front)
-  std::vector<int> running;  // admission order
+  std::deque<Sequence> seqs;  // by slot: the simulator reuses a finished request's slot
+  std::deque<int> waiting;    // indices into seqs, arrival order (preempted ones in front)
+  std::vector<int> running;   // admission order
   KvPool kv;
   int64_t preemptions = 0;
 };

@@ -2,6 +2,7 @@
 #include "serve/serve_run.h"
 
 #include "common/errors.h"
+#include "serve/metrics_stream.h"
 
 namespace ridgeline {
 
@@ -28,36 +29,81 @@ std::string never_fits(const Request& r, const StepMemory& m, const KvSizing& kv
 
 }  // namespace
 
+namespace {
+
+void check_warmup(const ServeSetup& setup, int64_t count) {
+  if (setup.warmup_requests >= count)
+    throw InputError("--warmup " + std::to_string(setup.warmup_requests) +
+                     ": must be less than the requests that run (" + std::to_string(count) + ")");
+}
+
+// The loop over `source`, its report folded as it runs.
+void simulate_into(ServeRun& run, RequestSource& source, const ServeSetup& setup) {
+  int64_t count = source.size();
+  MetricsFold fold(setup.slo, setup.warmup_requests, count - setup.warmup_requests);
+  SimOptions opt;
+  opt.arrivals = setup.arrivals;
+  opt.kv_blocks = run.kv.blocks;
+  opt.record_steps = setup.record_steps;
+  opt.warmup_requests = setup.warmup_requests;
+  opt.progress = setup.progress;
+  opt.keep_requests = setup.keep_requests;
+  opt.sinks = {&fold};
+  if (setup.log_requests) {
+    run.request_log = std::make_shared<RequestLog>(count);
+    opt.sinks.push_back(run.request_log.get());
+  }
+  run.sim = simulate(source, run.engine, *setup.model, opt);
+  run.report = fold.report(run.sim, setup.model->gpus());
+}
+
+}  // namespace
+
 ServeRun run_serving(Workload workload, const ServeSetup& setup, const KvSizing& kv) {
   ServeRun run;
   run.engine = *setup.engine;
   run.kv = kv;
   run.arrivals = setup.arrivals;
   StepMemory mem = setup.model->memory();
-  std::vector<Request> kept;
+  size_t kept = 0;  // filtered in place: a 10^6-line trace is not copied
   for (const Request& r : workload.requests) {
     std::string why = never_fits(r, mem, kv, run.engine);
     if (why.empty()) {
-      kept.push_back(r);
-      kept.back().id = (int64_t)kept.size() - 1;
+      Request& k = workload.requests[kept] = r;
+      k.id = (int64_t)kept++;
     } else if (setup.lengths_from_flags) {
       throw InputError("--input-len/--output-len: request " + std::to_string(r.id) + ": " + why);
     } else {
       workload.rejected.push_back({"request " + std::to_string(r.id), why});
     }
   }
-  if (kept.empty()) throw InputError("--workload: no request can run (all were rejected)");
-  workload.requests = std::move(kept);
+  if (kept == 0) throw InputError("--workload: no request can run (all were rejected)");
+  workload.requests.resize(kept);
   assign_arrivals(workload, setup.arrivals, setup.seed);
-  if (setup.warmup_requests >= (int64_t)workload.requests.size())
-    throw InputError("--warmup " + std::to_string(setup.warmup_requests) +
-                     ": must be less than the requests that run (" +
-                     std::to_string(workload.requests.size()) + ")");
-  SimOptions opt{setup.arrivals, kv.blocks, setup.record_steps, setup.warmup_requests,
-                 setup.progress};
-  run.sim = simulate(workload.requests, run.engine, *setup.model, opt);
-  run.report = make_report(run.sim, setup.model->gpus(), setup.slo, setup.warmup_requests);
+  check_warmup(setup, (int64_t)workload.requests.size());
+  VectorSource source(workload.requests, setup.arrivals.kind != ArrivalSpec::Kind::ClosedLoop);
+  simulate_into(run, source, setup);
   run.workload = std::move(workload);
+  return run;
+}
+
+ServeRun run_serving(const GeneratedWorkload& workload, const ServeSetup& setup,
+                     const KvSizing& kv) {
+  ServeRun run;
+  run.engine = *setup.engine;
+  run.kv = kv;
+  run.arrivals = setup.arrivals;
+  StepMemory mem = setup.model->memory();
+  check_warmup(setup, workload.count);  // first: the check below draws every request
+  LengthDraws draws(workload.input, workload.output, workload.seed);
+  for (int64_t i = 0; i < workload.count; ++i) {
+    std::string why = never_fits(draws.next(i), mem, kv, run.engine);
+    if (!why.empty())
+      throw InputError("--input-len/--output-len: request " + std::to_string(i) + ": " + why);
+  }
+  DrawnSource source(workload.input, workload.output, workload.count, workload.seed,
+                     setup.arrivals);
+  simulate_into(run, source, setup);
   return run;
 }
 

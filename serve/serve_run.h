@@ -9,8 +9,11 @@
 #include "serve/engine.h"
 #include "serve/kv_sizing.h"
 #include "serve/metrics.h"
+#include "serve/request_log.h"
 #include "serve/simulator.h"
 #include "serve/step_model.h"
+
+#include <memory>
 
 namespace ridgeline {
 
@@ -21,6 +24,8 @@ struct ServeRun {
   ArrivalSpec arrivals;
   SimResult sim;
   ServeReport report;
+  // The finished requests in id order when setup.log_requests (else sim.requests has them).
+  std::shared_ptr<RequestLog> request_log;
 };
 
 struct ServeSetup {
@@ -35,6 +40,10 @@ struct ServeSetup {
   int64_t warmup_requests = 0;
   bool lengths_from_flags = true;  // false: a trace file (bad lines are rejected, not errors)
   std::function<void(int64_t, int64_t, double)> progress;
+  // A long run's memory: keep_requests false leaves sim.requests and sim.itl_gaps empty (the
+  // report is folded as the run goes); log_requests keeps the records in a RequestLog on disk.
+  bool keep_requests = true;
+  bool log_requests = false;
 };
 
 // Sizes the engine's KV pool on the model's GPU (throws when it leaves no block).
@@ -42,5 +51,10 @@ KvSizing engine_kv(const EngineConfig& engine, StepModel& model);
 
 // Runs `workload` (arrivals assigned here from setup.arrivals and the seed).
 ServeRun run_serving(Workload workload, const ServeSetup& setup, const KvSizing& kv);
+// Runs generated lengths, each request drawn when it arrives (the same requests and arrivals as
+// generate_workload and the Workload form): memory follows the requests in flight. Every request
+// is checked first (a request that can never fit is an error naming --input-len/--output-len).
+ServeRun run_serving(const GeneratedWorkload& workload, const ServeSetup& setup,
+                     const KvSizing& kv);
 
 }  // namespace ridgeline

@@ -5,6 +5,7 @@
 #include "serve/scheduler.h"
 
 #include <algorithm>
+#include <deque>
 #include <limits>
 
 namespace ridgeline {
@@ -39,106 +40,156 @@ StepShape step_shape(const EngineState& s, const StepPlan& plan, const EngineCon
   return shape;
 }
 
+// A request in the engine: its slot (the same index in state.seqs) is freed when it finishes.
+struct Live {
+  Request request;
+  RequestRecord rec;
+  int64_t index = 0;  // position in id order (SimResult::requests, warm-up)
+  double last_token_s = 0;
+};
+
 struct Loop {
-  const std::vector<Request>& requests;
+  RequestSource& source;
   const EngineConfig& engine;
   StepModel& model;
   const SimOptions& opt;
   EngineState state;
   std::unique_ptr<SchedulerPolicy> policy;
   SimResult out;
-  std::vector<double> arrival;  // per request; kNever until a closed loop sends it
-  std::vector<double> last_token;
-  size_t next = 0;            // next request to arrive, in arrival order
-  std::vector<size_t> order;  // requests by arrival
-  size_t issued = 0;          // closed loop: requests sent
-  int64_t finished = 0;
-  double busy_s = 0, kv_weighted = 0;
+  std::deque<Live> live;  // by slot; a deque, so that Sequence::request stays put
+  std::vector<int> free_slots;
+  std::deque<std::pair<Request, int64_t>> pending;  // to arrive, in arrival order, with index
+  std::vector<std::pair<double, int64_t>> gaps;     // this step's (gap, tokens)
+  const Handoff* handoff;                           // null unless a decode pool's run
+  const bool closed;
+  int64_t total = 0, drawn = 0, finished = 0;
+  double busy_s = 0, kv_weighted = 0, first_arrival_s = kNever, last_finish_s = 0;
 
-  Loop(const std::vector<Request>& r, const EngineConfig& e, StepModel& m, const SimOptions& o)
-      : requests(r),
+  Loop(RequestSource& r, const EngineConfig& e, StepModel& m, const SimOptions& o, const Handoff* h)
+      : source(r),
         engine(e),
         model(m),
         opt(o),
         state{{}, {}, {}, KvPool(o.kv_blocks, e.block_size_tokens, e.prefix_caching), 0},
-        policy(make_policy(e)) {
-    size_t n = r.size();
-    state.seqs.resize(n);
-    out.requests.resize(n);
-    arrival.assign(n, kNever);
-    last_token.assign(n, 0);
-    for (size_t i = 0; i < n; ++i) {
-      state.seqs[i].request = &r[i];
-      out.requests[i] = {r[i].id, r[i].input_tokens, r[i].output_tokens, 0, 0, 0, 0, 0, 0};
-      order.push_back(i);
-    }
-    if (o.arrivals.kind == ArrivalSpec::Kind::ClosedLoop) {
-      for (; issued < n && (int64_t)issued < o.arrivals.concurrency; ++issued) arrival[issued] = 0;
+        policy(make_policy(e)),
+        handoff(h),
+        closed(o.arrivals.kind == ArrivalSpec::Kind::ClosedLoop) {
+    total = r.size();
+    if (o.keep_requests) out.requests.resize((size_t)total);
+    if (closed) {
+      while (drawn < total && drawn < o.arrivals.concurrency) issue(0);
     } else {
-      for (size_t i = 0; i < n; ++i) arrival[i] = r[i].arrival_s;
-      std::stable_sort(order.begin(), order.end(),
-                       [&](size_t a, size_t b) { return arrival[a] < arrival[b]; });
+      look_ahead();
     }
   }
 
+  // Draws the next request; a closed loop sends it at t.
+  void issue(double t) {
+    std::pair<Request, int64_t> p;
+    require_invariant(source.next(p.first, p.second), "the source holds size() requests");
+    ++drawn;
+    if (closed) p.first.arrival_s = t;
+    pending.push_back(p);
+  }
+  void look_ahead() {  // open loop: the next arrival is known
+    if (!closed && pending.empty() && drawn < total) issue(0);
+  }
+  double next_arrival() const { return pending.empty() ? kNever : pending.front().first.arrival_s; }
+
   void admit_arrivals(double t) {
-    while (next < order.size() && arrival[order[next]] <= t) {
-      state.waiting.push_back((int)order[next]);
-      out.requests[order[next]].arrival_s = arrival[order[next]];
-      ++next;
+    while (!pending.empty() && pending.front().first.arrival_s <= t) {
+      auto [r, index] = pending.front();
+      pending.pop_front();
+      int slot = (int)live.size();
+      if (!free_slots.empty()) {
+        slot = free_slots.back();
+        free_slots.pop_back();
+      } else {
+        live.emplace_back();
+        state.seqs.emplace_back();
+      }
+      Live& l = live[(size_t)slot];
+      l = Live{r, {r.id, r.input_tokens, r.output_tokens, 0, r.arrival_s, 0, 0, 0, 0}, index, 0};
+      Sequence& q = state.seqs[(size_t)slot] = Sequence{};
+      q.request = &l.request;
+      if (handoff) {  // the prompt's KV and the first token came from a prefill replica
+        q.computed = r.input_tokens;
+        q.generated = 1;
+        l.rec.first_token_s = l.last_token_s = handoff->first_token_s[(size_t)index];
+      }
+      state.waiting.push_back(slot);
+      look_ahead();
     }
   }
 
   void finish(int idx, double t) {
-    Sequence& q = state.seqs[idx];
+    Sequence& q = state.seqs[(size_t)idx];
+    // The slot is reused: the prefix cache must hold no pointer to it (readmission took them).
+    require_invariant(q.cached_blocks == 0, "a finished request has no cached blocks left");
     state.kv.release(q);
     state.running.erase(std::find(state.running.begin(), state.running.end(), idx));
-    RequestRecord& r = out.requests[idx];
+    RequestRecord& r = live[(size_t)idx].rec;
     r.finish_s = t;
     r.preemptions = q.preemptions;
+    first_arrival_s = std::min(first_arrival_s, r.arrival_s);
+    last_finish_s = std::max(last_finish_s, r.finish_s);
+    for (SimSink* s : opt.sinks) s->finished(r);
+    if (opt.keep_requests) out.requests[(size_t)live[(size_t)idx].index] = r;
+    free_slots.push_back(idx);
     ++finished;
-    if (opt.arrivals.kind == ArrivalSpec::Kind::ClosedLoop && issued < requests.size())
-      arrival[issued++] = t;
+    if (closed && drawn < total) issue(t);
+  }
+
+  void add_gap(double gap_s) {
+    for (auto& [g, n] : gaps)
+      if (g == gap_s) {
+        ++n;
+        return;
+      }
+    gaps.push_back({gap_s, 1});
   }
 
   void apply(const StepPlan& plan, double start, double end) {
     std::vector<int> done;
+    gaps.clear();
     for (auto [idx, n] : plan.work) {
-      Sequence& q = state.seqs[idx];
+      Sequence& q = state.seqs[(size_t)idx];
       if (q.first_scheduled_s < 0) q.first_scheduled_s = start;
       q.computed += n;
       if (q.computed < q.tokens()) continue;
-      RequestRecord& r = out.requests[idx];
+      Live& l = live[(size_t)idx];
       if (q.generated == 0) {
-        r.first_token_s = end;
-        r.first_scheduled_s = q.first_scheduled_s;
+        l.rec.first_token_s = end;
+        l.rec.first_scheduled_s = q.first_scheduled_s;
       } else {
-        if (idx >= opt.warmup_requests) out.itl_s.push_back(end - last_token[idx]);
-        r.max_itl_s = std::max(r.max_itl_s, end - last_token[idx]);
+        if (l.index >= opt.warmup_requests) add_gap(end - l.last_token_s);
+        l.rec.max_itl_s = std::max(l.rec.max_itl_s, end - l.last_token_s);
       }
-      last_token[idx] = end;
+      l.last_token_s = end;
       ++q.generated;
       if (q.generated == q.request->output_tokens) done.push_back(idx);
+    }
+    for (auto [g, n] : gaps) {
+      for (SimSink* s : opt.sinks) s->token_gaps(g, n);
+      if (opt.keep_requests) out.itl_gaps.push_back({g, n});
     }
     for (int idx : done) finish(idx, end);
   }
 
   void run() {
     double t = 0;
-    int64_t n = (int64_t)requests.size();
-    while (finished < n) {
+    while (finished < total) {
       admit_arrivals(t);
       if (state.running.empty() && state.waiting.empty()) {
-        require_invariant(next < order.size() && arrival[order[next]] < kNever, "a request left");
-        t = arrival[order[next]];
+        require_invariant(next_arrival() < kNever, "a request left");
+        t = next_arrival();
         continue;
       }
       StepPlan plan = policy->schedule(state);
       if (plan.empty()) plan = policy->schedule(state);  // after a preemption emptied the step
       if (plan.empty()) {
-        if (!state.running.empty() || next >= order.size() || arrival[order[next]] == kNever)
-          stalled();
-        t = std::max(t, arrival[order[next]]);
+        if (!state.running.empty() || next_arrival() == kNever) stalled();
+        t = std::max(t, next_arrival());
         continue;
       }
       StepRecord rec;
@@ -155,17 +206,12 @@ struct Loop {
       out.kv_used_max = std::max(out.kv_used_max, rec.kv_used);
       ++out.step_count;
       if (opt.record_steps) out.steps.push_back(rec);
-      if (opt.progress && out.step_count % 2000 == 0) opt.progress(finished, n, rec.end_s);
+      if (opt.progress && out.step_count % 2000 == 0) opt.progress(finished, total, rec.end_s);
       t = rec.end_s;
     }
     out.preemptions = state.preemptions;
     out.kv_used_mean = busy_s > 0 ? kv_weighted / busy_s : 0;
-    double first = kNever, last = 0;
-    for (const RequestRecord& r : out.requests) {
-      first = std::min(first, r.arrival_s);
-      last = std::max(last, r.finish_s);
-    }
-    out.duration_s = n > 0 ? last - first : 0;
+    out.duration_s = total > 0 ? last_finish_s - first_arrival_s : 0;
   }
 
   [[noreturn]] void stalled() const {
@@ -183,12 +229,34 @@ struct Loop {
 
 SimResult simulate(const std::vector<Request>& requests, const EngineConfig& engine,
                    StepModel& model, const SimOptions& options) {
+  VectorSource source(requests, options.arrivals.kind != ArrivalSpec::Kind::ClosedLoop);
+  return simulate(source, engine, model, options);
+}
+
+namespace {
+
+SimResult run_loop(RequestSource& source, const EngineConfig& engine, StepModel& model,
+                   const SimOptions& options, const Handoff* handoff) {
   require_invariant(options.kv_blocks > 0, "a KV pool");
-  Loop loop(requests, engine, model, options);
+  Loop loop(source, engine, model, options, handoff);
   loop.out.kv_blocks = options.kv_blocks;
   loop.out.block_size_tokens = engine.block_size_tokens;
   loop.run();
   return std::move(loop.out);
+}
+
+}  // namespace
+
+SimResult simulate(RequestSource& source, const EngineConfig& engine, StepModel& model,
+                   const SimOptions& options) {
+  return run_loop(source, engine, model, options, nullptr);
+}
+
+SimResult simulate(const std::vector<Request>& requests, const EngineConfig& engine,
+                   StepModel& model, const SimOptions& options, const Handoff& handoff) {
+  require_invariant(handoff.first_token_s.size() == requests.size(), "a first token a request");
+  VectorSource source(requests, options.arrivals.kind != ArrivalSpec::Kind::ClosedLoop);
+  return run_loop(source, engine, model, options, &handoff);
 }
 
 }  // namespace ridgeline

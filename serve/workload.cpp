@@ -32,6 +32,11 @@ std::optional<double> to_number(const std::string& text) {
   return v;
 }
 
+// No model's context comes near 10^12 tokens; past it a length is refused (a flag, a trace line)
+// or, drawn from a distribution's tail, held at it (the request is then refused by name, as
+// exceeding the model's context): a double above 2^63 would overflow the integer conversion.
+constexpr double kMaxTraceTokens = 1e12;
+
 int64_t draw(const LengthSpec& s, Random& rng) {
   double v = s.a;
   switch (s.kind) {
@@ -47,7 +52,7 @@ int64_t draw(const LengthSpec& s, Random& rng) {
       v = std::round(s.a * std::exp(s.b * rng.normal()));
       break;
   }
-  return std::max<int64_t>(1, (int64_t)v);
+  return std::max<int64_t>(1, (int64_t)std::min(v, kMaxTraceTokens));
 }
 
 }  // namespace
@@ -58,6 +63,12 @@ LengthSpec parse_length_spec(const std::string& flag, const std::string& value) 
                      " (a length N, uniform:MIN:MAX, normal:MEAN:SD or lognormal:MEDIAN:SIGMA)");
   };
   std::vector<std::string> p = split(value, ':');
+  // Found probing serve's flags: --input-len 1e308 (or 2^63) overflowed the integer conversion
+  // (undefined behaviour; the run went on with 1-token prompts).
+  for (size_t i = p.size() == 1 ? 0 : 1; i < p.size(); ++i) {
+    auto v = to_number(p[i]);
+    if (v && *v > kMaxTraceTokens) return bad("more than 10^12 tokens");
+  }
   if (p.size() == 1) {
     auto n = to_number(p[0]);
     if (!n || *n < 1 || *n != std::floor(*n)) return bad("expected a whole number of tokens >= 1");
@@ -82,21 +93,21 @@ LengthSpec parse_length_spec(const std::string& flag, const std::string& value) 
   return bad("unknown distribution \"" + p[0] + "\"");
 }
 
+Request LengthDraws::next(int64_t id) {
+  int64_t in = draw(input_, rng_);
+  int64_t out = draw(output_, rng_);
+  return {id, 0.0, in, out};
+}
+
 Workload generate_workload(const LengthSpec& input, const LengthSpec& output, int64_t count,
                            uint64_t seed) {
   Workload w;
-  Random rng(seed);
-  for (int64_t i = 0; i < count; ++i) {
-    int64_t in = draw(input, rng);
-    int64_t out = draw(output, rng);
-    w.requests.push_back({i, 0.0, in, out});
-  }
+  LengthDraws draws(input, output, seed);
+  for (int64_t i = 0; i < count; ++i) w.requests.push_back(draws.next(i));
   return w;
 }
 
 namespace {
-
-constexpr double kMaxTraceTokens = 1e12;
 
 // One trace line's fields, checked; a bad field throws the Rejection.
 struct TraceFields {
@@ -153,9 +164,13 @@ TraceFields jsonl_fields(const std::string& line, const std::string& where) {
 }  // namespace
 
 Workload parse_trace_text(const std::string& text, const std::string& label, bool jsonl) {
+  std::istringstream in(text);
+  return parse_trace_stream(in, label, jsonl);
+}
+
+Workload parse_trace_stream(std::istream& in, const std::string& label, bool jsonl) {
   Workload w;
   w.timed = true;
-  std::istringstream in(text);
   std::string line;
   int64_t number = 0;
   double last = 0;
@@ -189,9 +204,7 @@ Workload read_trace(const std::string& flag, const std::string& path) {
     throw InputError(flag + " " + path + ": expected a .csv or .jsonl trace file");
   std::ifstream in(path);
   if (!in) throw InputError(flag + " " + path + ": cannot read file");
-  std::stringstream text;
-  text << in.rdbuf();
-  return parse_trace_text(text.str(), path, jsonl);
+  return parse_trace_stream(in, path, jsonl);  // line by line: never the file's text whole
 }
 
 }  // namespace ridgeline

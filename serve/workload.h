@@ -9,8 +9,10 @@
 //    "FILE:LINE: FIELD: why" and the other lines still run; the report counts the rejections.
 #pragma once
 
+#include "serve/random.h"
 #include "serve/request.h"
 
+#include <istream>
 #include <string>
 
 namespace ridgeline {
@@ -24,6 +26,26 @@ struct LengthSpec {
 // Parses a flag's value; errors name the flag.
 LengthSpec parse_length_spec(const std::string& flag, const std::string& value);
 
+// Lengths drawn one request at a time from one seeded stream (input, then output, a request):
+// what generate_workload draws, for a run that never holds all its requests (request_source.h).
+class LengthDraws {
+ public:
+  LengthDraws(const LengthSpec& input, const LengthSpec& output, uint64_t seed)
+      : input_(input), output_(output), rng_(seed) {}
+  Request next(int64_t id);  // arrival unset
+
+ private:
+  LengthSpec input_, output_;
+  Random rng_;
+};
+
+// Lengths from flags, not yet drawn.
+struct GeneratedWorkload {
+  LengthSpec input, output;
+  int64_t count = 0;
+  uint64_t seed = 0;
+};
+
 // `count` requests with lengths drawn from the specs (arrivals unset).
 Workload generate_workload(const LengthSpec& input, const LengthSpec& output, int64_t count,
                            uint64_t seed);
@@ -33,5 +55,6 @@ Workload generate_workload(const LengthSpec& input, const LengthSpec& output, in
 Workload read_trace(const std::string& flag, const std::string& path);
 // The same from text, `label` naming it in errors; `jsonl` picks the format.
 Workload parse_trace_text(const std::string& text, const std::string& label, bool jsonl);
+Workload parse_trace_stream(std::istream& in, const std::string& label, bool jsonl);
 
 }  // namespace ridgeline

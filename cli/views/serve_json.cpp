@@ -1,6 +1,8 @@
 // JSON and CSV views of a serving run and of a capacity search. Key names carry their units.
 #include "cli/views/serve_views.h"
 
+#include "serve/metrics_stream.h"
+
 #include <nlohmann/json.hpp>
 
 namespace ridgeline {
@@ -38,6 +40,11 @@ ojson report_json(const ServeReport& r) {
   j["itl_ms"] = stat_json(r.itl_ms);
   j["e2e_ms"] = stat_json(r.e2e_ms);
   j["queue_ms"] = stat_json(r.queue_ms);
+  if (!r.percentiles_exact)
+    j["percentiles"] = {{"method", "histogram"},
+                        {"relative_error", kRelativeError},
+                        {"exact_up_to_requests", kExactRequests},
+                        {"note", percentile_note(r)}};
   j["preemptions"] = r.preemptions;
   j["steps"] = r.steps;
   j["kv_usage"] = {{"blocks", r.kv_blocks},
@@ -55,6 +62,24 @@ ojson report_json(const ServeReport& r) {
 
 }  // namespace
 
+void for_each_request(const ServeRun& run, const std::function<void(const RequestRecord&)>& f) {
+  if (run.request_log) {
+    run.request_log->for_each(f);
+    return;
+  }
+  for (const RequestRecord& q : run.sim.requests) f(q);
+}
+
+std::string percentile_note(const ServeReport& r) {
+  if (r.percentiles_exact) return "";
+  char b[160];
+  std::snprintf(b, sizeof b,
+                "percentiles from a histogram, within %g%% of exact: %lld requests, more than the "
+                "%lld kept exactly",
+                100 * kRelativeError, (long long)r.requests, (long long)kExactRequests);
+  return b;
+}
+
 void print_serve_json(std::ostream& os, const ServeSubject& s, const ServeRun& run) {
   ojson j = subject_json(s);
   const ServeReport& r = run.report;
@@ -69,8 +94,12 @@ void print_serve_json(std::ostream& os, const ServeSubject& s, const ServeRun& r
   for (const Rejection& x : run.workload.rejected)
     rejected.push_back({{"where", x.where}, {"reason", x.reason}});
   j["rejected"] = {{"count", run.workload.rejected.size()}, {"requests", rejected}};
-  ojson reqs = ojson::array();
-  for (const RequestRecord& q : run.sim.requests) {
+  // The request list is streamed (one object at a time, indented as dump(2) would), so that a
+  // long run's JSON never holds it whole: the document without it, then "requests" last.
+  std::string head = j.dump(2);
+  os << head.substr(0, head.size() - 2) << ",\n  \"requests\": [";
+  bool first = true;
+  for_each_request(run, [&](const RequestRecord& q) {
     double ttft = (q.first_token_s - q.arrival_s) * 1e3, e2e = (q.finish_s - q.arrival_s) * 1e3;
     ojson one = {{"id", q.id},
                  {"arrival_s", q.arrival_s},
@@ -82,16 +111,18 @@ void print_serve_json(std::ostream& os, const ServeSubject& s, const ServeRun& r
     one["tpot_ms"] =
         q.output_tokens > 1 ? ojson((e2e - ttft) / (double)(q.output_tokens - 1)) : ojson(nullptr);
     one["preemptions"] = q.preemptions;
-    reqs.push_back(one);
-  }
-  j["requests"] = reqs;
-  os << j.dump(2) << "\n";
+    std::string text = one.dump(2), indented = first ? "\n    " : ",\n    ";
+    for (char c : text) indented += c == '\n' ? std::string("\n    ") : std::string(1, c);
+    os << indented;
+    first = false;
+  });
+  os << (first ? "]\n}\n" : "\n  ]\n}\n");
 }
 
 void print_serve_csv(std::ostream& os, const ServeRun& run) {
   os << "id,arrival_s,input_tokens,output_tokens,queue_ms,ttft_ms,tpot_ms,e2e_ms,preemptions\n";
   char b[256];
-  for (const RequestRecord& q : run.sim.requests) {
+  for_each_request(run, [&](const RequestRecord& q) {
     double ttft = (q.first_token_s - q.arrival_s) * 1e3, e2e = (q.finish_s - q.arrival_s) * 1e3;
     std::string tpot = "";
     if (q.output_tokens > 1) {
@@ -103,7 +134,7 @@ void print_serve_csv(std::ostream& os, const ServeRun& run) {
                   (q.first_scheduled_s - q.arrival_s) * 1e3, ttft, tpot.c_str(), e2e,
                   (long long)q.preemptions);
     os << b;
-  }
+  });
 }
 
 nlohmann::ordered_json capacity_json_head(const std::string& slo, double target) {

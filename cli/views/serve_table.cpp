@@ -36,6 +36,7 @@ void print_serve_table(std::ostream& os, const ServeSubject& s, const ServeRun& 
   os << b;
   if (r.warmup_requests > 0)
     os << "  (measured after " << r.warmup_requests << " warm-up requests, which are left out)\n";
+  if (!r.percentiles_exact) os << "  (" << percentile_note(r) << ")\n";
   os << "  ms              mean        p50        p90        p99\n";
   os << row("TTFT", r.ttft_ms) << row("TPOT", r.tpot_ms) << row("ITL", r.itl_ms)
      << row("E2E", r.e2e_ms) << row("queue", r.queue_ms);

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <functional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -19,6 +20,11 @@ struct ServeSubject {
   std::string gpu, model, engine, engine_file, precision, arrivals, workload;
   int64_t seed = 0;
 };
+
+// A run's finished requests in id order: its RequestLog (a streaming `serve`), else sim.requests.
+void for_each_request(const ServeRun& run, const std::function<void(const RequestRecord&)>& f);
+// Words on how the percentiles were taken when not exactly ("" when exact).
+std::string percentile_note(const ServeReport& r);
 
 void print_serve_table(std::ostream& os, const ServeSubject& s, const ServeRun& r);
 void print_serve_json(std::ostream& os, const ServeSubject& s, const ServeRun& r);

@@ -4,10 +4,20 @@
 // a kernel measurement file, a workload measurement file, a profiler trace (its kernels and the
 // shapes read from it), a calibrated profile (applied to the H100's description), a cluster
 // description (then an all-reduce over all of its GPUs priced: finite and positive), a serving
-// engine, and a serving trace (CSV and JSONL: bad lines are rejected, never a crash).
+// engine, and a serving trace (CSV and JSONL: bad lines are rejected, never a crash); then the
+// batch inputs: an op JSONL file through the fast batch path (`ridgeline op --input`), a
+// collective JSONL file (`collective --input`, on dgx-h100), collective measurements
+// (`validate --collectives`, `fit-collectives --data`), published training runs
+// (`validate --training-runs`), an accuracy baseline (`validate --check`), an interval table
+// (validate/intervals.json), published serving data (`validate-serving --data`: rows and hf-cb
+// records) and a `--shard` output file for `ridgeline merge`. Loaders that take a path read the
+// input from a temporary file of this process.
 // A bad input must end in InputError (a message for the user); any other exception, a crash, a
 // sanitizer report or a non-finite time is a bug, and libFuzzer stops on it with the input.
 // Built by -DRIDGELINE_FUZZ=ON with clang; `./quickstart.sh fuzz` runs each for a bounded time.
+#include "cli/collective_runner.h"
+#include "cli/merge.h"
+#include "cli/op_runner.h"
 #include "common/embedded_files.h"
 #include "common/errors.h"
 #include "common/json_reader.h"
@@ -18,10 +28,15 @@
 #include "model/collective_cost.h"
 #include "model/op_cost.h"
 #include "serve/engine.h"
+#include "serve/published.h"
 #include "serve/workload.h"
+#include "validate/baseline.h"
+#include "validate/collective_dataset.h"
 #include "validate/dataset.h"
+#include "validate/intervals.h"
 #include "validate/trace_compare.h"
 #include "validate/trace_shapes.h"
+#include "validate/training_runs.h"
 #include "validate/workload_dataset.h"
 #include "workloads/model_config.h"
 #include "workloads/op_parse.h"
@@ -31,11 +46,24 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <sstream>
 #include <string>
+
+#include <unistd.h>
 
 namespace {
 
 using namespace ridgeline;
+
+// The input as a file (for loaders that take a path), rewritten each run.
+[[maybe_unused]] std::string as_file(const std::string& text, const char* ext) {
+  static const std::string dir = "/tmp/ridgeline-fuzz-" + std::to_string((long long)getpid());
+  std::string path = dir + ext;
+  std::ofstream(path, std::ios::binary | std::ios::trunc) << text;
+  return path;
+}
 
 void run_one(const std::string& text) {
 #if RIDGELINE_FUZZ_TARGET == 1
@@ -77,8 +105,32 @@ void run_one(const std::string& text) {
 #elif RIDGELINE_FUZZ_TARGET == 11
   parse_trace_text(text, "fuzz-trace.csv", false);
   parse_trace_text(text, "fuzz-trace.jsonl", true);
+#elif RIDGELINE_FUZZ_TARGET == 12
+  static const GpuSpec gpu = load_gpu("h100-sxm");
+  std::istringstream in(text);
+  for (const OpResult& r : run_op_lines(in, "fuzz.jsonl", gpu))
+    if (r.cost && !(std::isfinite(r.cost->time_us) && r.cost->time_us > 0)) std::abort();
+#elif RIDGELINE_FUZZ_TARGET == 13
+  static const ClusterSpec cluster = load_cluster("dgx-h100");
+  std::istringstream in(text);
+  for (const CollectiveResult& r : run_collective_lines(in, "fuzz.jsonl", cluster))
+    if (r.cost && !(std::isfinite(r.cost->time_us) && r.cost->time_us >= 0)) std::abort();
+#elif RIDGELINE_FUZZ_TARGET == 14
+  load_collective_dataset(as_file(text, ".json"));
+#elif RIDGELINE_FUZZ_TARGET == 15
+  load_training_runs(as_file(text, ".json"));
+#elif RIDGELINE_FUZZ_TARGET == 16
+  load_baseline(as_file(text, ".json"));
+#elif RIDGELINE_FUZZ_TARGET == 17
+  load_interval_table(as_file(text, ".json"));
+#elif RIDGELINE_FUZZ_TARGET == 18
+  read_serving_data(as_file(text, ".json"));
+#elif RIDGELINE_FUZZ_TARGET == 19
+  static std::ofstream quiet("/dev/null");
+  std::cerr.rdbuf(quiet.rdbuf());  // "N of M points failed", every run
+  merge_shards({as_file(text, ".jsonl")}, "json", as_file("", ".out"));
 #else
-#error "RIDGELINE_FUZZ_TARGET must be 1..11 (see the header)"
+#error "RIDGELINE_FUZZ_TARGET must be 1..19 (see the header)"
 #endif
 }
 
