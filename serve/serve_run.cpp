@@ -2,6 +2,7 @@
 #include "serve/serve_run.h"
 
 #include "common/errors.h"
+#include "serve/disaggregated.h"
 
 namespace ridgeline {
 
@@ -28,15 +29,12 @@ std::string never_fits(const Request& r, const StepMemory& m, const KvSizing& kv
 
 }  // namespace
 
-ServeRun run_serving(Workload workload, const ServeSetup& setup, const KvSizing& kv) {
-  ServeRun run;
-  run.engine = *setup.engine;
-  run.kv = kv;
-  run.arrivals = setup.arrivals;
+Workload prepare_workload(Workload workload, const ServeSetup& setup, const KvSizing& kv) {
+  const EngineConfig& engine = *setup.engine;
   StepMemory mem = setup.model->memory();
   std::vector<Request> kept;
   for (const Request& r : workload.requests) {
-    std::string why = never_fits(r, mem, kv, run.engine);
+    std::string why = never_fits(r, mem, kv, engine);
     if (why.empty()) {
       kept.push_back(r);
       kept.back().id = (int64_t)kept.size() - 1;
@@ -49,6 +47,21 @@ ServeRun run_serving(Workload workload, const ServeSetup& setup, const KvSizing&
   if (kept.empty()) throw InputError("--workload: no request can run (all were rejected)");
   workload.requests = std::move(kept);
   assign_arrivals(workload, setup.arrivals, setup.seed);
+  return workload;
+}
+
+int64_t ServeSetup::gpus() const {
+  int64_t g = model->gpus();
+  return disaggregate ? g * (disaggregate->prefill + disaggregate->decode) : g;
+}
+
+ServeRun run_serving(Workload input, const ServeSetup& setup, const KvSizing& kv) {
+  if (setup.disaggregate) return run_disaggregated(std::move(input), setup, kv);
+  ServeRun run;
+  run.engine = *setup.engine;
+  run.kv = kv;
+  run.arrivals = setup.arrivals;
+  Workload workload = prepare_workload(std::move(input), setup, kv);
   if (setup.warmup_requests >= (int64_t)workload.requests.size())
     throw InputError("--warmup " + std::to_string(setup.warmup_requests) +
                      ": must be less than the requests that run (" +

@@ -12,7 +12,17 @@
 #include "serve/simulator.h"
 #include "serve/step_model.h"
 
+#include <optional>
+
 namespace ridgeline {
+
+// A disaggregated run's pools and KV transfers (serve/disaggregated.h).
+struct DisaggStats {
+  int64_t prefill_replicas = 0, decode_replicas = 0, gpus_per_replica = 1;
+  int64_t transfers = 0, cross_node_transfers = 0;
+  double transfer_ms_mean = 0, transfer_ms_max = 0;  // each request's, from its prefill's end
+  double kv_MB_mean = 0;                             // a request's prompt KV on one GPU
+};
 
 struct ServeRun {
   EngineConfig engine;
@@ -21,7 +31,10 @@ struct ServeRun {
   ArrivalSpec arrivals;
   SimResult sim;
   ServeReport report;
+  std::optional<DisaggStats> disaggregated;
 };
+
+struct DisaggSpec;  // serve/disaggregated.h
 
 struct ServeSetup {
   const EngineConfig* engine = nullptr;
@@ -35,7 +48,16 @@ struct ServeSetup {
   int64_t warmup_requests = 0;
   bool lengths_from_flags = true;  // false: a trace file (bad lines are rejected, not errors)
   std::function<void(int64_t, int64_t, double)> progress;
+  // Prefill and decode replicas apart (serve/disaggregated.h); null: one engine does both.
+  const DisaggSpec* disaggregate = nullptr;
+  // GPUs the run's throughput is divided by: the replica's, times P + D when disaggregated.
+  int64_t gpus() const;
 };
+
+// run_serving's checks alone: the requests that can run (ids renumbered 0, 1, ...), the rest
+// rejected (a counted rejection for a trace line, an error for lengths from flags), arrivals
+// assigned from setup.arrivals and the seed.
+Workload prepare_workload(Workload workload, const ServeSetup& setup, const KvSizing& kv);
 
 // Sizes the engine's KV pool on the model's GPU (throws when it leaves no block).
 KvSizing engine_kv(const EngineConfig& engine, StepModel& model);

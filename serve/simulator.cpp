@@ -55,7 +55,8 @@ struct Loop {
   int64_t finished = 0;
   double busy_s = 0, kv_weighted = 0;
 
-  Loop(const std::vector<Request>& r, const EngineConfig& e, StepModel& m, const SimOptions& o)
+  Loop(const std::vector<Request>& r, const EngineConfig& e, StepModel& m, const SimOptions& o,
+       const Handoff* handoff)
       : requests(r),
         engine(e),
         model(m),
@@ -71,6 +72,11 @@ struct Loop {
       state.seqs[i].request = &r[i];
       out.requests[i] = {r[i].id, r[i].input_tokens, r[i].output_tokens, 0, 0, 0, 0, 0, 0};
       order.push_back(i);
+      if (handoff) {  // the prompt's KV and the first token came from a prefill replica
+        state.seqs[i].computed = r[i].input_tokens;
+        state.seqs[i].generated = 1;
+        out.requests[i].first_token_s = last_token[i] = handoff->first_token_s[i];
+      }
     }
     if (o.arrivals.kind == ArrivalSpec::Kind::ClosedLoop) {
       for (; issued < n && (int64_t)issued < o.arrivals.concurrency; ++issued) arrival[issued] = 0;
@@ -179,16 +185,28 @@ struct Loop {
   }
 };
 
-}  // namespace
-
 SimResult simulate(const std::vector<Request>& requests, const EngineConfig& engine,
-                   StepModel& model, const SimOptions& options) {
+                   StepModel& model, const SimOptions& options, const Handoff* handoff) {
   require_invariant(options.kv_blocks > 0, "a KV pool");
-  Loop loop(requests, engine, model, options);
+  Loop loop(requests, engine, model, options, handoff);
   loop.out.kv_blocks = options.kv_blocks;
   loop.out.block_size_tokens = engine.block_size_tokens;
   loop.run();
   return std::move(loop.out);
+}
+
+}  // namespace
+
+SimResult simulate(const std::vector<Request>& requests, const EngineConfig& engine,
+                   StepModel& model, const SimOptions& options) {
+  return simulate(requests, engine, model, options, nullptr);
+}
+
+SimResult simulate(const std::vector<Request>& requests, const EngineConfig& engine,
+                   StepModel& model, const SimOptions& options, const Handoff& handoff) {
+  require_invariant(handoff.first_token_s.size() == requests.size(), "a first token a request");
+  for (const Request& r : requests) require_invariant(r.output_tokens >= 2, "tokens to decode");
+  return simulate(requests, engine, model, options, &handoff);
 }
 
 }  // namespace ridgeline
