@@ -13,7 +13,7 @@ work=(--model llama-3-70b --engine vllm --input-len 512 --output-len 64 --reques
 tp=(serve --cluster hgx-h200 "${work[@]}")
 
 expect "serve tp2 table" 0 "llama-3-70b on h200-sxm tp2 (hgx-h200)" -- "$bin" "${tp[@]}" --tp 2 --rate 2
-expect "serve tp4 per GPU" 0 '"gpus": 4' -- "$bin" "${tp[@]}" --tp 4 --rate 2 --format json
+expect "serve tp4 json" 0 '"gpu": "h200-sxm tp4 (hgx-h200)"' -- "$bin" "${tp[@]}" --tp 4 --rate 2 --format json
 expect "serve tp1 on a cluster" 0 "on h200-sxm (hgx-h200)" -- "$bin" serve --cluster hgx-h200 --model llama-3.1-8b --engine vllm --input-len 512 --output-len 64 --requests 50 --rate 2
 # TP 1 on the cluster is the single-GPU replica: the same numbers as --gpu.
 "$bin" serve --cluster hgx-h200 --model llama-3.1-8b --engine vllm --input-len 512 --output-len 64 --requests 50 --rate 2 --format csv > "$tmp/c.csv"
@@ -23,7 +23,7 @@ expect "tp1 on a cluster = one GPU" 0 "" -- cmp "$tmp/c.csv" "$tmp/g.csv"
 expect "tp1 70b bf16 leaves no KV" 1 "leaves no KV block" -- "$bin" "${tp[@]}" --tp 1 --rate 2
 expect "serve disaggregated" 0 "disaggregated: 1 prefill + 2 decode replicas of 2 GPU(s)" -- "$bin" "${tp[@]}" --tp 2 --rate 2 --disaggregate 1:2
 expect "serve disaggregated json" 0 '"transfer_ms_mean"' -- "$bin" "${tp[@]}" --tp 2 --rate 2 --disaggregate 1:2 --format json
-expect "serve disaggregated gpus" 0 '"gpus": 6' -- "$bin" "${tp[@]}" --tp 2 --rate 2 --disaggregate 1:2 --format json
+expect "serve disaggregated gpus" 0 '"gpus": 6,' -- "$bin" "${tp[@]}" --tp 2 --rate 2 --disaggregate 1:2 --format json
 expect "disaggregated across nodes" 0 "4 prefill + 1 decode replicas of 2 GPU(s)" -- "$bin" "${tp[@]}" --tp 2 --rate 2 --disaggregate 4:1
 cap=(capacity --cluster hgx-h200 --model llama-3-70b --engine vllm --input-len 512 --output-len 64 --requests 100 --slo ttft_p99=2s,tpot_p99=100ms --target-rate 10)
 expect "capacity tp list" 0 "h200-sxm tp4" -- "$bin" "${cap[@]}" --tp 2,4
@@ -44,7 +44,7 @@ expect "pp refused" 1 "--pp 2: pipeline-parallel serving is not simulated yet" -
 expect "ep refused" 1 "--ep 2: expert-parallel serving" -- "$bin" serve --cluster hgx-h200 --model mixtral-8x7b --engine vllm --input-len 512 --output-len 64 --requests 10 --tp 2 --ep 2 --rate 2
 expect "disaggregate without cluster" 1 "--disaggregate 1:1: needs --cluster C" -- "$bin" serve --gpu h200-sxm --model llama-3.1-8b --engine vllm --input-len 512 --output-len 64 --requests 10 --rate 2 --disaggregate 1:1
 expect "disaggregate bad split" 1 "--disaggregate 1: expected P:D" -- "$bin" "${tp[@]}" --tp 2 --rate 2 --disaggregate 1
-expect "disaggregate too many gpus" 1 "--disaggregate 30:30: 120 GPUs, more than hgx-h200 has" -- "$bin" "${tp[@]}" --tp 2 --rate 2 --disaggregate 30:30
+expect "disaggregate too many gpus" 1 "--disaggregate 300:300: 1200 GPUs, more than hgx-h200 has (1024)" -- "$bin" "${tp[@]}" --tp 2 --rate 2 --disaggregate 300:300
 expect "disaggregate closed loop" 1 "--disaggregate: needs open-loop arrivals" -- "$bin" "${tp[@]}" --tp 2 --concurrency 4 --disaggregate 1:1
 expect "disaggregate warm-up" 1 "--warmup: not with --disaggregate" -- "$bin" "${tp[@]}" --tp 2 --rate 2 --warmup 5 --disaggregate 1:1
 expect "disaggregate trace" 1 "--trace: not with --disaggregate" -- "$bin" "${tp[@]}" --tp 2 --rate 2 --trace "$tmp/t.json" --disaggregate 1:1
