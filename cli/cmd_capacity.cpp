@@ -11,11 +11,11 @@
 #include "cli/output_file.h"
 #include "cli/row_output.h"
 #include "cli/serve_options.h"
+#include "cli/serve_replica.h"
 #include "cli/views/serve_views.h"
 #include "common/errors.h"
 #include "common/parallel_map.h"
 #include "hardware/gpu_load.h"
-#include "serve/gpu_step_model.h"
 
 #include <cmath>
 #include <iostream>
@@ -29,7 +29,8 @@ namespace {
 
 struct CapacityFlags {
   ServeOptions o;
-  std::string gpus, engines, precisions = "bf16", slo, prices;
+  ReplicaFlags replica;
+  std::string gpus, engines, precisions = "bf16", slo, prices, disaggregate;
   double target = 0;
   BatchFlags batch;
 };
@@ -80,7 +81,11 @@ Command add_capacity_command(CLI::App& app) {
   auto f = std::make_shared<CapacityFlags>();
   CLI::App* cmd = app.add_subcommand(
       "capacity", "Highest request rate a replica sustains under an SLA, and GPUs for a target");
-  cmd->add_option("--gpu", f->gpus, "GPU presets or files, comma-separated")->required();
+  cmd->add_option("--gpu", f->gpus, "GPU presets or files, comma-separated (or --cluster)");
+  add_replica_flags(*cmd, f->replica, true);
+  cmd->add_option("--disaggregate", f->disaggregate,
+                  "P:D splits to compare, comma-separated (e.g. 1:1,1:2,2:1): P prefill and D "
+                  "decode replicas a group, the KV cache sent between them (with --cluster)");
   cmd->add_option("--engine", f->engines, "Engines, comma-separated")->required();
   add_serve_workload_flags(*cmd, f->o);
   cmd->remove_option(cmd->get_option("--precision"));
@@ -100,7 +105,12 @@ Command add_capacity_command(CLI::App& app) {
     if (!(f->target > 0) || !std::isfinite(f->target))
       throw InputError("--target-rate: must be > 0 requests per second");
     std::vector<SloTerm> slo = parse_slo("--slo", f->slo);
-    std::vector<std::string> gpus = list("--gpu", f->gpus), engines = list("--engine", f->engines),
+    std::vector<int64_t> tps = replica_tp_sizes(f->replica, *cmd, cmd->count("--gpu") > 0);
+    std::vector<ReplicaGpus> replicas;  // GPU outermost, then TP size
+    std::vector<std::string> gpus =
+        f->replica.cluster.empty() ? list("--gpu", f->gpus)
+                                   : std::vector<std::string>{load_cluster(f->replica.cluster).gpu};
+    std::vector<std::string> engines = list("--engine", f->engines),
                              precisions = list("--precision", f->precisions);
     for (const auto& p : precisions)
       if (p != "bf16" && p != "fp16" && p != "fp8")
@@ -108,28 +118,41 @@ Command add_capacity_command(CLI::App& app) {
     std::map<std::string, double> price = prices(f->prices, gpus);
     Workload w = serve_workload(f->o, *cmd);
     ModelConfig model = load_model(f->o.model);
-    std::vector<GpuSpec> gpu_specs;
-    for (const std::string& g : gpus) gpu_specs.push_back(load_gpu(g));
+    for (const std::string& g : gpus)
+      for (int64_t tp : tps) replicas.push_back(load_replica(f->replica, g, tp));
     std::vector<EngineConfig> engine_specs;
     for (const std::string& e : engines) engine_specs.push_back(load_engine(e));
-    // Row i: GPU outermost, then engine, then precision (the order the table always had).
+    for (const ReplicaGpus& r : replicas)  // a split the model cannot take is an error (--tp)
+      make_replica_step_model(r, model, serve_run_config(precisions[0], engine_specs[0]));
+    // Disaggregated P:D splits (none: one engine does both), inside the replica loop.
+    std::vector<std::string> splits{""};
+    if (cmd->count("--disaggregate") > 0) splits = list("--disaggregate", f->disaggregate);
+    std::vector<std::vector<DisaggSpec>> layouts(replicas.size());
+    for (size_t r = 0; r < replicas.size(); ++r)
+      for (const std::string& sp : splits)
+        layouts[r].push_back(sp.empty() ? DisaggSpec{} : replica_disaggregation(sp, replicas[r]));
+    // Row i: GPU outermost (then TP size, then P:D split), then engine, then precision.
     auto row_at = [&](int64_t i) {
       const std::string& p = precisions[(size_t)(i % (int64_t)precisions.size())];
       i /= (int64_t)precisions.size();
       const EngineConfig& engine = engine_specs[(size_t)(i % (int64_t)engines.size())];
-      size_t gi = (size_t)(i / (int64_t)engines.size());
-      const GpuSpec& gpu = gpu_specs[gi];
-      GpuStepModel step(gpu, model, serve_run_config(p, engine));
+      i /= (int64_t)engines.size();
+      size_t si = (size_t)(i % (int64_t)splits.size());
+      size_t ri = (size_t)(i / (int64_t)splits.size()), gi = ri / tps.size();
+      const ReplicaGpus& replica = replicas[ri];
+      std::unique_ptr<StepModel> step_model =
+          make_replica_step_model(replica, model, serve_run_config(p, engine));
+      StepModel& step = *step_model;
       ServeSetup setup;
       setup.engine = &engine;
       setup.model = &step;
       setup.seed = (uint64_t)f->o.seed;
       setup.slo = slo;
       setup.lengths_from_flags = f->o.workload.empty();
-      KvSizing kv = engine_kv(engine, step);
+      if (!splits[si].empty()) setup.disaggregate = &layouts[ri][si];
       std::optional<double> pr;
       if (price.count(gpus[gi])) pr = price.at(gpus[gi]);
-      ServeSubject s{gpu.name,
+      ServeSubject s{splits[si].empty() ? replica.label() : replica.label() + " " + splits[si],
                      model.name,
                      engine.name,
                      engine.file,
@@ -139,9 +162,19 @@ Command add_capacity_command(CLI::App& app) {
                          ? "input " + f->o.input_len + ", output " + f->o.output_len
                          : f->o.workload,
                      f->o.seed};
+      KvSizing kv;
+      try {
+        kv = engine_kv(engine, step);
+      } catch (const InputError& e) {
+        if (!replica.cluster) throw;  // --gpu rows read as before
+        CapacityResult none;
+        none.reason = std::string("the weights leave no KV cache on a GPU: ") + e.what();
+        return CapacityRow{s, none};
+      }
       return CapacityRow{s, search_capacity(w, setup, kv, f->target, pr)};
     };
-    const int64_t total = (int64_t)(gpus.size() * engines.size() * precisions.size());
+    const int64_t total =
+        (int64_t)(replicas.size() * splits.size() * engines.size() * precisions.size());
     RowDocHead head{"capacity",
                     run_inputs_text(*cmd),
                     total,

@@ -14,10 +14,9 @@
 #include "cli/commands.h"
 #include "cli/output_file.h"
 #include "cli/serve_options.h"
+#include "cli/serve_replica.h"
 #include "cli/views/serve_views.h"
 #include "common/errors.h"
-#include "hardware/gpu_load.h"
-#include "serve/gpu_step_model.h"
 #include "serve/workload.h"
 
 #include <iostream>
@@ -31,7 +30,8 @@ constexpr int64_t kMaxTraceRequests = 100000;
 
 struct ServeFlags {
   ServeOptions o;
-  std::string rate, arrival = "poisson", trace, slo, out;
+  ReplicaFlags replica;
+  std::string rate, arrival = "poisson", trace, slo, out, disaggregate;
   double cv = 1;
   long long concurrency = 0, warmup = 0;
 };
@@ -66,7 +66,11 @@ Command add_serve_command(CLI::App& app) {
   auto f = std::make_shared<ServeFlags>();
   CLI::App* cmd =
       app.add_subcommand("serve", "Simulate a serving engine on one GPU: TTFT, TPOT, throughput");
-  cmd->add_option("--gpu", f->o.gpu, "GPU preset or file")->required();
+  cmd->add_option("--gpu", f->o.gpu, "GPU preset or file (or --cluster C --tp N)");
+  add_replica_flags(*cmd, f->replica, false);
+  cmd->add_option("--disaggregate", f->disaggregate,
+                  "P:D: P prefill and D decode replicas, the KV cache sent between them (with "
+                  "--cluster)");
   cmd->add_option("--engine", f->o.engine, "vllm, trtllm, sglang, hf-cb or an engine .json")
       ->required();
   add_serve_workload_flags(*cmd, f->o);
@@ -85,16 +89,23 @@ Command add_serve_command(CLI::App& app) {
   cmd->add_option("--out", f->out, "Write the output to FILE (renamed into place when complete)");
   return [f, cmd]() {
     const ServeOptions& o = f->o;
+    std::vector<int64_t> tp = replica_tp_sizes(f->replica, *cmd, cmd->count("--gpu") > 0);
+    if (tp.size() != 1) throw InputError("--tp " + f->replica.tp + ": serve runs one replica size");
+    // Lengths from flags are drawn as requests arrive, except for disaggregated pools, which
+    // route every request before they run.
+    const bool disagg = cmd->count("--disaggregate") > 0;
     GeneratedWorkload lengths;
-    Workload w = serve_workload(o, *cmd, &lengths);
-    const bool from_file = !o.workload.empty();
+    Workload w = serve_workload(o, *cmd, disagg ? nullptr : &lengths);
+    const bool from_file = !o.workload.empty() || disagg;
     const int64_t count = from_file ? (int64_t)w.requests.size() : lengths.count;
     ServeSetup setup;
     setup.arrivals = arrivals_from(*f, *cmd, !o.workload.empty());
     EngineConfig engine = load_engine(o.engine);
-    GpuSpec gpu = load_gpu(o.gpu);
+    ReplicaGpus replica = load_replica(f->replica, o.gpu, tp[0]);
     ModelConfig model = load_model(o.model);
-    GpuStepModel step(gpu, model, serve_run_config(o.precision, engine));
+    std::unique_ptr<StepModel> step_model =
+        make_replica_step_model(replica, model, serve_run_config(o.precision, engine));
+    StepModel& step = *step_model;
     setup.engine = &engine;
     setup.model = &step;
     setup.seed = (uint64_t)o.seed;
@@ -110,6 +121,13 @@ Command add_serve_command(CLI::App& app) {
       throw InputError("--warmup " + std::to_string(f->warmup) + ": must be 0 or more");
     setup.warmup_requests = f->warmup;
     setup.lengths_from_flags = o.workload.empty();
+    std::optional<DisaggSpec> disaggregate;
+    if (cmd->count("--disaggregate") > 0) {
+      disaggregate = replica_disaggregation(f->disaggregate, replica);
+      if (!f->trace.empty())
+        throw InputError("--trace: not with --disaggregate (a trace shows one engine's steps)");
+      setup.disaggregate = &*disaggregate;
+    }
     // The callback also ends the run on SIGINT (exit 130, a --out file removed).
     const bool show = count >= 5000;
     catch_sigint();
@@ -128,9 +146,16 @@ Command add_serve_command(CLI::App& app) {
         from_file ? run_serving(std::move(w), setup, kv) : run_serving(lengths, setup, kv);
     if (interrupted()) throw Interrupted();
     if (show) std::cerr << "\n";
-    ServeSubject s{gpu.name,          model.name,  engine.name,
-                   engine.file,       o.precision, describe(setup.arrivals),
-                   workload_label(o), o.seed};
+    std::string on = replica.long_label();
+    if (disaggregate) on += ", disaggregated " + f->disaggregate;
+    ServeSubject s{on,
+                   model.name,
+                   engine.name,
+                   engine.file,
+                   o.precision,
+                   describe(setup.arrivals),
+                   workload_label(o),
+                   o.seed};
     if (!f->trace.empty()) {
       std::ofstream out = open_output("--trace", f->trace);
       write_serve_trace(out, s, run);

@@ -11,6 +11,13 @@ Split, fixed before any prediction was looked at: a row is held out when the fir
 sha256(row id) is 8-f, fit otherwise (about half each). Nothing is fitted on held-out rows.
 
   python3 scripts/select_published_serving.py SERVING_JSON > validate/data/published-serving.json
+
+With --multi-gpu it copies the tensor-parallel rows instead (TP > 1, PP = 1, no expert parallelism
+or attention data parallelism, not disaggregated), each with the cluster its GPUs are in, and
+prints what it skipped and why to stderr (same split rule):
+
+  python3 scripts/select_published_serving.py --multi-gpu SERVING_JSON \
+      > validate/data/published-serving-tp.json
 """
 import hashlib
 import json
@@ -23,6 +30,14 @@ GPUS = {"H100 SXM 80GB": "h100-sxm", "H200 SXM 141GB": "h200-sxm",
         "A100-SXM4-80GB": "a100-sxm-80gb", "L40S 48GB": "l40s", "B200 180GB": "b200"}
 PRECISIONS = {"FP8": "fp8", "fp8": "fp8", "FP16": "fp16", "": "bf16"}
 ENGINES = {"TensorRT-LLM": "trtllm", "vLLM": "vllm", "SGLang": "sglang"}
+CLUSTERS = {"h100-sxm": "dgx-h100", "h200-sxm": "hgx-h200", "a100-sxm-80gb": "dgx-a100",
+            "b200": "dgx-b200"}
+MULTI_GPU = "--multi-gpu" in sys.argv
+SKIPPED = {}
+
+
+def skip(why):
+    SKIPPED[why] = SKIPPED.get(why, 0) + 1
 
 
 def split(row_id):
@@ -42,9 +57,27 @@ def with_defaults(row, defaults):
     return row
 
 
+def multi_gpu_ok(p):
+    """TP > 1 rows ridgeline's serving step model can run (their reason counted otherwise)."""
+    if p.get("disaggregated"):
+        return skip("disaggregated")
+    if (p.get("tp") or 1) == 1:
+        return skip("tp 1 (the single-GPU file)")
+    if (p.get("pp") or 1) != 1:
+        return skip("pp > 1 (pipeline-parallel serving not simulated)")
+    if (p.get("ep") or 1) != 1 or (p.get("moe_ep") or 1) != 1:
+        return skip("ep > 1 (expert-parallel serving not simulated)")
+    if (p.get("attention_dp") or 1) != 1:
+        return skip("attention_dp > 1 (not simulated)")
+    return True
+
+
 def inputs(row):
     p = row.get("parallelism", {})
-    if p.get("disaggregated") or p.get("tp") != 1 or (p.get("pp") or 1) != 1:
+    if MULTI_GPU:
+        if not multi_gpu_ok(p):
+            return None
+    elif p.get("disaggregated") or p.get("tp") != 1 or (p.get("pp") or 1) != 1:
         return None
     model = MODELS.get(row["model"]["key"])
     gpu = GPUS.get(row["hardware"]["gpu"])
@@ -52,12 +85,20 @@ def inputs(row):
     engine = ENGINES.get(row.get("engine"))
     w = row["workload"]
     if None in (model, gpu, precision, engine):
+        if MULTI_GPU:
+            skip("model, GPU, precision or engine without a ridgeline preset")
         return None
+    if MULTI_GPU and gpu not in CLUSTERS:
+        return skip("GPU without a cluster preset")
     run = {"gpu": gpu, "model": model, "precision": precision, "engine": engine,
            "input_len": w["isl"], "output_len": w["osl"]}
+    if MULTI_GPU:
+        run.update(cluster=CLUSTERS[gpu], tp=p["tp"])
     if row["class"] == "B_offline_throughput" and w.get("type") == "offline_max_throughput":
         m = row["metrics"]
         total = m.get("output_tok_s_total", m.get("output_tok_s_per_gpu"))
+        if MULTI_GPU:  # the replica's total (v1.1+ print per GPU; derived total = per GPU x TP)
+            total = m.get("output_tok_s_total", row.get("derived", {}).get("output_tok_s_total"))
         run.update(rate="inf", requests=w["num_requests"] or 3000)
         if not w["num_requests"]:
             run["requests_note"] = "not printed for this ISL/OSL; 3000, the count of most rows, assumed"
@@ -65,11 +106,13 @@ def inputs(row):
     if row["source_id"] == "aiconfigurator-silicon-sample" and w.get("type") == "closed_loop_concurrency":
         run.update(concurrency=w["concurrency"])
         return run, {"ttft_ms": row["metrics"]["ttft_ms"], "tpot_ms": row["metrics"]["tpot_ms"]}
+    if MULTI_GPU:
+        skip("class or workload not scored (static batch, other sources)")
     return None
 
 
 def main():
-    doc = json.load(open(sys.argv[1]))
+    doc = json.load(open([a for a in sys.argv[1:] if a != "--multi-gpu"][0]))
     rows = []
     for row in doc["rows"]:
         row = with_defaults(row, doc["sources"][row["source_id"]].get("row_defaults", {}))
@@ -92,6 +135,18 @@ def main():
                             "not documented, compared with the simulated mean",
                             "tpot_ms": "as ttft_ms"},
            "sources": sources, "rows": rows}
+    if MULTI_GPU:
+        out["description"] = ("Tensor-parallel rows (TP > 1) of the published serving measurements "
+                              "(shared/reference/published/serving.json), copied with their "
+                              "sources, for `ridgeline validate-serving`; chosen and split by "
+                              "scripts/select_published_serving.py --multi-gpu")
+        out["metric_notes"]["output_tokens_per_s"] = ("TensorRT-LLM max-throughput runs (all "
+                                                      "queued at once); total output tokens/s of "
+                                                      "the TP replica")
+        out["skipped"] = dict(sorted(SKIPPED.items()))
+        for why, n in sorted(SKIPPED.items()):
+            sys.stderr.write(f"skipped {n}: {why}\n")
+        sys.stderr.write(f"kept {len(rows)}\n")
     json.dump(out, sys.stdout, indent=1)
     sys.stdout.write("\n")
 

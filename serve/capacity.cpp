@@ -58,7 +58,7 @@ CapacityResult search_capacity(const Workload& workload, ServeSetup setup, const
   c.max_requests_per_s = lo;
   c.at_max = best;
   c.replicas = (int64_t)std::ceil(target / lo - 1e-9);
-  c.gpus = c.replicas * setup.model->gpus();
+  c.gpus = c.replicas * setup.gpus();
   if (price) c.cost_per_hour = (double)c.gpus * *price;
   return c;
 }

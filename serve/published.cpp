@@ -5,6 +5,7 @@
 #include "common/json_reader.h"
 #include "hardware/gpu_load.h"
 #include "serve/gpu_step_model.h"
+#include "serve/parallel_step_model.h"
 #include "serve/serve_run.h"
 #include "serve/workload.h"
 
@@ -36,14 +37,19 @@ PublishedRow read_row(JsonReader& r) {
   } else {
     p.concurrency = in.integer("concurrency", 1);
   }
+  if (in.has("tp")) {
+    p.tp = in.integer("tp", 1);
+    p.cluster = in.string("cluster");
+  }
   JsonReader& m = r.child("measured");
   for (const std::string& k : m.keys()) p.measured[k] = m.positive(k);
   p.family = p.source_id.starts_with("trtllm-perf") ? "trtllm-perf" : p.source_id + "/" + p.engine;
+  if (p.tp > 1) p.family += "/tp" + std::to_string(p.tp);
   return p;
 }
 
 struct Models {  // one step model (and its memo) per GPU, model, precision and engine
-  std::map<std::string, std::unique_ptr<GpuStepModel>> steps;
+  std::map<std::string, std::unique_ptr<StepModel>> steps;
   std::map<std::string, EngineConfig> engines;
   std::map<std::string, GpuSpec> gpus;
   std::map<std::string, ModelConfig> models;
@@ -56,7 +62,8 @@ RowScore score_row(const PublishedRow& p, Models& m, const std::string& engine_n
     if (!m.gpus.count(p.gpu)) m.gpus.emplace(p.gpu, load_gpu(p.gpu));
     if (!m.models.count(p.model)) m.models.emplace(p.model, load_model(p.model));
     const EngineConfig& e = m.engines.at(engine_name);
-    std::string key = p.gpu + "|" + p.model + "|" + p.precision + "|" + engine_name;
+    std::string key = p.gpu + "|" + p.model + "|" + p.precision + "|" + engine_name + "|" +
+                      p.cluster + "|" + std::to_string(p.tp);
     if (!m.steps.count(key)) {
       RunConfig run;
       DType d = *parse_dtype(p.precision);
@@ -64,10 +71,18 @@ RowScore score_row(const PublishedRow& p, Models& m, const std::string& engine_n
       run.activations = d == DType::Fp8 ? DType::Bf16 : d;
       run.runtime = load_runtime(e.runtime);
       run.launch = e.graph_launch ? LaunchMode::Graph : LaunchMode::Eager;
-      m.steps.emplace(key,
-                      std::make_unique<GpuStepModel>(m.gpus.at(p.gpu), m.models.at(p.model), run));
+      if (p.tp > 1) {
+        ParallelConfig par;
+        par.tp = p.tp;
+        m.steps.emplace(
+            key, std::make_unique<ParallelStepModel>(m.gpus.at(p.gpu), load_cluster(p.cluster),
+                                                     m.models.at(p.model), run, par));
+      } else {
+        m.steps.emplace(
+            key, std::make_unique<GpuStepModel>(m.gpus.at(p.gpu), m.models.at(p.model), run));
+      }
     }
-    GpuStepModel& step = *m.steps.at(key);
+    StepModel& step = *m.steps.at(key);
     ServeSetup setup;
     setup.engine = &e;
     setup.model = &step;
@@ -136,6 +151,7 @@ std::vector<PublishedRow> read_published_serving(const std::string& path) {
   r.string("split_rule");
   r.raw("metric_notes");
   r.raw("sources");
+  if (r.has("skipped")) r.raw("skipped");  // --multi-gpu: the rows left out and why, counted
   std::vector<PublishedRow> rows;
   for (JsonReader& row : r.array_of_objects("rows")) {
     rows.push_back(read_row(row));
@@ -197,6 +213,8 @@ PublishedScorecard score_published(const std::vector<PublishedRow>& rows, const 
   for (const PublishedRow& p : rows) {
     if (split != "all" && p.split != split) continue;
     auto it = engine_for.find(p.family);
+    if (it == engine_for.end() && p.tp > 1)  // a TP family runs its single-GPU family's engine
+      it = engine_for.find(p.family.substr(0, p.family.rfind("/tp")));
     std::string engine = it != engine_for.end() ? it->second : p.engine;
     card.rows.push_back(score_row(p, models, engine));
     if (!card.rows.back().failure.empty()) ++card.failed;

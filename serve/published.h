@@ -6,6 +6,9 @@
 // (predicted - measured) / measured; MAPE is the mean of |error| per source family and metric,
 // on the held-out rows and on the fit rows apart. A row that cannot run (its model does not fit)
 // is counted as failed with its reason, not scored.
+// Rows with "tp" > 1 (validate/data/published-serving-tp.json) run one tensor-parallel replica on
+// their "cluster" (serve/parallel_step_model.h), family <family>/tp<N>; they run the engine their
+// single-GPU family is mapped to unless their own family is mapped.
 // Closed-loop rows send 5 x concurrency requests (at least 100) and compare the simulated mean
 // TTFT and TPOT (aiconfigurator does not say which statistic it printed).
 #pragma once
@@ -23,6 +26,8 @@ struct PublishedRow {
   std::string id, split, source_id, family;  // family: trtllm-perf, aiconfigurator-<engine>
   std::string gpu, model, precision, engine;
   int64_t input_tokens = 0, output_tokens = 0, requests = 0, concurrency = 0;  // 0: rate inf
+  int64_t tp = 1;       // GPUs of the tensor-parallel replica
+  std::string cluster;  // with tp > 1: the cluster preset whose links the all-reduces cross
   std::map<std::string, double> measured;  // output_tokens_per_s, ttft_ms, tpot_ms, *_p50_ms
   std::vector<Request> trace;              // a measured run's requests (arrivals, lengths)
 };

@@ -2,6 +2,7 @@
 #include "serve/serve_run.h"
 
 #include "common/errors.h"
+#include "serve/disaggregated.h"
 #include "serve/metrics_stream.h"
 
 namespace ridgeline {
@@ -59,15 +60,12 @@ void simulate_into(ServeRun& run, RequestSource& source, const ServeSetup& setup
 
 }  // namespace
 
-ServeRun run_serving(Workload workload, const ServeSetup& setup, const KvSizing& kv) {
-  ServeRun run;
-  run.engine = *setup.engine;
-  run.kv = kv;
-  run.arrivals = setup.arrivals;
+Workload prepare_workload(Workload workload, const ServeSetup& setup, const KvSizing& kv) {
+  const EngineConfig& engine = *setup.engine;
   StepMemory mem = setup.model->memory();
   size_t kept = 0;  // filtered in place: a 10^6-line trace is not copied
   for (const Request& r : workload.requests) {
-    std::string why = never_fits(r, mem, kv, run.engine);
+    std::string why = never_fits(r, mem, kv, engine);
     if (why.empty()) {
       Request& k = workload.requests[kept] = r;
       k.id = (int64_t)kept++;
@@ -80,6 +78,21 @@ ServeRun run_serving(Workload workload, const ServeSetup& setup, const KvSizing&
   if (kept == 0) throw InputError("--workload: no request can run (all were rejected)");
   workload.requests.resize(kept);
   assign_arrivals(workload, setup.arrivals, setup.seed);
+  return workload;
+}
+
+int64_t ServeSetup::gpus() const {
+  int64_t g = model->gpus();
+  return disaggregate ? g * (disaggregate->prefill + disaggregate->decode) : g;
+}
+
+ServeRun run_serving(Workload input, const ServeSetup& setup, const KvSizing& kv) {
+  if (setup.disaggregate) return run_disaggregated(std::move(input), setup, kv);
+  ServeRun run;
+  run.engine = *setup.engine;
+  run.kv = kv;
+  run.arrivals = setup.arrivals;
+  Workload workload = prepare_workload(std::move(input), setup, kv);
   check_warmup(setup, (int64_t)workload.requests.size());
   VectorSource source(workload.requests, setup.arrivals.kind != ArrivalSpec::Kind::ClosedLoop);
   simulate_into(run, source, setup);
@@ -89,6 +102,7 @@ ServeRun run_serving(Workload workload, const ServeSetup& setup, const KvSizing&
 
 ServeRun run_serving(const GeneratedWorkload& workload, const ServeSetup& setup,
                      const KvSizing& kv) {
+  require_invariant(setup.disaggregate == nullptr, "a Workload for disaggregated pools");
   ServeRun run;
   run.engine = *setup.engine;
   run.kv = kv;

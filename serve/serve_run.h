@@ -14,8 +14,17 @@
 #include "serve/step_model.h"
 
 #include <memory>
+#include <optional>
 
 namespace ridgeline {
+
+// A disaggregated run's pools and KV transfers (serve/disaggregated.h).
+struct DisaggStats {
+  int64_t prefill_replicas = 0, decode_replicas = 0, gpus_per_replica = 1;
+  int64_t transfers = 0, cross_node_transfers = 0;
+  double transfer_ms_mean = 0, transfer_ms_max = 0;  // each request's, from its prefill's end
+  double kv_MB_mean = 0;                             // a request's prompt KV on one GPU
+};
 
 struct ServeRun {
   EngineConfig engine;
@@ -26,7 +35,10 @@ struct ServeRun {
   ServeReport report;
   // The finished requests in id order when setup.log_requests (else sim.requests has them).
   std::shared_ptr<RequestLog> request_log;
+  std::optional<DisaggStats> disaggregated;
 };
+
+struct DisaggSpec;  // serve/disaggregated.h
 
 struct ServeSetup {
   const EngineConfig* engine = nullptr;
@@ -44,7 +56,16 @@ struct ServeSetup {
   // report is folded as the run goes); log_requests keeps the records in a RequestLog on disk.
   bool keep_requests = true;
   bool log_requests = false;
+  // Prefill and decode replicas apart (serve/disaggregated.h); null: one engine does both.
+  const DisaggSpec* disaggregate = nullptr;
+  // GPUs the run's throughput is divided by: the replica's, times P + D when disaggregated.
+  int64_t gpus() const;
 };
+
+// run_serving's checks alone: the requests that can run (ids renumbered 0, 1, ...), the rest
+// rejected (a counted rejection for a trace line, an error for lengths from flags), arrivals
+// assigned from setup.arrivals and the seed.
+Workload prepare_workload(Workload workload, const ServeSetup& setup, const KvSizing& kv);
 
 // Sizes the engine's KV pool on the model's GPU (throws when it leaves no block).
 KvSizing engine_kv(const EngineConfig& engine, StepModel& model);

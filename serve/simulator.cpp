@@ -255,6 +255,7 @@ SimResult simulate(RequestSource& source, const EngineConfig& engine, StepModel&
 SimResult simulate(const std::vector<Request>& requests, const EngineConfig& engine,
                    StepModel& model, const SimOptions& options, const Handoff& handoff) {
   require_invariant(handoff.first_token_s.size() == requests.size(), "a first token a request");
+  for (const Request& r : requests) require_invariant(r.output_tokens >= 2, "tokens to decode");
   VectorSource source(requests, options.arrivals.kind != ArrivalSpec::Kind::ClosedLoop);
   return run_loop(source, engine, model, options, &handoff);
 }

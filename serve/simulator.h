@@ -69,11 +69,12 @@ SimResult simulate(const std::vector<Request>& requests, const EngineConfig& eng
 SimResult simulate(RequestSource& source, const EngineConfig& engine, StepModel& model,
                    const SimOptions& options);
 
-// A disaggregated decode pool's run (the `serving` branch's serve/disaggregated.h): request i's
-// prompt was computed elsewhere and its first token emitted at first_token_s[i]; it arrives
-// (arrival_s: when its KV cache has arrived) with its prompt computed and one token generated.
+// A disaggregated decode pool's run (serve/disaggregated.h): request i's prompt was computed
+// elsewhere and its first token emitted at first_token_s[i]; it arrives (arrival_s: when its KV
+// cache has arrived) with its prompt computed and one token generated, so it needs KV blocks for
+// its prompt at admission and then only decodes (a preempted one recomputes here).
 struct Handoff {
-  std::vector<double> first_token_s;  // by position in `requests`
+  std::vector<double> first_token_s;
 };
 SimResult simulate(const std::vector<Request>& requests, const EngineConfig& engine,
                    StepModel& model, const SimOptions& options, const Handoff& handoff);

@@ -329,4 +329,17 @@ OpGraph build_rank_graph(const ModelConfig& model, const RunConfig& run, const P
   return g;
 }
 
+OpGraph build_rank_serving_step_graph(const ModelConfig& model, const RunConfig& run,
+                                      const ParallelConfig& p, const ClusterLimits& cluster,
+                                      int64_t tokens, int64_t sampled) {
+  ModelConfig m = shard_model(model, p);
+  m.layers = model.layers / p.pp;
+  OpGraph built = build_serving_step_graph(m, shard_run(run, p), tokens, sampled);
+  Plan plan{p, cluster.gpus_per_node, run.activations, tokens, model.hidden, model.moe.top_k, 0, 0};
+  OpGraph g;
+  g.description = built.description + " per rank";
+  for (const GraphSection& s : built.sections) g.sections.push_back(Rewriter(s, plan).run());
+  return g;
+}
+
 }  // namespace ridgeline

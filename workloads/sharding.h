@@ -44,6 +44,13 @@ RunConfig shard_run(const RunConfig& run, const ParallelConfig& p);
 OpGraph build_rank_graph(const ModelConfig& model, const RunConfig& run, const ParallelConfig& p,
                          const ClusterLimits& cluster);
 
+// One serving step's per-rank graph (graph_builder.h's build_serving_step_graph, attention left
+// out) over the sharded model, layers / pp decoder blocks, with the forward TP all-reduces and EP
+// all-to-alls of `tokens` tokens put in as above. For serve/'s multi-GPU step model.
+OpGraph build_rank_serving_step_graph(const ModelConfig& model, const RunConfig& run,
+                                      const ParallelConfig& p, const ClusterLimits& cluster,
+                                      int64_t tokens, int64_t sampled);
+
 // The ranks of a group's collective that share a node: ranks are laid out TP fastest, then CP,
 // DP (EP inside it), PP. Where the node's GPUs over the group's stride do not divide the group
 // (a 72-GPU NVL72 domain holding 18 of a 32-rank group), nodes hold uneven shares; the

@@ -90,6 +90,18 @@ void print_serve_json(std::ostream& os, const ServeSubject& s, const ServeRun& r
                    {"weights_bytes", run.kv.weights_bytes},
                    {"activation_peak_bytes", run.kv.activation_peak_bytes},
                    {"capacity_bytes", run.kv.capacity_bytes}};
+  if (run.disaggregated) {
+    const DisaggStats& d = *run.disaggregated;
+    j["disaggregated"] = {{"prefill_replicas", d.prefill_replicas},
+                          {"decode_replicas", d.decode_replicas},
+                          {"gpus_per_replica", d.gpus_per_replica},
+                          {"gpus", d.gpus_per_replica * (d.prefill_replicas + d.decode_replicas)},
+                          {"kv_transfers", d.transfers},
+                          {"cross_node_transfers", d.cross_node_transfers},
+                          {"kv_MB_per_gpu_mean", d.kv_MB_mean},
+                          {"transfer_ms_mean", d.transfer_ms_mean},
+                          {"transfer_ms_max", d.transfer_ms_max}};
+  }
   ojson rejected = ojson::array();
   for (const Rejection& x : run.workload.rejected)
     rejected.push_back({{"where", x.where}, {"reason", x.reason}});

@@ -28,6 +28,17 @@ void print_serve_table(std::ostream& os, const ServeSubject& s, const ServeRun& 
                 human_bytes(run.kv.kv_bytes).c_str(), human_bytes(run.kv.weights_bytes).c_str(),
                 human_bytes(run.kv.activation_peak_bytes).c_str());
   os << b;
+  if (run.disaggregated) {
+    const DisaggStats& d = *run.disaggregated;
+    std::snprintf(b, sizeof b,
+                  "disaggregated: %lld prefill + %lld decode replicas of %lld GPU(s); KV transfer "
+                  "%.1f MB a GPU on average, %.3f ms mean, %.3f ms max (from the prefill's end, "
+                  "queued behind its replica's other sends), %lld of %lld across nodes\n",
+                  (long long)d.prefill_replicas, (long long)d.decode_replicas,
+                  (long long)d.gpus_per_replica, d.kv_MB_mean, d.transfer_ms_mean,
+                  d.transfer_ms_max, (long long)d.cross_node_transfers, (long long)d.transfers);
+    os << b;
+  }
   std::snprintf(b, sizeof b,
                 "requests %lld in %.2f s (%lld steps): %.3f req/s, %.1f input tok/s, %.1f output "
                 "tok/s (%.1f per GPU)\n",
