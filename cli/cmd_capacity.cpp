@@ -10,7 +10,9 @@
 #include "cli/commands.h"
 #include "cli/output_file.h"
 #include "cli/row_output.h"
+#include "cli/serve_intervals.h"
 #include "cli/serve_options.h"
+#include "cli/views/serve_interval_views.h"
 #include "cli/views/serve_views.h"
 #include "common/errors.h"
 #include "common/parallel_map.h"
@@ -139,7 +141,11 @@ Command add_capacity_command(CLI::App& app) {
                          ? "input " + f->o.input_len + ", output " + f->o.output_len
                          : f->o.workload,
                      f->o.seed};
-      return CapacityRow{s, search_capacity(w, setup, kv, f->target, pr)};
+      CapacityRow row{s, search_capacity(w, setup, kv, f->target, pr)};
+      std::optional<ServingIntervals> iv;
+      if (row.result.at_max.requests > 0)
+        iv = run_intervals(gpu, model, serve_run_config(p, engine), row.result.at_max);
+      return std::make_pair(std::move(row), iv);
     };
     const int64_t total = (int64_t)(gpus.size() * engines.size() * precisions.size());
     RowDocHead head{"capacity",
@@ -160,10 +166,13 @@ Command add_capacity_command(CLI::App& app) {
     bool complete = ordered_parallel_for<RowText>(
         mine, batch.jobs,
         [&](int64_t k) {
-          CapacityRow row = row_at(batch.shard.index + k * batch.shard.count);
+          auto [row, iv] = row_at(batch.shard.index + k * batch.shard.count);
           RowText t;
           if (forms.table) t.table = capacity_table_row(row);
-          if (forms.json) t.json = capacity_json_row(row);
+          if (forms.json) {
+            t.json = capacity_json_row(row);
+            if (iv) t.json["intervals"] = capacity_intervals_json(*iv, row.result, f->target);
+          }
           return t;
         },
         [&](int64_t k, RowText&& t) {

@@ -8,6 +8,7 @@
 #include "cli/batch_run.h"
 #include "cli/commands.h"
 #include "cli/output_file.h"
+#include "cli/serve_intervals.h"
 #include "cli/serve_options.h"
 #include "cli/views/serve_views.h"
 #include "common/errors.h"
@@ -118,12 +119,16 @@ Command add_serve_command(CLI::App& app) {
       std::ofstream out = open_output("--trace", f->trace);
       write_serve_trace(out, s, run);
     }
+    ServingIntervals iv;
+    if (o.format != "csv" && run.report.requests > 0)
+      iv = run_intervals(gpu, model, serve_run_config(o.precision, engine), run.report);
+    const ServingIntervals* ivp = run.report.requests > 0 ? &iv : nullptr;
     if (o.format == "json")
-      print_serve_json(out.stream(), s, run);
+      print_serve_json(out.stream(), s, run, ivp);
     else if (o.format == "csv")
       print_serve_csv(out.stream(), run);
     else
-      print_serve_table(out.stream(), s, run);
+      print_serve_table(out.stream(), s, run, ivp);
     out.commit();
     return 0;
   };

@@ -1,6 +1,8 @@
 // JSON and CSV views of a serving run and of a capacity search. Key names carry their units.
 #include "cli/views/serve_views.h"
 
+#include "cli/views/serve_interval_views.h"
+
 #include <nlohmann/json.hpp>
 
 namespace ridgeline {
@@ -55,7 +57,8 @@ ojson report_json(const ServeReport& r) {
 
 }  // namespace
 
-void print_serve_json(std::ostream& os, const ServeSubject& s, const ServeRun& run) {
+void print_serve_json(std::ostream& os, const ServeSubject& s, const ServeRun& run,
+                      const ServingIntervals* intervals) {
   ojson j = subject_json(s);
   const ServeReport& r = run.report;
   ojson rep = report_json(r);
@@ -69,6 +72,7 @@ void print_serve_json(std::ostream& os, const ServeSubject& s, const ServeRun& r
   for (const Rejection& x : run.workload.rejected)
     rejected.push_back({{"where", x.where}, {"reason", x.reason}});
   j["rejected"] = {{"count", run.workload.rejected.size()}, {"requests", rejected}};
+  if (intervals) j["intervals"] = serving_intervals_json(*intervals, r);
   ojson reqs = ojson::array();
   for (const RequestRecord& q : run.sim.requests) {
     double ttft = (q.first_token_s - q.arrival_s) * 1e3, e2e = (q.finish_s - q.arrival_s) * 1e3;

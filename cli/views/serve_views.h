@@ -6,6 +6,7 @@
 
 #include "serve/capacity.h"
 #include "serve/serve_run.h"
+#include "validate/output_intervals.h"
 
 #include <nlohmann/json.hpp>
 
@@ -20,8 +21,11 @@ struct ServeSubject {
   int64_t seed = 0;
 };
 
-void print_serve_table(std::ostream& os, const ServeSubject& s, const ServeRun& r);
-void print_serve_json(std::ostream& os, const ServeSubject& s, const ServeRun& r);
+// `intervals`: the run's 80% intervals (validate/output_intervals.h), printed when given.
+void print_serve_table(std::ostream& os, const ServeSubject& s, const ServeRun& r,
+                       const ServingIntervals* intervals = nullptr);
+void print_serve_json(std::ostream& os, const ServeSubject& s, const ServeRun& r,
+                      const ServingIntervals* intervals = nullptr);
 void print_serve_csv(std::ostream& os, const ServeRun& r);
 void write_serve_trace(std::ostream& os, const ServeSubject& s, const ServeRun& r);
 
