@@ -1,9 +1,13 @@
 // `ridgeline op --input ops.jsonl` end to end (Google Benchmark): the subcommand as main()
 // runs it (flags parsed, GPU loaded, 200k JSONL lines read and parsed, predicted, printed as
 // JSONL), stdout sent to a sink. items_per_second is ops per second through the CLI path;
-// BM_OpBatchLibrary predicts the same ops already parsed (the library's own figure).
+// BM_OpBatchLibrary predicts the same ops already parsed (the library's own figure). The splits
+// of the CLI path: BM_OpBatchRun reads, parses and predicts the lines with their intervals
+// (run_op_lines), BM_OpBatchPrint writes the finished results as JSONL (print_op_jsonl).
 //   build/bench/bench_op_batch --benchmark_min_time=1
 #include "cli/commands.h"
+#include "cli/op_runner.h"
+#include "cli/views/views.h"
 #include "hardware/gpu_load.h"
 #include "model/op_cost.h"
 #include "workloads/op_parse.h"
@@ -100,6 +104,35 @@ void BM_OpBatchLibrary(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * kLines);
 }
 BENCHMARK(BM_OpBatchLibrary)->Unit(benchmark::kMillisecond);
+
+std::string batch_text() {
+  std::ifstream in(batch_file());
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+void BM_OpBatchRun(benchmark::State& state) {
+  GpuSpec gpu = load_gpu("h100-sxm");
+  const std::string text = batch_text();
+  for (auto _ : state) {
+    std::istringstream in(text);
+    benchmark::DoNotOptimize(run_op_lines(in, "ops.jsonl", gpu).size());
+  }
+  state.SetItemsProcessed(state.iterations() * kLines);
+}
+BENCHMARK(BM_OpBatchRun)->Unit(benchmark::kMillisecond);
+
+void BM_OpBatchPrint(benchmark::State& state) {
+  GpuSpec gpu = load_gpu("h100-sxm");
+  std::istringstream in(batch_text());
+  const std::vector<OpResult> results = run_op_lines(in, "ops.jsonl", gpu);
+  Sink sink;
+  std::ostream out(&sink);
+  for (auto _ : state) print_op_jsonl(out, results);
+  state.SetItemsProcessed(state.iterations() * kLines);
+}
+BENCHMARK(BM_OpBatchPrint)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 

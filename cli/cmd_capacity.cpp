@@ -10,8 +10,10 @@
 #include "cli/commands.h"
 #include "cli/output_file.h"
 #include "cli/row_output.h"
+#include "cli/serve_intervals.h"
 #include "cli/serve_options.h"
 #include "cli/serve_replica.h"
+#include "cli/views/serve_interval_views.h"
 #include "cli/views/serve_views.h"
 #include "common/errors.h"
 #include "common/parallel_map.h"
@@ -169,9 +171,15 @@ Command add_capacity_command(CLI::App& app) {
         if (!replica.cluster) throw;  // --gpu rows read as before
         CapacityResult none;
         none.reason = std::string("the weights leave no KV cache on a GPU: ") + e.what();
-        return CapacityRow{s, none};
+        return std::make_pair(CapacityRow{s, none}, std::optional<ServingIntervals>{});
       }
-      return CapacityRow{s, search_capacity(w, setup, kv, f->target, pr)};
+      CapacityRow row{s, search_capacity(w, setup, kv, f->target, pr)};
+      // One GPU's kernel errors: not stated for multi-GPU or disaggregated replicas (see serve).
+      const bool one_gpu = replica.tp * replica.pp * replica.ep == 1 && splits[si].empty();
+      std::optional<ServingIntervals> iv;
+      if (one_gpu && row.result.at_max.requests > 0)
+        iv = run_intervals(replica.gpu, model, serve_run_config(p, engine), row.result.at_max);
+      return std::make_pair(std::move(row), iv);
     };
     const int64_t total =
         (int64_t)(replicas.size() * splits.size() * engines.size() * precisions.size());
@@ -193,10 +201,13 @@ Command add_capacity_command(CLI::App& app) {
     bool complete = ordered_parallel_for<RowText>(
         mine, batch.jobs,
         [&](int64_t k) {
-          CapacityRow row = row_at(batch.shard.index + k * batch.shard.count);
+          auto [row, iv] = row_at(batch.shard.index + k * batch.shard.count);
           RowText t;
           if (forms.table) t.table = capacity_table_row(row);
-          if (forms.json) t.json = capacity_json_row(row);
+          if (forms.json) {
+            t.json = capacity_json_row(row);
+            if (iv) t.json["intervals"] = capacity_intervals_json(*iv, row.result, f->target);
+          }
           return t;
         },
         [&](int64_t k, RowText&& t) {

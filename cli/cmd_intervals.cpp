@@ -12,6 +12,7 @@
 #include "cli/views/interval_views.h"
 #include "common/errors.h"
 #include "common/json_reader.h"
+#include "validate/cluster_coverage.h"
 #include "validate/interval_build.h"
 
 #include <ctime>
@@ -64,7 +65,7 @@ IntervalSources sources_of(const IntervalTable& t) {
 Command add_calibrate_intervals_command(CLI::App& calibrate, CLI::App*& sub) {
   struct Options {
     IntervalSources sources;
-    std::string out, coverage;
+    std::string out, coverage, training_runs;
     int min_count = 10;
     double min = 0.70, max = 0.90;
   };
@@ -82,6 +83,9 @@ Command add_calibrate_intervals_command(CLI::App& calibrate, CLI::App*& sub) {
   sub->add_option("--out", o->out, "Where to write the table (validate/intervals.json)");
   sub->add_option("--coverage", o->coverage,
                   "Check a table's held-out coverage instead of writing one");
+  sub->add_option("--training-runs", o->training_runs,
+                  "--coverage: also the cluster-step intervals' coverage on these published "
+                  "training runs (validate/data/published-training-runs.json)");
   sub->add_option("--min", o->min, "--coverage: lowest overall coverage accepted (0.70)")
       ->check(CLI::Range(0.0, 1.0));
   sub->add_option("--max", o->max, "--coverage: highest overall coverage accepted (0.90)")
@@ -97,9 +101,12 @@ Command add_calibrate_intervals_command(CLI::App& calibrate, CLI::App*& sub) {
       std::vector<CoverageRow> rows = interval_coverage(t, held);
       print_interval_coverage(std::cout, t, rows, o->min, o->max);
       double all = rows.back().coverage();
+      if (!o->training_runs.empty())
+        print_cluster_coverage(std::cout,
+                               cluster_coverage(t, load_training_runs(o->training_runs)));
       return all < o->min || all > o->max ? 1 : 0;
     }
-    for (const char* f : {"--min", "--max"})
+    for (const char* f : {"--min", "--max", "--training-runs"})
       if (cmd->count(f)) throw InputError(std::string(f) + ": only with --coverage");
     if (o->sources.baselines.empty())
       throw InputError("--baseline: give at least one accuracy baseline (or --coverage TABLE)");

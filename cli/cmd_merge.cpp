@@ -1,16 +1,17 @@
 // `ridgeline merge a.jsonl b.jsonl ... [--format table|json|csv] [--out FILE]`: the shards of a
-// `sweep` or `capacity` run (`--shard I/N`, cli/row_output.h) combined into exactly the output the
-// unsharded command prints. Pass 1 checks every file on its own and against the others before a
-// byte is written: a header first; one command, one N, the same inputs and heads in all; each
-// shard I/N exactly once and all N present; in each file the points of its shard only, in order,
-// none missing or repeated, and the footer that marks it complete (a killed run has none). Every
-// error names the file and line. Pass 2 streams the rows back in index order (point i is in shard
-// i % N), so merging holds one row a shard, not the run.
+// `sweep`, `search` or `capacity` run (`--shard I/N`, cli/row_output.h) combined into exactly the
+// output the unsharded command prints. Pass 1 checks every file on its own and against the others
+// before a byte is written: a header first; one command, one N, the same inputs and heads in all;
+// each shard I/N exactly once and all N present; in each file the points of its shard only, in
+// order, none missing or repeated, and the footer that marks it complete (a killed run has none).
+// Every error names the file and line. Pass 2 streams the rows back in index order (point i is in
+// shard i % N), so merging holds one row a shard, not the run.
 #include "cli/batch_run.h"
 #include "cli/commands.h"
 #include "cli/merge.h"
 #include "cli/output_file.h"
 #include "cli/row_output.h"
+#include "cli/search_records.h"
 #include "common/errors.h"
 
 #include <nlohmann/json.hpp>
@@ -161,6 +162,38 @@ void check_together(const std::vector<ShardFile>& files) {
                        " missing (no file given holds it)");
 }
 
+// A search's shards: every row read back (in index order), ranked, and printed by the search views.
+int merge_search(const std::vector<ShardFile>& files, const std::string& format,
+                 const std::string& out_path) {
+  const RowDocHead& head = files[0].head;
+  SearchHead h;
+  SearchResult r = search_result_from(head.json_head, h, files[0].path + ":1: /json_head");
+  std::vector<std::unique_ptr<RecordReader>> readers((size_t)files[0].shard.count);
+  ojson j;
+  for (const ShardFile& f : files) {
+    readers[(size_t)f.shard.index] = std::make_unique<RecordReader>(f.path);
+    readers[(size_t)f.shard.index]->next(j);  // the header
+  }
+  for (int64_t i = 0; i < head.points; ++i) {
+    RecordReader& rd = *readers[(size_t)(i % files[0].shard.count)];
+    rd.next(j);
+    StrategyRow row;
+    try {
+      row = strategy_row_from(j.at("json"), "/json");
+    } catch (const std::exception& e) {
+      throw rd.error(e.what());
+    }
+    (row.timed ? r.ranked : r.not_fitting_rows).push_back(std::move(row));
+  }
+  r.not_fitting = (int64_t)r.not_fitting_rows.size();
+  rank_strategies(r.ranked);
+  OutputFile out("--out", out_path);
+  search_views().pick(format, "--format")(out.stream(),
+                                          SearchReport{r, h.description, h.top, h.all});
+  out.commit();
+  return r.ranked.empty() ? 1 : 0;
+}
+
 }  // namespace
 
 int merge_shards(const std::vector<std::string>& paths, const std::string& format,
@@ -169,6 +202,7 @@ int merge_shards(const std::vector<std::string>& paths, const std::string& forma
   for (const auto& p : paths) files.push_back(check_file(p));
   check_together(files);
   const RowDocHead& head = files[0].head;
+  if (head.command == "search") return merge_search(files, format, out_path);
   if (format == "csv" && !head.has_csv)
     throw InputError("--format csv: `" + head.command +
                      "` has no CSV output; choose table or json");
@@ -206,8 +240,8 @@ Command add_merge_command(CLI::App& app) {
     std::string format = "table", out;
   };
   auto o = std::make_shared<Options>();
-  CLI::App* cmd =
-      app.add_subcommand("merge", "Combine the --shard I/N outputs of sweep or capacity into one");
+  CLI::App* cmd = app.add_subcommand(
+      "merge", "Combine the --shard I/N outputs of sweep, search or capacity into one");
   cmd->add_option("files", o->files, "Shard files (JSONL), one for each shard, any order")
       ->required();
   cmd->add_option("--format", o->format, "table (default), json or csv")

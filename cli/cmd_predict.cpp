@@ -17,6 +17,7 @@
 #include "hardware/gpu_load.h"
 #include "model/parallel_predict.h"
 #include "validate/intervals.h"
+#include "validate/output_intervals.h"
 #include "workloads/graph_builder.h"
 
 #include <fstream>
@@ -75,12 +76,15 @@ int predict_on_cluster(const CLI::App& cmd, const PredictOptions& o, const RunCo
     std::ofstream out = open_output("--trace", o.trace);
     write_parallel_trace(out, p);
   }
+  PredictionInterval interval =
+      cluster_interval(builtin_interval_table(), gpu, cluster, model, run, parallel, p);
   if (o.format == "json")
     print_parallel_json(
         std::cout, p,
-        RunSubject{model.name, model.source, gpu.name, gpu.file, gpu.profile, what_if_labels(gpu)});
+        RunSubject{model.name, model.source, gpu.name, gpu.file, gpu.profile, what_if_labels(gpu)},
+        &interval);
   else
-    print_parallel_table(std::cout, p);
+    print_parallel_table(std::cout, p, &interval);
   return 0;
 }
 

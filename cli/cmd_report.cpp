@@ -12,6 +12,7 @@
 #include "cli/cout_capture.h"
 #include "cli/output_file.h"
 #include "cli/report/chart_assets.h"
+#include "cli/report_page.h"
 #include "cli/views/report_html.h"
 #include "common/errors.h"
 #include "common/json_reader.h"
@@ -141,23 +142,22 @@ std::string command_line(const CLI::App& sub, const std::string& out) {
 
 // The page of a run: its JSON document, checked not empty, with roofs and accuracy added.
 HtmlReport page_for(const CLI::App& sub, const std::string& text, const std::string& out) {
-  const std::string kind = sub.get_name();
   nlohmann::json run = nlohmann::json::parse(text);
+  return report_page(sub.get_name(), run, roofs_for(sub, run), command_line(sub, out));
+}
+
+}  // namespace
+
+HtmlReport report_page(const std::string& kind, const nlohmann::json& run,
+                       const nlohmann::json& roofs, const std::string& command) {
   check_not_empty(kind, run);
   std::string subject = run.contains("model") && run["model"].is_string()
                             ? run["model"].get<std::string>()
                             : (run.contains("cluster") && run["cluster"].is_string()
                                    ? run["cluster"].get<std::string>()
                                    : kind);
-  return {kind,
-          "ridgeline " + kind + ": " + subject,
-          command_line(sub, out),
-          run,
-          roofs_for(sub, run),
-          accuracy_for(kind, run)};
+  return {kind, "ridgeline " + kind + ": " + subject, command, run, roofs, accuracy_for(kind, run)};
 }
-
-}  // namespace
 
 Command add_report_command(CLI::App& app) {
   CLI::App* report = app.add_subcommand(

@@ -6,8 +6,11 @@
 #include "cli/batch_run.h"
 #include "cli/commands.h"
 #include "cli/output_file.h"
+#include "cli/row_output.h"
+#include "cli/search_records.h"
 #include "cli/views/search_views.h"
 #include "common/errors.h"
+#include "common/parallel_map.h"
 #include "hardware/cluster_spec.h"
 #include "hardware/gpu_load.h"
 
@@ -98,6 +101,39 @@ PipelineSchedule schedule_of(const std::string& s, const std::string& flag) {
   throw InputError(flag + ": \"" + s + "\": expected gpipe, 1f1b or interleaved");
 }
 
+// `search --shard I/N`: this shard's strategies (index i % N == I of the valid ones) priced and
+// written as records for `ridgeline merge` (cli/search_records.h).
+int search_shard(const Job& j, const SearchSpace& s, const Batch& batch, const SearchHead& h,
+                 const CLI::App& cmd, const std::string& out_path) {
+  auto per_node = (int64_t)j.cluster.gpus_per_node.value;
+  ClusterLimits limits{j.cluster.name, per_node, per_node * (int64_t)j.cluster.max_nodes.value};
+  Enumeration e = enumerate_strategies(j.model, j.run, s, limits);
+  SearchResult r;
+  r.model = j.model.name, r.cluster = j.cluster.name, r.gpu = j.gpu.name, r.space = s;
+  r.candidates = e.candidates, r.valid = (int64_t)e.valid.size(), r.refused = e.refused;
+  RowDocHead head{"search", run_inputs_text(cmd),     r.valid,  "",
+                  "",       search_head_record(r, h), "ranked", true};
+  OutputFile out("--out", out_path);
+  RowWriter writer(out.stream(), "json", batch.shard);
+  const ShardSpec& sh = batch.shard;
+  const int64_t mine = (r.valid - sh.index + sh.count - 1) / sh.count;
+  catch_sigint();
+  writer.begin(head);
+  bool complete = ordered_parallel_for<RowText>(
+      mine, batch.jobs,
+      [&](int64_t k) {
+        const ParallelConfig& p = e.valid[(size_t)(sh.index + k * sh.count)];
+        RowText t;
+        t.json = strategy_row_record(price_strategy(j.model, j.run, p, j.cluster, j.gpu));
+        return t;
+      },
+      [&](int64_t k, RowText&& t) { writer.row(sh.index + k * sh.count, t); }, &interrupt_flag());
+  if (!complete) throw Interrupted();
+  writer.end();
+  out.commit();
+  return 0;
+}
+
 void check_format(const std::string& format) {
   if (format != "table" && format != "json" && format != "csv")
     throw InputError("--format " + format + ": no such format; choose table, json or csv");
@@ -133,9 +169,12 @@ Command add_search_command(CLI::App& app) {
   cmd->add_option("--sp", o->sp, "Sequence parallelism with TP > 1: both (default), on or off")
       ->check(CLI::IsMember({"both", "on", "off"}));
   cmd->add_flag("--all", o->all, "Also list the strategies that do not fit, with their reason");
-  add_batch_flags(*cmd, o->batch, false);
-  return [o]() {
+  add_batch_flags(*cmd, o->batch);
+  return [o, cmd]() {
     Batch batch = batch_of(o->batch);
+    if (batch.shard.on && cmd->get_option("--format")->count() > 0)
+      throw InputError(
+          "--format: a --shard run writes JSONL for `ridgeline merge`; give --format to merge");
     check_format(o->job.format);
     if (o->top < 1) throw InputError("--top: must be at least 1, got " + std::to_string(o->top));
     Job j = job_of(o->job);
@@ -147,6 +186,9 @@ Command add_search_command(CLI::App& app) {
     s.recompute = list_of<Recompute>(o->recompute, "--recompute", recompute_of);
     s.schedules = list_of<PipelineSchedule>(o->schedule, "--schedule", schedule_of);
     s.sp_on = o->sp != "off", s.sp_off = o->sp != "on";
+    if (batch.shard.on)
+      return search_shard(j, s, batch, {describe(j, s.gpus, s.global_batch), o->top, o->all}, *cmd,
+                          o->batch.out);
     SearchProgress progress;
     if (progress_wanted(o->batch)) {
       progress.every = 500;

@@ -13,6 +13,7 @@
 #include "cli/batch_run.h"
 #include "cli/commands.h"
 #include "cli/output_file.h"
+#include "cli/serve_intervals.h"
 #include "cli/serve_options.h"
 #include "cli/serve_replica.h"
 #include "cli/views/serve_views.h"
@@ -160,12 +161,19 @@ Command add_serve_command(CLI::App& app) {
       std::ofstream out = open_output("--trace", f->trace);
       write_serve_trace(out, s, run);
     }
+    // Intervals come from one GPU's kernel errors: not stated for a multi-GPU or disaggregated
+    // replica, whose collectives and transfers they do not cover.
+    const bool one_gpu = replica.tp * replica.pp * replica.ep == 1 && !disaggregate;
+    ServingIntervals iv;
+    if (one_gpu && o.format != "csv" && run.report.requests > 0)
+      iv = run_intervals(replica.gpu, model, serve_run_config(o.precision, engine), run.report);
+    const ServingIntervals* ivp = one_gpu && run.report.requests > 0 ? &iv : nullptr;
     if (o.format == "json")
-      print_serve_json(out.stream(), s, run);
+      print_serve_json(out.stream(), s, run, ivp);
     else if (o.format == "csv")
       print_serve_csv(out.stream(), run);
     else
-      print_serve_table(out.stream(), s, run);
+      print_serve_table(out.stream(), s, run, ivp);
     out.commit();
     return 0;
   };

@@ -15,6 +15,7 @@
 #include "common/parallel_map.h"
 #include "hardware/gpu_load.h"
 #include "model/prediction.h"
+#include "validate/intervals.h"
 #include "workloads/graph_builder.h"
 
 #include <iostream>
@@ -42,6 +43,7 @@ SweepPoint sweep_point(const PredictOptions& p, const ModelConfig& model, const 
     pt.total_us = pr.total_us;
     pt.tokens_per_s = pr.tokens_per_s;
     pt.memory = pr.memory;
+    pt.interval = step_interval(builtin_interval_table(), gpu, g, pr, model.moe.experts > 0);
   } catch (const InputError& e) {
     pt.error = e.what();
   }

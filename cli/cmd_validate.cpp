@@ -1,13 +1,15 @@
 // `ridgeline validate --data validate/data/h100-sxm-ops.json [--data more.json] [--gpu h100-sxm]
-// [--split holdout] [--plot scorecard.svg]`:
+// [--split holdout] [--plot scorecard.html]`:
 // predicts every measured op of a data set and prints the accuracy scorecard, beside a plain
 // datasheet roofline measured the same way. The default split is the held-out one. --plot also
-// writes the same scorecard as an SVG (predicted against measured, error against time). The GPU
+// writes the scorecard's charts (predicted against measured, error against time, error per
+// family) as the `ridgeline report validate` page: self-contained HTML, Vega-Lite. The GPU
 // is the one the data files (or the trace) record unless --gpu names it, and a --gpu the files
 // contradict is refused (recorded_device.h).
 #include "cli/commands.h"
 #include "cli/output_file.h"
 #include "cli/predict_options.h"
+#include "cli/report_page.h"
 #include "cli/validate_collectives.h"
 #include "cli/views/report_views.h"
 #include "cli/views/scorecard_views.h"
@@ -30,6 +32,7 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <sstream>
 
 namespace ridgeline {
 
@@ -149,10 +152,34 @@ void refuse_flags(const CLI::App& cmd, const std::vector<std::string>& names,
     if (cmd.count(n)) throw InputError(n + ": not with " + why);
 }
 
-// --plot: the scorecard as SVG, written before any other output so a bad path fails alone.
-void write_plot(const std::string& path, const Scorecard& sc) {
+// --plot: the `report validate` page of the scorecard (cli/report_page.h), built before a byte is
+// written, so a build without charts or an empty scorecard leaves no file; a path not ending in
+// .html is refused (the plot was an SVG once: an old name says which format it gets now).
+void write_plot(const std::string& path, const CLI::App& cmd, const ScorecardReport& report,
+                const GpuSpec& gpu) {
+  if (path.size() < 5 || path.compare(path.size() - 5, 5, ".html") != 0)
+    throw InputError("--plot " + path +
+                     ": the plot is an HTML page of Vega-Lite charts (as `ridgeline report "
+                     "validate` writes); name the file .html");
+  std::ostringstream json;
+  scorecard_views().pick("json", "--format")(
+      json, ScorecardReport{report.scorecard, report.skipped, report.worst, ""});
+  std::string command = "ridgeline validate";
+  for (const CLI::Option* o : cmd.get_options()) {
+    if (o->count() == 0 || o->get_name() == "--format" || o->get_name() == "--worst") continue;
+    command += " " + o->get_name();
+    if (o->get_type_size() != 0)
+      for (const std::string& v : o->results()) command += " " + v;
+  }
+  std::ostringstream html;
+  try {
+    print_report_html(
+        html, report_page("validate", nlohmann::json::parse(json.str()), roofs_json(gpu), command));
+  } catch (const InputError& e) {
+    throw InputError("--plot " + path + ": " + e.what());
+  }
   std::ofstream out = open_output("--plot", path);
-  print_scorecard_svg(out, sc);
+  out << html.str();
   out.close();
   if (!out) throw InputError("--plot " + path + ": writing the file failed");
 }
@@ -221,8 +248,9 @@ Command add_validate_command(CLI::App& app) {
   cmd->add_option("--job", o->job, "With --trace --format prometheus: a job label on every metric");
   cmd->add_option("--worst", o->worst, "Worst cases to list (table)");
   cmd->add_option("--plot", o->plot,
-                  "Also write the scorecard as an SVG plot (predicted against measured, error "
-                  "against measured time)");
+                  "Also write the scorecard's charts to FILE.html: the `report validate` page "
+                  "(self-contained HTML, Vega-Lite: predicted against measured, error against "
+                  "measured time, error per family); a name not ending in .html is refused");
   return [o, cmd, workload_flags]() {
     if (!o->plot.empty() && (!o->check.empty() || !o->trace.empty()))
       throw InputError("--plot: plots the scorecard of --data; not with --check or --trace");
@@ -292,7 +320,8 @@ Command add_validate_command(CLI::App& app) {
     RuntimeProfile runtime =
         o->workload.runtime.empty() ? default_runtime() : load_runtime(o->workload.runtime);
     Scorecard sc = score_files(o->data, o->workloads, gpu, o->split, skipped, runtime);
-    if (!o->plot.empty()) write_plot(o->plot, sc);
+    if (!o->plot.empty())
+      write_plot(o->plot, *cmd, ScorecardReport{sc, skipped, o->worst, ""}, gpu);
     scorecard_views().pick(o->format, "--format")(std::cout,
                                                   ScorecardReport{sc, skipped, o->worst, o->plot});
     return 0;

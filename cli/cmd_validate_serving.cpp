@@ -6,6 +6,7 @@
 // rows changed), and says which.
 #include "cli/commands.h"
 #include "cli/output_file.h"
+#include "cli/serving_coverage.h"
 #include "common/errors.h"
 #include "common/json_reader.h"
 #include "serve/published.h"
@@ -23,6 +24,7 @@ struct Flags {
   std::vector<std::string> data;
   std::string split = "all", check, write_baseline, format = "table";
   std::vector<std::string> engine_for;
+  bool intervals = false;
 };
 
 std::map<std::string, std::string> engine_map(const std::vector<std::string>& items) {
@@ -155,9 +157,12 @@ Command add_validate_serving_command(CLI::App& app) {
   cmd->add_option("--write-baseline", f->write_baseline, "Write the scores as a baseline file");
   cmd->add_option("--format", f->format, "table or rows (one line a row too)")
       ->check(CLI::IsMember({"table", "rows"}));
+  cmd->add_flag("--intervals", f->intervals,
+                "Also the coverage of serve's 80% intervals (TTFT, TPOT, throughput) on the rows");
   return [f, cmd]() {
     if (!f->check.empty()) {
-      for (const char* flag : {"--data", "--split", "--engine-for", "--write-baseline"})
+      for (const char* flag :
+           {"--data", "--split", "--engine-for", "--write-baseline", "--intervals"})
         if (cmd->count(flag) > 0)
           throw InputError(std::string(flag) + ": not with --check (the baseline names it)");
       return check(f->check, std::cout);
@@ -167,6 +172,7 @@ Command add_validate_serving_command(CLI::App& app) {
     std::vector<PublishedRow> rows = read_all(f->data);  // the scores point here
     PublishedScorecard c = score_published(rows, f->split, engines);
     print_table(std::cout, c, f->format == "rows");
+    if (f->intervals) print_serving_coverage(std::cout, c, engines);
     if (!f->write_baseline.empty()) {
       std::ofstream out = open_output("--write-baseline", f->write_baseline);
       out << baseline_json(*f, engines, c).dump(2) << "\n";

@@ -73,6 +73,7 @@ std::vector<OpResult> run_op_lines(std::istream& in, const std::string& label, c
   std::vector<OpResult> out;
   out.reserve(static_cast<size_t>(std::count(text.begin(), text.end(), '\n')) + 1);
   FastOpParser fast;
+  KernelIntervalMemo intervals(builtin_interval_table(), gpu);
   std::string fallback_id;
   size_t start = 0;
   for (int number = 1; start < text.size(); ++number) {
@@ -85,7 +86,7 @@ std::vector<OpResult> run_op_lines(std::istream& in, const std::string& label, c
     if (std::optional<Op> op = fast.parse(line, fallback_id)) {
       try {
         OpCost cost = predict_op(*op, gpu);
-        std::optional<PredictionInterval> interval = interval_of(*op, cost, gpu);
+        std::optional<PredictionInterval> interval = intervals.interval(*op, cost.time_us);
         std::string id = op->id;
         out.push_back({std::move(id), std::move(op), cost, {}, std::move(interval)});
         continue;

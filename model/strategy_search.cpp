@@ -16,6 +16,21 @@ ClusterLimits limits_of(const ClusterSpec& c) {
 
 }  // namespace
 
+StrategyRow price_strategy(const ModelConfig& model, const RunConfig& run, const ParallelConfig& p,
+                           const ClusterSpec& cluster, const GpuSpec& gpu,
+                           const StrategyPredictor& predictor) {
+  RunConfig r = strategy_run(run, p);
+  StrategyRow row;
+  row.parallel = p;
+  row.memory = parallel_memory(model, r, p, gpu.memory.hbm.capacity_bytes.value,
+                               r.runtime.reserved_bytes, limits_of(cluster));
+  if (row.memory.fits()) {
+    row.timed = true;
+    row.prediction = predictor ? predictor(p) : predict_parallel(model, r, p, cluster, gpu);
+  }
+  return row;
+}
+
 SearchResult search_strategies(const ModelConfig& model, const RunConfig& run,
                                const SearchSpace& space, const ClusterSpec& cluster,
                                const GpuSpec& gpu, const SearchProgress& progress,
@@ -31,18 +46,8 @@ SearchResult search_strategies(const ModelConfig& model, const RunConfig& run,
   out.candidates = e.candidates;
   out.valid = (int64_t)e.valid.size();
   out.refused = e.refused;
-  const double capacity = gpu.memory.hbm.capacity_bytes.value;
   auto price = [&](int64_t i) {
-    const ParallelConfig& p = e.valid[(size_t)i];
-    RunConfig r = strategy_run(run, p);
-    StrategyRow row;
-    row.parallel = p;
-    row.memory = parallel_memory(model, r, p, capacity, r.runtime.reserved_bytes, limits);
-    if (row.memory.fits()) {
-      row.timed = true;
-      row.prediction = predictor ? predictor(p) : predict_parallel(model, r, p, cluster, gpu);
-    }
-    return row;
+    return price_strategy(model, run, e.valid[(size_t)i], cluster, gpu, predictor);
   };
   auto gather = [&](int64_t i, StrategyRow&& row) {
     (row.timed ? out.ranked : out.not_fitting_rows).push_back(std::move(row));

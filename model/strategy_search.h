@@ -122,6 +122,12 @@ SearchResult search_strategies(const ModelConfig& model, const RunConfig& run,
                                const GpuSpec& gpu, const SearchProgress& progress = {},
                                const StrategyPredictor& predictor = {}, int jobs = 1);
 
+// One valid strategy as search_strategies prices it: its memory per GPU, and when it fits its
+// prediction (predict_parallel, or `predictor` when given). `search --shard` prices its share.
+StrategyRow price_strategy(const ModelConfig& model, const RunConfig& run, const ParallelConfig& p,
+                           const ClusterSpec& cluster, const GpuSpec& gpu,
+                           const StrategyPredictor& predictor = {});
+
 // Sorts fitting rows by iteration time, a tie (rounding to the same microsecond) going to the one
 // that needs less memory per GPU, then to enumeration order; fills each row's behind_us and
 // loses_because against the row above.

@@ -173,6 +173,22 @@ std::optional<PredictionInterval> kernel_interval(const IntervalTable& t, const 
                             hit->level,           basis_of(*hit, "kernels"), hit->q.count};
 }
 
+std::optional<PredictionInterval> KernelIntervalMemo::interval(const Op& op, double time_us) {
+  std::string category = kernel_category(op);
+  auto it = by_category_.find(category);
+  if (it == by_category_.end()) {
+    Entry e;
+    if (auto hit = find_quantiles(table_, table_.kernels, gpu_, category, true)) {
+      e = {true, hit->q, hit->category, hit->level, basis_of(*hit, "kernels")};
+    }
+    it = by_category_.emplace(std::move(category), std::move(e)).first;
+  }
+  const Entry& e = it->second;
+  if (!e.found) return std::nullopt;
+  return PredictionInterval{time_us * e.q.p10, time_us * e.q.p90, e.category,
+                            e.level,           e.basis,           e.q.count};
+}
+
 std::optional<PredictionInterval> collective_interval(const IntervalTable& t, double time_us) {
   GpuSpec any;  // no profile: the lookup reads the none level only
   auto hit = find_quantiles(t, t.kernels, any, "collective", false);

@@ -73,6 +73,23 @@ std::string step_category(const std::string& runtime, const std::string& phase_l
 // at any level for its category or "all".
 std::optional<PredictionInterval> kernel_interval(const IntervalTable& t, const GpuSpec& gpu,
                                                   const Op& op, double time_us);
+// kernel_interval for many ops on one GPU (the op batch path): the lookup and its basis text are
+// made once per category, not once per op. Not thread-safe: one memo a thread.
+class KernelIntervalMemo {
+ public:
+  KernelIntervalMemo(const IntervalTable& t, const GpuSpec& gpu) : table_(t), gpu_(gpu) {}
+  std::optional<PredictionInterval> interval(const Op& op, double time_us);
+
+ private:
+  struct Entry {
+    bool found = false;
+    RatioQuantiles q;
+    std::string category, level, basis;
+  };
+  const IntervalTable& table_;
+  const GpuSpec& gpu_;
+  std::map<std::string, Entry, std::less<>> by_category_;
+};
 // The interval of a collective predicted at `time_us`: the collective model has no per-GPU
 // profile, so its entry is the none level's (every measured cluster pooled).
 std::optional<PredictionInterval> collective_interval(const IntervalTable& t, double time_us);

@@ -60,4 +60,13 @@ void print_interval_coverage(std::ostream& os, const IntervalTable& t,
      << "-" << fixed(100 * max, 0) << "%): " << (ok ? "ok" : "OUT OF RANGE") << "\n";
 }
 
+void print_cluster_coverage(std::ostream& os, const std::vector<CoverageRow>& rows) {
+  os << "Cluster steps (predict --cluster): 80% intervals of iteration time on the published "
+        "training runs\n";
+  for (const auto& r : rows)
+    os << "  " << std::left << std::setw(8) << r.level << std::right << std::setw(4) << r.count
+       << " rows: " << r.below << " below, " << r.inside << " inside, " << r.above
+       << " above; coverage " << fixed(100 * r.coverage(), 1) << "%\n";
+}
+
 }  // namespace ridgeline

@@ -31,6 +31,8 @@ nlohmann::ordered_json interval_json(const PredictionInterval& i);
 std::string interval_line(const PredictionInterval& i);
 // "190.1-215.9 us": both bounds in the unit of the upper one.
 std::string interval_range(const PredictionInterval& i);
+// The cluster-step rows (validate/cluster_coverage.h): not part of the overall check.
+void print_cluster_coverage(std::ostream& os, const std::vector<CoverageRow>& rows);
 void print_interval_coverage(std::ostream& os, const IntervalTable& t,
                              const std::vector<CoverageRow>& rows, double min, double max);
 

@@ -1,8 +1,11 @@
 // The JSONL view of `ridgeline op` results: one object a line, the bytes nlohmann's dump()
 // prints for op_result_json (same keys in the same order, numbers through nlohmann's own
 // shortest round-trip formatter, strings escaped by nlohmann whenever they need escaping),
-// written straight into one buffer that goes out in large writes. A batch of 200k ops spends
-// most of its time here otherwise: building an ordered_json allocates for every key.
+// written through a cursor into one reserved buffer that goes out in large writes. Before each
+// line the buffer is made to hold the line's worst case (a fixed bound for the keys and numbers,
+// six bytes a character for its strings, nlohmann's worst escape), so no write checks for room.
+// A batch of 200k ops spent most of its time here: building an ordered_json allocates for every
+// key, and std::string appends cost a capacity check and a call each.
 #include "cli/views/op_fields.h"
 #include "cli/views/views.h"
 
@@ -11,106 +14,185 @@
 #include <array>
 #include <charconv>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <string_view>
-#include <type_traits>
+#include <vector>
 
 namespace ridgeline {
 
 namespace {
 
+// Room one line needs besides its strings: ~40 keys and ~35 numbers of at most 32 bytes each.
+constexpr size_t kLineBytes = 4096;
+
+// The text of the last value each key printed: the shortest-digits search is the one costly step
+// left, and some values repeat line after line (the interval's coverage, an op kind's overhead).
+// Slots are keyed by the key literal's address; a collision only costs a miss.
+struct NumberCache {
+  struct Slot {
+    uint64_t bits = 0;
+    const char* key = nullptr;
+    uint8_t len = 0;
+    char text[40];
+  };
+  std::array<Slot, 128> slots;
+};
+
 class JsonlWriter {
  public:
-  explicit JsonlWriter(std::string& out) : out_(out) {}
+  JsonlWriter(char* p, NumberCache& cache) : p_(p), cache_(cache) {}
+  char* cursor() const { return p_; }
 
-  void open() { out_ += '{'; }
-  void close() { out_ += "}\n"; }
+  void open() { *p_++ = '{'; }
+  void close() {
+    *p_++ = '}';
+    *p_++ = '\n';
+  }
   template <size_t N, class T>
   void field(const char (&key)[N], const T& value) {
-    comma_and_key(std::string_view(key, N - 1));
+    comma_and_key(key);
     write(value);
   }
   template <size_t N>
+  void field(const char (&key)[N], double value) {
+    comma_and_key(key);
+    write_number(key, value);
+  }
+  template <size_t N>
   void begin(const char (&key)[N]) {
-    comma_and_key(std::string_view(key, N - 1));
-    out_ += '{';
+    comma_and_key(key);
+    *p_++ = '{';
     first_ = true;
   }
   void end() {
-    out_ += '}';
+    *p_++ = '}';
     first_ = false;
   }
 
  private:
-  void comma_and_key(std::string_view key) {
-    if (!first_) out_ += ',';
+  template <size_t N>
+  void comma_and_key(const char (&key)[N]) {  // our own keys: plain ASCII, nothing to escape
+    if (!first_) *p_++ = ',';
     first_ = false;
-    out_ += '"';
-    out_ += key;  // our own keys: plain ASCII, nothing to escape
-    out_ += "\":";
+    *p_++ = '"';
+    std::memcpy(p_, key, N - 1);
+    p_ += N - 1;
+    *p_++ = '"';
+    *p_++ = ':';
   }
   void write(std::string_view s) {
-    for (char c : s) {
-      auto u = static_cast<unsigned char>(c);
-      if (u < 0x20 || u >= 0x80 || c == '"' || c == '\\') {  // nlohmann words these
-        out_ += nlohmann::json(std::string(s)).dump();
-        return;
-      }
+    if (needs_escape(s)) {  // nlohmann words these
+      std::string text = nlohmann::json(std::string(s)).dump();
+      std::memcpy(p_, text.data(), text.size());
+      p_ += text.size();
+      return;
     }
-    out_ += '"';
-    out_ += s;
-    out_ += '"';
+    *p_++ = '"';
+    std::memcpy(p_, s.data(), s.size());
+    p_ += s.size();
+    *p_++ = '"';
+  }
+  // A control character, a non-ASCII byte, '"' or '\\': eight bytes a step (SWAR).
+  static bool needs_escape(std::string_view s) {
+    constexpr uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
+    auto has_zero = [](uint64_t v) { return (v - ones) & ~v & highs; };
+    size_t i = 0;
+    for (; i + 8 <= s.size(); i += 8) {
+      uint64_t w;
+      std::memcpy(&w, s.data() + i, 8);
+      if ((w & highs) || has_zero(w & (0xe0e0e0e0e0e0e0e0ull)) || has_zero(w ^ (ones * '"')) ||
+          has_zero(w ^ (ones * '\\')))
+        return true;
+    }
+    for (; i < s.size(); ++i) {
+      auto u = static_cast<unsigned char>(s[i]);
+      if (u < 0x20 || u >= 0x80 || s[i] == '"' || s[i] == '\\') return true;
+    }
+    return false;
   }
   void write(const std::string& s) { write(std::string_view(s)); }
   void write(const char* s) { write(std::string_view(s)); }
   void write(double x) {
     if (!std::isfinite(x)) {
-      out_ += "null";
+      std::memcpy(p_, "null", 4);
+      p_ += 4;
       return;
     }
     // A whole number below 10^15 (most byte and FLOP counts) prints as nlohmann prints it,
     // its digits and ".0", without the shortest-digits search.
     if (x == 0) {
-      out_ += std::signbit(x) ? "-0.0" : "0.0";
+      if (std::signbit(x)) *p_++ = '-';
+      std::memcpy(p_, "0.0", 3);
+      p_ += 3;
       return;
     }
     if (std::fabs(x) < 1e15 && std::trunc(x) == x) {
-      std::array<char, 24> buf;
-      auto res = std::to_chars(buf.data(), buf.data() + buf.size(), static_cast<long long>(x));
-      out_.append(buf.data(), res.ptr);
-      out_ += ".0";
+      p_ = std::to_chars(p_, p_ + 24, static_cast<long long>(x)).ptr;
+      *p_++ = '.';
+      *p_++ = '0';
       return;
     }
-    std::array<char, 64> buf;
-    char* end = nlohmann::detail::to_chars(buf.data(), buf.data() + buf.size(), x);
-    out_.append(buf.data(), end);
+    p_ = nlohmann::detail::to_chars(p_, p_ + 64, x);
   }
-  void write(int x) {
-    std::array<char, 16> buf;
-    auto res = std::to_chars(buf.data(), buf.data() + buf.size(), x);
-    out_.append(buf.data(), res.ptr);
+  void write(int x) { p_ = std::to_chars(p_, p_ + 16, x).ptr; }
+  void write_number(const char* key, double x) {
+    if (!std::isfinite(x) || x == 0 || (std::fabs(x) < 1e15 && std::trunc(x) == x)) {
+      write(x);  // no digit search to save
+      return;
+    }
+    uint64_t bits;
+    std::memcpy(&bits, &x, sizeof bits);
+    NumberCache::Slot& slot = cache_.slots[(reinterpret_cast<uintptr_t>(key) >> 3) % 128];
+    if (slot.key == key && slot.bits == bits) {
+      std::memcpy(p_, slot.text, slot.len);
+      p_ += slot.len;
+      return;
+    }
+    char* start = p_;
+    p_ = nlohmann::detail::to_chars(p_, p_ + 64, x);
+    slot.key = key, slot.bits = bits, slot.len = static_cast<uint8_t>(p_ - start);
+    std::memcpy(slot.text, start, slot.len);
   }
 
-  std::string& out_;
+  char* p_;
+  NumberCache& cache_;
   bool first_ = true;
 };
+
+// The worst case of a line's strings: nlohmann escapes a byte into at most six ("\u001f").
+size_t string_bytes(const OpResult& r) {
+  size_t n = r.id.size() + r.error.size();
+  if (r.interval)
+    n += r.interval->category.size() + r.interval->calibration.size() + r.interval->basis.size();
+  return 6 * n + 64;
+}
 
 }  // namespace
 
 void print_op_jsonl(std::ostream& os, const std::vector<OpResult>& results) {
   constexpr size_t kFlushBytes = 1 << 20;
-  std::string buffer;  // one op's line is ~700 bytes
-  buffer.reserve(kFlushBytes + 4096);
+  std::vector<char> buffer(kFlushBytes + kLineBytes);
+  NumberCache cache;
+  size_t used = 0;
+  auto flush = [&] {
+    os.write(buffer.data(), static_cast<std::streamsize>(used));
+    used = 0;
+  };
   for (const auto& r : results) {
-    JsonlWriter w(buffer);
+    const size_t need = kLineBytes + string_bytes(r);
+    if (buffer.size() - used < need) {
+      flush();
+      if (buffer.size() < need) buffer.resize(need);
+    }
+    JsonlWriter w(buffer.data() + used, cache);
     w.open();
     op_result_fields(r, w);
     w.close();
-    if (buffer.size() >= kFlushBytes) {
-      os.write(buffer.data(), static_cast<std::streamsize>(buffer.size()));
-      buffer.clear();
-    }
+    used = static_cast<size_t>(w.cursor() - buffer.data());
+    if (used >= kFlushBytes) flush();
   }
-  os.write(buffer.data(), static_cast<std::streamsize>(buffer.size()));
+  flush();
 }
 
 }  // namespace ridgeline

@@ -8,6 +8,8 @@
 //   pipeline, time by stream, communication per group, memory per GPU, stages
 #include "cli/views/parallel_views.h"
 
+#include "cli/views/interval_views.h"
+
 #include "cli/views/views.h"
 #include "model/strategy_search.h"
 
@@ -54,7 +56,8 @@ nlohmann::ordered_json memory_per_gpu_json(const ParallelMemory& f) {
           {"reason", f.reason}};
 }
 
-void print_parallel_json(std::ostream& os, const ParallelPrediction& p, const RunSubject& subject) {
+void print_parallel_json(std::ostream& os, const ParallelPrediction& p, const RunSubject& subject,
+                         const PredictionInterval* interval) {
   nlohmann::ordered_json j;
   nlohmann::ordered_json inputs = run_inputs_json(p.run, subject);
   inputs["cluster"] = p.cluster;
@@ -62,6 +65,7 @@ void print_parallel_json(std::ostream& os, const ParallelPrediction& p, const Ru
   j["inputs"] = inputs;
   j["description"] = p.description;
   j["total_us"] = p.total_us;
+  if (interval) j["interval"] = interval_json(*interval);
   j["tokens_per_s"] = p.tokens_per_s;
   j["mfu"] = p.mfu;
   j["mfu_formula"] = kMfuFormula;
@@ -87,13 +91,15 @@ void print_parallel_json(std::ostream& os, const ParallelPrediction& p, const Ru
   os << j.dump(2) << "\n";
 }
 
-void print_parallel_table(std::ostream& os, const ParallelPrediction& p) {
+void print_parallel_table(std::ostream& os, const ParallelPrediction& p,
+                          const PredictionInterval* interval) {
   bool train = p.run.phase == Phase::Train;
   os << p.description << "\n";
   os << (train ? "iteration " : "step ") << human_us(p.total_us) << "   "
      << fixed(p.tokens_per_s, 0) << " tokens/s   MFU " << fixed(100 * p.mfu, 1) << "%   "
      << fixed(p.hardware_flops_per_s / 1e12, 1) << " TFLOP/s per GPU of "
      << fixed(p.peak_flops_per_s / 1e12, 0) << " peak\n";
+  if (interval) os << "     " << interval_line(*interval) << "\n";
   os << "pipeline  " << p.parallel.pp << " stage(s)";
   if (p.parallel.vp > 1) os << " x " << p.parallel.vp << " chunks";
   os << ", " << p.microbatches << " micro-batch(es), bubble " << fixed(100 * p.bubble_fraction, 1)

@@ -30,8 +30,11 @@ nlohmann::ordered_json groups_json(const GroupTimes& t);
 // Memory per GPU as `predict --cluster`, `search` and `compare` print it in JSON (one shape).
 nlohmann::ordered_json memory_per_gpu_json(const ParallelMemory& f);
 
-void print_parallel_table(std::ostream& os, const ParallelPrediction& p);
-void print_parallel_json(std::ostream& os, const ParallelPrediction& p, const RunSubject& subject);
+// `interval`: the 80% interval of total_us (validate/output_intervals.h), printed when given.
+void print_parallel_table(std::ostream& os, const ParallelPrediction& p,
+                          const PredictionInterval* interval = nullptr);
+void print_parallel_json(std::ostream& os, const ParallelPrediction& p, const RunSubject& subject,
+                         const PredictionInterval* interval = nullptr);
 void write_parallel_trace(std::ostream& os, const ParallelPrediction& p);
 
 }  // namespace ridgeline

@@ -17,8 +17,6 @@ void print_scorecard(std::ostream& os, const Scorecard& sc, int worst);
 nlohmann::json scorecard_json(const Scorecard& sc);
 // The README's accuracy table (scripts/accuracy_table.sh).
 void print_scorecard_markdown(std::ostream& os, const Scorecard& sc);
-// Predicted against measured (log-log) and error against measured time, as one SVG (--plot).
-void print_scorecard_svg(std::ostream& os, const Scorecard& sc);
 // `validate --check`: one line per category against the baseline at `path`, then what to do
 // when any regressed.
 void print_baseline_check(std::ostream& os, const std::string& path, const GpuSpec& gpu,

@@ -2,6 +2,7 @@
 #include "cli/views/serve_views.h"
 
 #include "serve/metrics_stream.h"
+#include "cli/views/serve_interval_views.h"
 
 #include <nlohmann/json.hpp>
 
@@ -80,7 +81,8 @@ std::string percentile_note(const ServeReport& r) {
   return b;
 }
 
-void print_serve_json(std::ostream& os, const ServeSubject& s, const ServeRun& run) {
+void print_serve_json(std::ostream& os, const ServeSubject& s, const ServeRun& run,
+                      const ServingIntervals* intervals) {
   ojson j = subject_json(s);
   const ServeReport& r = run.report;
   ojson rep = report_json(r);
@@ -106,6 +108,7 @@ void print_serve_json(std::ostream& os, const ServeSubject& s, const ServeRun& r
   for (const Rejection& x : run.workload.rejected)
     rejected.push_back({{"where", x.where}, {"reason", x.reason}});
   j["rejected"] = {{"count", run.workload.rejected.size()}, {"requests", rejected}};
+  if (intervals) j["intervals"] = serving_intervals_json(*intervals, r);
   // The request list is streamed (one object at a time, indented as dump(2) would), so that a
   // long run's JSON never holds it whole: the document without it, then "requests" last.
   std::string head = j.dump(2);

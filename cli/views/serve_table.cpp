@@ -1,5 +1,7 @@
 // The table views of a serving run and of a capacity search.
 #include "cli/views/serve_views.h"
+
+#include "cli/views/serve_interval_views.h"
 #include "cli/views/views.h"
 
 #include <cstdio>
@@ -17,7 +19,8 @@ std::string row(const char* name, const Stat& s) {
 
 }  // namespace
 
-void print_serve_table(std::ostream& os, const ServeSubject& s, const ServeRun& run) {
+void print_serve_table(std::ostream& os, const ServeSubject& s, const ServeRun& run,
+                       const ServingIntervals* intervals) {
   const ServeReport& r = run.report;
   char b[512];
   os << s.model << " on " << s.gpu << ", engine " << s.engine << " (" << s.precision << ")\n";
@@ -51,6 +54,7 @@ void print_serve_table(std::ostream& os, const ServeSubject& s, const ServeRun& 
   os << "  ms              mean        p50        p90        p99\n";
   os << row("TTFT", r.ttft_ms) << row("TPOT", r.tpot_ms) << row("ITL", r.itl_ms)
      << row("E2E", r.e2e_ms) << row("queue", r.queue_ms);
+  if (intervals) os << serving_intervals_lines(*intervals, r);
   std::snprintf(b, sizeof b, "preemptions %lld; KV use mean %.1f%%, max %.1f%%; rejected %zu\n",
                 (long long)r.preemptions, 100 * r.kv_used_mean, 100 * r.kv_used_max,
                 run.workload.rejected.size());

@@ -6,6 +6,7 @@
 
 #include "serve/capacity.h"
 #include "serve/serve_run.h"
+#include "validate/output_intervals.h"
 
 #include <nlohmann/json.hpp>
 
@@ -26,8 +27,11 @@ void for_each_request(const ServeRun& run, const std::function<void(const Reques
 // Words on how the percentiles were taken when not exactly ("" when exact).
 std::string percentile_note(const ServeReport& r);
 
-void print_serve_table(std::ostream& os, const ServeSubject& s, const ServeRun& r);
-void print_serve_json(std::ostream& os, const ServeSubject& s, const ServeRun& r);
+// `intervals`: the run's 80% intervals (validate/output_intervals.h), printed when given.
+void print_serve_table(std::ostream& os, const ServeSubject& s, const ServeRun& r,
+                       const ServingIntervals* intervals = nullptr);
+void print_serve_json(std::ostream& os, const ServeSubject& s, const ServeRun& r,
+                      const ServingIntervals* intervals = nullptr);
 void print_serve_csv(std::ostream& os, const ServeRun& r);
 void write_serve_trace(std::ostream& os, const ServeSubject& s, const ServeRun& r);
 

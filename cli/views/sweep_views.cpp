@@ -2,6 +2,7 @@
 // JSON and CSV for tools with every input of every point and round-trippable numbers.
 #include "cli/views/sweep_views.h"
 
+#include "cli/views/interval_views.h"
 #include "cli/views/predict_views.h"
 #include "cli/views/views.h"
 
@@ -35,8 +36,8 @@ std::string sweep_table_head(const SweepResult& r) {
   std::ostringstream os;
   os << header(r) << "\n"
      << std::left << std::setw(8) << "weights" << std::setw(8) << "batch" << std::setw(9) << "seq"
-     << std::setw(9) << "kv_len" << std::setw(13) << "step" << std::setw(14) << "tokens/s"
-     << std::setw(11) << "memory"
+     << std::setw(9) << "kv_len" << std::setw(13) << "step" << std::setw(22) << "80% interval"
+     << std::setw(14) << "tokens/s" << std::setw(11) << "memory"
      << "fits\n";
   return os.str();
 }
@@ -49,8 +50,10 @@ std::string sweep_table_row(const SweepPoint& p) {
     os << "error: " << p.error << "\n";
     return os.str();
   }
-  os << std::setw(13) << human_us(p.total_us) << std::setw(14) << fixed(p.tokens_per_s, 0)
-     << std::setw(11) << human_bytes(p.memory.total()) << (p.memory.fits() ? "yes" : "NO") << "\n";
+  os << std::setw(13) << human_us(p.total_us) << std::setw(22)
+     << (p.interval ? interval_range(*p.interval) : "-") << std::setw(14)
+     << fixed(p.tokens_per_s, 0) << std::setw(11) << human_bytes(p.memory.total())
+     << (p.memory.fits() ? "yes" : "NO") << "\n";
   return os.str();
 }
 
@@ -72,6 +75,12 @@ nlohmann::ordered_json sweep_json_point(const SweepResult& r, const SweepPoint& 
     point["error"] = p.error;
   } else {
     point["total_us"] = p.total_us;
+    if (p.interval) {
+      point["total_p10_us"] = p.interval->p10_us;
+      point["total_p90_us"] = p.interval->p90_us;
+      point["interval_category"] = p.interval->category;
+      point["interval_calibration"] = p.interval->calibration;
+    }
     point["tokens_per_s"] = p.tokens_per_s;
     point["memory_bytes"] = p.memory.total();
     point["capacity_bytes"] = p.memory.capacity_bytes;
@@ -87,7 +96,7 @@ std::string sweep_csv_head(const SweepResult& r) {
      << "\n# gpu_file," << r.gpu_file << "\n# profile," << r.profile << "\n# what_ifs,"
      << what_if_line(r.what_ifs) << "\n";
   os << "phase,runtime,launch,weights,activations,kv_cache,batch,seq,kv_len,blocks,total_us,"
-        "tokens_per_s,memory_bytes,capacity_bytes,fits,max_batch,error\n";
+        "total_p10_us,total_p90_us,tokens_per_s,memory_bytes,capacity_bytes,fits,max_batch,error\n";
   return os.str();
 }
 
@@ -98,13 +107,18 @@ std::string sweep_csv_row(const SweepPoint& p) {
      << dtype_name(p.run.kv_cache) << "," << p.run.batch << "," << p.run.seq << "," << p.run.kv_len
      << "," << p.run.blocks << ",";
   if (p.ok) {
-    os << exact(p.total_us) << "," << exact(p.tokens_per_s) << "," << exact(p.memory.total()) << ","
+    os << exact(p.total_us) << ",";
+    if (p.interval)
+      os << exact(p.interval->p10_us) << "," << exact(p.interval->p90_us);
+    else
+      os << ",";
+    os << "," << exact(p.tokens_per_s) << "," << exact(p.memory.total()) << ","
        << exact(p.memory.capacity_bytes) << "," << (p.memory.fits() ? "yes" : "no") << ","
        << p.memory.max_batch << ",\n";
   } else {  // the message quoted, its quotes doubled (RFC 4180)
     std::string e;
     for (char c : p.error) e += c == '"' ? std::string("\"\"") : std::string(1, c);
-    os << ",,,,,,\"" << e << "\"\n";
+    os << ",,,,,,,,\"" << e << "\"\n";
   }
   return os.str();
 }

@@ -10,6 +10,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <optional>
+
 #include <ostream>
 #include <string>
 #include <vector>
@@ -23,6 +25,9 @@ struct SweepPoint {
   std::string error;  // when !ok: the message, naming the flag at fault
   double total_us = 0, tokens_per_s = 0;
   MemoryFootprint memory;
+  // The 80% interval of total_us (validate/intervals.h step_interval), when ok. JSON and CSV carry
+  // its bounds (total_p10_us, total_p90_us) and category; the table its range.
+  std::optional<PredictionInterval> interval;
 };
 
 struct SweepResult {

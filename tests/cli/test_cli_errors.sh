@@ -68,9 +68,9 @@ expect "trace names the slowest kernels and why" 0 "attention         attention"
 expect "trace prefill matched" 0 "0 ops and 0 kernels unmatched" -- "$bin" validate --trace $tr/trace-blocks4-prefill-b1-s2048.json --model llama-3-8b --blocks 4 --phase prefill --seq 2048
 expect "trace without a workload" 1 "--trace: say which workload" -- "$bin" validate --trace $tr/trace-blocks4-prefill-b1-s2048.json
 expect "not a chrome trace" 1 "/traceEvents: missing; not a Chrome trace" -- "$bin" validate --trace validate/accuracy_baseline.json --model llama-3-8b --phase prefill --seq 8
-expect "validate plot to an unwritable path" 1 "--plot $tmp/no-such-dir/p.svg: cannot write file" -- "$bin" validate --data validate/data/h100-sxm-norms-2026-11-29.json --plot "$tmp/no-such-dir/p.svg"
-expect "validate plot of whole steps" 0 "wrote $tmp/steps.svg" -- "$bin" validate --workloads --data validate/data/h100-sxm-models-2026-11-29.json --plot "$tmp/steps.svg"
-expect "the plot is an SVG" 0 "<svg " -- head -c 300 "$tmp/steps.svg"
+expect "validate plot to an unwritable path" 1 "--plot $tmp/no-such-dir/p.html: cannot write file" -- "$bin" validate --data validate/data/h100-sxm-norms-2026-11-29.json --plot "$tmp/no-such-dir/p.html"
+expect "validate plot of whole steps" 0 "wrote $tmp/steps.html" -- "$bin" validate --workloads --data validate/data/h100-sxm-models-2026-11-29.json --plot "$tmp/steps.html"
+expect "the plot is the report page" 0 "<!DOCTYPE html>" -- head -c 300 "$tmp/steps.html"
 for f in examples/*.sh; do
   expect "example $f" 0 "" -- env RIDGELINE="$bin" bash "$f"
 done

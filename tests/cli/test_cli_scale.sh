@@ -112,7 +112,7 @@ same "search --jobs 4 = --jobs 1" "$tmp/se1" "$tmp/se4"
 same "search --out = stdout" "$tmp/se1" "$tmp/se.out"
 expect "search --out unwritable" 1 '--out /nonexistent/dir/x.txt: cannot write file' -- "$bin" "${se[@]}" --out /nonexistent/dir/x.txt
 expect "search --jobs 0" 1 '--jobs 0: must be at least 1' -- "$bin" "${se[@]}" --jobs 0
-expect "search takes no --shard" 2 '--shard' -- "$bin" "${se[@]}" --shard 0/2
+expect "search --shard writes JSONL, not --format" 1 '--format: a --shard run writes JSONL' -- "$bin" "${se[@]}" --shard 0/2  # merged in test_cli_scale2.sh
 cap=(capacity --gpu h200-sxm,h100-sxm --model llama-3.1-8b --engine vllm --precision bf16,fp8
      --input-len 512 --output-len 64 --requests 100 --slo ttft_p99=2s,tpot_p99=100ms --target-rate 50)
 for f in table json; do
