@@ -9,6 +9,8 @@
 
 #include "common/errors.h"
 
+#include <algorithm>
+
 namespace ridgeline {
 
 namespace {
@@ -25,13 +27,35 @@ GraphSection embedding_section(const ModelConfig& m, const RunConfig& run, int64
     e.emit(role::embedding(EmbeddingPart::Add), "embed_add",
            ew_op(ElementwiseKind::Add, T * m.hidden, run.activations), {tok, pos});
   }
+  if (m.embedding_scale)  // Gemma: hidden_states * sqrt(hidden_size)
+    e.emit(role::embedding(EmbeddingPart::Tokens), "embed_scale",
+           ew_op(ElementwiseKind::MulScalar, T * m.hidden, run.activations));
   emit_hf_forward_prologue(e, m, run);  // transformers' masks and RoPE tables, if chosen
   return s;
 }
 
-GraphSection block_section(const ModelConfig& m, const RunConfig& run) {
-  GraphSection s{SectionKind::DecoderBlock, "decoder_block", run.blocks > 0 ? run.blocks : m.layers,
-                 0};
+// The name of a layer group's section where layers differ: "decoder_block.sliding.moe", ...
+std::string group_name(const ModelConfig& whole, const ModelConfig& g) {
+  if (whole.layer_kinds.empty()) return "decoder_block";
+  std::string name = "decoder_block";
+  bool windows = false, moe = false, nope = false;
+  for (const auto& k : whole.layer_kinds) {
+    windows = windows || k.window != whole.layer_kinds.front().window;
+    moe = moe || k.moe != whole.layer_kinds.front().moe;
+    nope = nope || k.rope != whole.layer_kinds.front().rope;
+  }
+  bool chunked = false;
+  for (const auto& k : whole.layer_kinds) chunked = chunked || k.chunked;
+  if (windows) name += g.sliding_window == 0 ? ".full" : chunked ? ".chunked" : ".sliding";
+  if (nope && g.position == PositionKind::None && !windows) name += ".nope";
+  if (moe) name += g.moe.experts > 0 ? ".moe" : ".dense";
+  return name;
+}
+
+GraphSection block_section(const ModelConfig& whole, const LayerGroup& group,
+                           const RunConfig& run) {
+  const ModelConfig& m = group.model;
+  GraphSection s{SectionKind::DecoderBlock, group_name(whole, m), group.count, group.first};
   Emitter e{s, run.activations};
   BlockShape shape{run.batch, step_tokens(run), 0, 0, true, false, true};
   if (run.phase == Phase::Decode) {
@@ -44,6 +68,9 @@ GraphSection block_section(const ModelConfig& m, const RunConfig& run) {
     shape.kv_len = run.kv_len + run.seq;
     shape.cache_write = run.kv_len > 0;
   }
+  // A sliding (or chunked) layer's cache holds its window: a decode step reads and extends that.
+  if (run.phase == Phase::Decode && m.sliding_window > 0)
+    shape.kv_len = std::min(shape.kv_len, m.sliding_window);
   emit_block_forward(e, m, run, shape);
   return s;
 }
@@ -53,7 +80,9 @@ GraphSection head_section(const ModelConfig& m, const RunConfig& run, int64_t T,
   GraphSection s{SectionKind::Head, "head", 1, -1};
   Emitter e{s, run.activations};
   emit_norm(e, m, run, NormSite::Final, T, {});
-  e.emit(role::gemm(Projection::LmHead), "lm_head", weight_gemm(rows, m.vocab, m.hidden, run));
+  OpVertex logits =
+      e.emit(role::gemm(Projection::LmHead), "lm_head", weight_gemm(rows, m.vocab, m.hidden, run));
+  emit_logit_softcap(e, m, rows, logits);
   return s;
 }
 
@@ -74,7 +103,8 @@ OpGraph build_graph(const ModelConfig& model, const RunConfig& run) {
   int64_t T = step_tokens(run);
   bool all = run.logits_all || run.phase == Phase::Train;
   if (whole) g.sections.push_back(embedding_section(model, run, T));
-  g.sections.push_back(block_section(model, run));
+  for (const auto& group : layer_groups(model, run.blocks > 0 ? run.blocks : model.layers))
+    g.sections.push_back(block_section(model, group, run));
   if (whole) g.sections.push_back(head_section(model, run, T, all ? T : run.batch));
   if (run.phase == Phase::Train) add_training_sections(g, model, run);
   return g;
@@ -87,10 +117,13 @@ OpGraph build_serving_step_graph(const ModelConfig& model, const RunConfig& run,
   g.description = model.name + " serving step, " + std::to_string(tokens) + " tokens, " +
                   std::to_string(sampled) + " sampled, attention apart, " + run.runtime.name;
   g.sections.push_back(embedding_section(model, run, tokens));
-  GraphSection s{SectionKind::DecoderBlock, "decoder_block", model.layers, 0};
-  Emitter e{s, run.activations};
-  emit_block_forward(e, model, run, BlockShape{tokens, tokens, 1, 1, false, true, false});
-  g.sections.push_back(std::move(s));
+  for (const auto& group : layer_groups(model, model.layers)) {
+    GraphSection s{SectionKind::DecoderBlock, group_name(model, group.model), group.count,
+                   group.first};
+    Emitter e{s, run.activations};
+    emit_block_forward(e, group.model, run, BlockShape{tokens, tokens, 1, 1, false, true, false});
+    g.sections.push_back(std::move(s));
+  }
   g.sections.push_back(head_section(model, run, tokens, sampled));
   return g;
 }
