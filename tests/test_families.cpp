@@ -1,12 +1,12 @@
 // Issue 14's families (qwen3, qwen3_moe, qwen2_moe, gemma2, gemma3_text, llama4_text, gpt_oss,
 // phi3, olmo2): presets with their published parameter counts, what each import reads into the
 // ModelConfig, the structures the graph builder emits for them, and one test per error message.
-#include "test_helpers.h"
 #include "common/embedded_files.h"
 #include "model/prediction.h"
-#include "workloads/parallel_config.h"
+#include "test_helpers.h"
 #include "workloads/graph_builder.h"
 #include "workloads/model_config.h"
+#include "workloads/parallel_config.h"
 
 #include <nlohmann/json.hpp>
 
@@ -82,8 +82,8 @@ TEST_CASE("families: presets match their published parameter counts", "[model][f
   ModelConfig g2 = load_model("gemma-2-27b");
   near((double)(parameter_count(g2) - g2.vocab * g2.hidden), 26047480320.0, 0.005);
   near(total("gemma-2-27b"), 1180237824.0 + 26047480320.0, 0.005);
-  for (auto [name, t, a] : {std::tuple{"gpt-oss-120b", 116.83e9, 5.13e9},
-                            std::tuple{"gpt-oss-20b", 20.91e9, 3.61e9}}) {
+  for (auto [name, t, a] :
+       {std::tuple{"gpt-oss-120b", 116.83e9, 5.13e9}, std::tuple{"gpt-oss-20b", 20.91e9, 3.61e9}}) {
     ModelConfig m = load_model(name);
     near(total(name), t, 0.005);
     near(active(name) - (double)m.vocab * m.hidden, a, 0.005);
@@ -136,13 +136,20 @@ TEST_CASE("families: each import reads its structure", "[model][families]") {
 }
 
 TEST_CASE("families: qwen2_moe's shared expert with its gate", "[model][families]") {
-  nlohmann::json j = {{"model_type", "qwen2_moe"},   {"hidden_size", 2048},
-                      {"num_hidden_layers", 4},      {"num_attention_heads", 16},
-                      {"num_key_value_heads", 16},   {"intermediate_size", 5632},
-                      {"moe_intermediate_size", 1408}, {"shared_expert_intermediate_size", 5632},
-                      {"num_experts", 60},           {"num_experts_per_tok", 4},
-                      {"vocab_size", 151936},        {"max_position_embeddings", 8192},
-                      {"hidden_act", "silu"},        {"mlp_only_layers", {1}}};
+  nlohmann::json j = {{"model_type", "qwen2_moe"},
+                      {"hidden_size", 2048},
+                      {"num_hidden_layers", 4},
+                      {"num_attention_heads", 16},
+                      {"num_key_value_heads", 16},
+                      {"intermediate_size", 5632},
+                      {"moe_intermediate_size", 1408},
+                      {"shared_expert_intermediate_size", 5632},
+                      {"num_experts", 60},
+                      {"num_experts_per_tok", 4},
+                      {"vocab_size", 151936},
+                      {"max_position_embeddings", 8192},
+                      {"hidden_act", "silu"},
+                      {"mlp_only_layers", {1}}};
   ModelConfig m = load(j);
   CHECK(m.moe.shared_intermediate == 5632);
   CHECK(m.moe.shared_gate);
@@ -175,11 +182,10 @@ TEST_CASE("families: graph structures (QK-norm, caps, sinks, windows)", "[worklo
   // Sliding layers hold their window: gemma-3's KV cache at 32k is far below a full cache.
   ModelConfig g3 = load_model("gemma-3-27b");
   RunConfig long_ctx = decode(1, 32768);
-  double windowed = memory_footprint(build_graph(g3, long_ctx), g3, long_ctx, test::h100())
-                        .kv_cache_bytes;
+  double windowed =
+      memory_footprint(build_graph(g3, long_ctx), g3, long_ctx, test::h100()).kv_cache_bytes;
   double full = kv_cache_bytes_per_token(g3, 2) * 32769;
-  CHECK(windowed == Approx(2.0 * 2 * g3.kv_heads * g3.head_dim *
-                           (10.0 * 32769 + 52.0 * 1024)));
+  CHECK(windowed == Approx(2.0 * 2 * g3.kv_heads * g3.head_dim * (10.0 * 32769 + 52.0 * 1024)));
   CHECK(windowed < full / 4);
   // Sections by layer kind: 52 sliding, 10 full.
   OpGraph sec = build_graph(g3, long_ctx);
@@ -205,7 +211,8 @@ TEST_CASE("families error: an unknown layer type", "[model][errors][families]") 
   expect_error(j, {"test.json: /layer_types/3: expected one of \"sliding_attention\", "
                    "\"full_attention\", got \"chunked_attention\""});
 }
-TEST_CASE("families error: qwen layer_types disagree with the window", "[model][errors][families]") {
+TEST_CASE("families error: qwen layer_types disagree with the window",
+          "[model][errors][families]") {
   nlohmann::json j = preset("qwen3-32b");
   j["layer_types"] = std::vector<std::string>(64, "full_attention");
   CHECK(load(j).sliding_window == 0);

@@ -30,7 +30,18 @@ ModelConfig recorded_model(JsonReader& r, const std::string& name, int64_t layer
 std::optional<ModelConfig> hf_model(JsonReader& r, std::string& skipped) {
   std::string name = r.string("model");
   int64_t layers = r.integer("layers", 1);
-  if (r.has("config")) return recorded_model(r, name, layers);
+  if (r.has("config")) {
+    const nlohmann::json& c = r.raw("config");
+    const auto& types = supported_model_types();
+    if (c.contains("model_type") && c["model_type"].is_string() &&
+        std::find(types.begin(), types.end(), c["model_type"].get<std::string>()) == types.end()) {
+      skipped = "model_type " + c["model_type"].get<std::string>() +
+                " is not imported (DeepSeek's "
+                "MLA is the mla branch's, issue 14)";
+      return std::nullopt;
+    }
+    return recorded_model(r, name, layers);
+  }
   std::string preset;
   if (name == "hf-llama3-8b") preset = "llama-3-8b";
   if (name == "hf-mixtral-8x7b") preset = "mixtral-8x7b";
@@ -105,8 +116,9 @@ HfRecord read_hf_record(JsonReader& r, const std::string& id, const std::string&
       // Decided on fit records: the same step on a cache that grows every step is 5-10x the
       // cropped one (qwen3-32b b16 62.4 vs 7.9 ms, qwen3-30b-a3b b1 67.4 vs 9.8, olmo2-7b b1
       // 40.9 vs 3.8), with the host as long as the device: not the step the model predicts.
-      out.skipped = "a DynamicCache growing every timed step (not cropped): host-bound 5-10x "
-                    "beyond the cropped step on the fit records; the dynamic_crop record is scored";
+      out.skipped =
+          "a DynamicCache growing every timed step (not cropped): host-bound 5-10x "
+          "beyond the cropped step on the fit records; the dynamic_crop record is scored";
       return out;
     }
     if (cache == "dynamic_crop") cache = "dynamic";

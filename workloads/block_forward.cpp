@@ -283,16 +283,16 @@ OpVertex emit_gated_mlp_named(Emitter& e, const ModelConfig& m, const RunConfig&
     // down(act(gate(x)) * up(x)): PyTorch evaluates act(gate(x)) before up(x). A fused gate_up
     // weight (Phi-3) is chunked: the activation reads half of each row.
     Op a = ew_op(gelu ? ElementwiseKind::Gelu : ElementwiseKind::Silu, T * width, e.act);
-    OpVertex g = e.emit(role::activation(gelu ? Activation::Gelu : Activation::Silu),
-                        p + (gelu ? "gelu" : "silu"), m.fused_gate_up_weight ? strided(a) : a,
-                        {gate});
+    OpVertex g =
+        e.emit(role::activation(gelu ? Activation::Gelu : Activation::Silu),
+               p + (gelu ? "gelu" : "silu"), m.fused_gate_up_weight ? strided(a) : a, {gate});
     OpVertex up = one_gemm ? gate : up_proj();
     Op mul = ew_op(ElementwiseKind::Mul, T * width, e.act);
     act = e.emit(role::activation(Activation::GateMul), p + "mul",
                  m.fused_gate_up_weight ? strided(mul) : mul, {g, up});
   }
-  return e.emit(role::gemm(Projection::Down), p + "down_proj",
-                weight_gemm(T, m.hidden, width, run), {act});
+  return e.emit(role::gemm(Projection::Down), p + "down_proj", weight_gemm(T, m.hidden, width, run),
+                {act});
 }
 
 void emit_block_forward(Emitter& e, const ModelConfig& m, const RunConfig& run,
@@ -301,8 +301,7 @@ void emit_block_forward(Emitter& e, const ModelConfig& m, const RunConfig& run,
   // OLMo 2 normalises after attention and the MLP only; Gemma before and after both.
   bool pre = m.norm_placement != NormPlacement::Post;
   bool post = m.norm_placement != NormPlacement::Pre;
-  bool separate_add =
-      run.runtime.choices_for(m).residual_add == ResidualAdd::Separate || !pre;
+  bool separate_add = run.runtime.choices_for(m).residual_add == ResidualAdd::Separate || !pre;
   std::vector<OpVertex> in;
   if (pre) in.push_back(emit_norm(e, m, run, NormSite::Input, T, {}));
   OpVertex attn = emit_attention(e, m, run, s, in);

@@ -31,12 +31,24 @@ using hf::Keys;
 // checkpoint's storage type; ridgeline takes the run's dtype from the run, not the file. The
 // second line is what PretrainedConfig.to_dict() adds (the measured records' configs): output
 // switches and classification labels, none of which a causal LM's step reads.
-const Keys kBookkeeping = {"_name_or_path",       "architectures",  "bos_token_id",
-                           "eos_token_id",        "pad_token_id",   "torch_dtype",
-                           "dtype",               "transformers_version", "initializer_range",
-                           "use_cache",           "tokenizer_class", "task_specific_params",
-                           "output_hidden_states", "output_attentions", "return_dict",
-                           "id2label",            "label2id",       "problem_type",
+const Keys kBookkeeping = {"_name_or_path",
+                           "architectures",
+                           "bos_token_id",
+                           "eos_token_id",
+                           "pad_token_id",
+                           "torch_dtype",
+                           "dtype",
+                           "transformers_version",
+                           "initializer_range",
+                           "use_cache",
+                           "tokenizer_class",
+                           "task_specific_params",
+                           "output_hidden_states",
+                           "output_attentions",
+                           "return_dict",
+                           "id2label",
+                           "label2id",
+                           "problem_type",
                            "is_encoder_decoder"};
 
 const std::vector<Family>& families() {

@@ -92,11 +92,10 @@ bool read_rope_fields(JsonReader& s, ModelConfig& m, bool parameters, const Shap
   if (type == "yarn") read_yarn(s, rs);
   if (type == "longrope") read_longrope(s, m, rotated);
   const RopeScaling& before = m.rope_scaling;  // rope_scaling, when both are given
-  if (!before.type.empty() &&
-      (before.type != rs.type || before.factor != rs.factor ||
-       before.low_freq_factor != rs.low_freq_factor ||
-       before.high_freq_factor != rs.high_freq_factor ||
-       before.original_max_positions != rs.original_max_positions)) {
+  if (!before.type.empty() && (before.type != rs.type || before.factor != rs.factor ||
+                               before.low_freq_factor != rs.low_freq_factor ||
+                               before.high_freq_factor != rs.high_freq_factor ||
+                               before.original_max_positions != rs.original_max_positions)) {
     s.fail("", "disagrees with rope_scaling");
   }
   m.rope_scaling = rs;
@@ -128,11 +127,16 @@ bool read_rope_object(JsonReader& r, ModelConfig& m, const std::string& key,
 
 const Keys kRopeAndNorm = {"rms_norm_eps", "rope_theta", "attention_dropout", "pretraining_tp"};
 
-const Keys kLlamaShape = {"hidden_size",         "num_hidden_layers",
-                          "num_attention_heads", "num_key_value_heads",
-                          "head_dim",            "intermediate_size",
-                          "vocab_size",          "max_position_embeddings",
-                          "tie_word_embeddings", "rope_scaling",
+const Keys kLlamaShape = {"hidden_size",
+                          "num_hidden_layers",
+                          "num_attention_heads",
+                          "num_key_value_heads",
+                          "head_dim",
+                          "intermediate_size",
+                          "vocab_size",
+                          "max_position_embeddings",
+                          "tie_word_embeddings",
+                          "rope_scaling",
                           "rope_parameters"};
 
 Keys join(std::initializer_list<Keys> parts) {
@@ -220,10 +224,10 @@ void read_llama_shape(JsonReader& r, ModelConfig& m, const ShapeRules& rules) {
   std::string act = r.string(rules.act_key);
   if (std::find(rules.acts.begin(), rules.acts.end(), act) == rules.acts.end()) {
     bool silu = rules.acts.front() == "silu";
-    r.fail(rules.act_key, "expected " + listed(rules.acts) + " (a " + m.family + " MLP is " +
-                              (silu ? "SwiGLU: down(silu(gate) * up)"
-                                    : "GeGLU: down(gelu_tanh(gate) * up)") +
-                              "); got \"" + act + "\"");
+    r.fail(rules.act_key,
+           "expected " + listed(rules.acts) + " (a " + m.family + " MLP is " +
+               (silu ? "SwiGLU: down(silu(gate) * up)" : "GeGLU: down(gelu_tanh(gate) * up)") +
+               "); got \"" + act + "\"");
   }
   m.tied_embeddings = flag(r, "tie_word_embeddings", rules.tied_default);
   from(m, "tied_embeddings",
@@ -245,10 +249,13 @@ void read_llama_shape(JsonReader& r, ModelConfig& m, const ShapeRules& rules) {
 
 const std::vector<std::string>& all_rope_scaling_keys() {
   static const std::vector<std::string> keys = {
-      "rope_type",      "type",          "factor",         "low_freq_factor",
-      "high_freq_factor", "original_max_position_embeddings", "beta_fast", "beta_slow",
-      "mscale",         "mscale_all_dim", "attention_factor", "truncate",
-      "short_factor",   "long_factor"};
+      "rope_type",        "type",
+      "factor",           "low_freq_factor",
+      "high_freq_factor", "original_max_position_embeddings",
+      "beta_fast",        "beta_slow",
+      "mscale",           "mscale_all_dim",
+      "attention_factor", "truncate",
+      "short_factor",     "long_factor"};
   return keys;
 }
 
@@ -264,8 +271,8 @@ std::vector<std::string> read_layer_types(JsonReader& r, const ModelConfig& m,
   for (size_t i = 0; i < v.size(); ++i) {
     std::string t = v[i].is_string() ? v[i].get<std::string>() : describe_json(v[i]);
     if (std::find(allowed.begin(), allowed.end(), t) == allowed.end()) {
-      r.fail_at("layer_types/" + std::to_string(i), "expected one of " + listed(allowed) +
-                                                        ", got \"" + t + "\"");
+      r.fail_at("layer_types/" + std::to_string(i),
+                "expected one of " + listed(allowed) + ", got \"" + t + "\"");
     }
     out.push_back(t);
   }
@@ -279,8 +286,8 @@ std::vector<int64_t> read_layer_list(JsonReader& r, const std::string& key, int6
   if (!v.is_array()) r.fail(key, "expected a list of layer indices, got " + describe_json(v));
   for (size_t i = 0; i < v.size(); ++i) {
     if (!v[i].is_number_integer() || v[i].get<int64_t>() < 0 || v[i].get<int64_t>() >= layers) {
-      r.fail_at(key + "/" + std::to_string(i), "expected a layer index in [0, " +
-                                                   num(layers) + "), got " + describe_json(v[i]));
+      r.fail_at(key + "/" + std::to_string(i),
+                "expected a layer index in [0, " + num(layers) + "), got " + describe_json(v[i]));
     }
     out.push_back(v[i].get<int64_t>());
   }

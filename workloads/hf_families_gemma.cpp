@@ -72,23 +72,28 @@ void read_gemma2(JsonReader& r, ModelConfig& m) {
 }
 
 void read_gemma3(JsonReader& r, ModelConfig& m) {
-  if (!given(r, "head_dim")) r.fail("head_dim", "missing; Gemma3TextConfig's default is 256: give it");
+  if (!given(r, "head_dim"))
+    r.fail("head_dim", "missing; Gemma3TextConfig's default is 256: give it");
   read_gemma_common(r, m, {"linear"});
   m.qk_norm = QkNorm::PerHead;
   m.attn_softcap = softcap(r, m, "attn_logit_softcapping", 0, "attn_softcap");
   m.final_softcap = softcap(r, m, "final_logit_softcapping", 0, "final_softcap");
   if (given(r, "rope_local_base_freq")) r.positive("rope_local_base_freq");
   int64_t pattern = given(r, "sliding_window_pattern") ? size(r, "sliding_window_pattern") : 6;
-  if (given(r, "_sliding_window_pattern") &&
-      r.integer("_sliding_window_pattern", 1) != pattern) {
+  if (given(r, "_sliding_window_pattern") && r.integer("_sliding_window_pattern", 1) != pattern) {
     r.fail("_sliding_window_pattern", "disagrees with sliding_window_pattern");
   }
   read_gemma_layers(r, m, pattern, 4096);
 }
 
-const Keys kGemma = {"hidden_activation", "hidden_act",   "attention_bias",
-                     "query_pre_attn_scalar", "sliding_window", "layer_types",
-                     "final_logit_softcapping", "attn_logit_softcapping",
+const Keys kGemma = {"hidden_activation",
+                     "hidden_act",
+                     "attention_bias",
+                     "query_pre_attn_scalar",
+                     "sliding_window",
+                     "layer_types",
+                     "final_logit_softcapping",
+                     "attn_logit_softcapping",
                      "use_bidirectional_attention"};
 
 }  // namespace
@@ -99,7 +104,8 @@ std::vector<Family> gemma_families() {
       {"gemma2", join({kLlamaShape, kGemma}), join({kRopeAndNorm, {"cache_implementation"}}),
        "Gemma2Config", read_gemma2},
       {"gemma3_text",
-       join({kLlamaShape, kGemma,
+       join({kLlamaShape,
+             kGemma,
              {"rope_local_base_freq", "sliding_window_pattern", "_sliding_window_pattern"}}),
        join({kRopeAndNorm, {"cache_implementation"}}), "Gemma3TextConfig", read_gemma3},
   };

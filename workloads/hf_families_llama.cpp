@@ -1,8 +1,9 @@
 // The dense Llama-shaped families (llama, mistral, mixtral, qwen2, qwen3, phi3, olmo2) and GPT-2:
 // their key tables and readers; see hf_config_reader.h. What each adds to Llama's block:
 //   mistral  a sliding window (MistralConfig default 4096)      mixtral  8 routed SwiGLU experts
-//   qwen2    q/k/v biases, a window on some layers              qwen3    RMSNorm on each q and k head
-//   phi3     fused qkv_proj and gate_up_proj weights, long RoPE olmo2    norms after attention and
+//   qwen2    q/k/v biases, a window on some layers              qwen3    RMSNorm on each q and k
+//   head phi3     fused qkv_proj and gate_up_proj weights, long RoPE olmo2    norms after attention
+//   and
 //            MLP (not before) and RMSNorm over all q and all k heads
 #include "workloads/hf_config_reader.h"
 
@@ -94,8 +95,9 @@ void read_qwen2(JsonReader& r, ModelConfig& m) {
 void read_qwen3(JsonReader& r, ModelConfig& m) {
   // Qwen3Config: head_dim defaults to 128, not hidden / heads.
   if (!given(r, "head_dim")) {
-    r.fail("head_dim", "missing; Qwen3Config's default is 128, whatever hidden_size / "
-                       "num_attention_heads is: give it");
+    r.fail("head_dim",
+           "missing; Qwen3Config's default is 128, whatever hidden_size / "
+           "num_attention_heads is: give it");
   }
   read_llama_shape(r, m, {"hidden_act", {"silu"}, false, {"yarn"}});
   read_biases(r, m, "Qwen3Config");
@@ -105,7 +107,7 @@ void read_qwen3(JsonReader& r, ModelConfig& m) {
 
 void read_phi3(JsonReader& r, ModelConfig& m) {
   read_llama_shape(r, m, {"hidden_act", {"silu"}, false, {"longrope"}});
-  m.fused_qkv_weight = true;  // Phi3Attention.qkv_proj
+  m.fused_qkv_weight = true;      // Phi3Attention.qkv_proj
   m.fused_gate_up_weight = true;  // Phi3MLP.gate_up_proj
   from(m, "sliding_window",
        r.has("sliding_window") ? "sliding_window" : "default None (Phi3Config)");
@@ -114,9 +116,9 @@ void read_phi3(JsonReader& r, ModelConfig& m) {
   if (given(r, "original_max_position_embeddings")) {
     int64_t original = r.integer("original_max_position_embeddings", 1);
     if (original > m.max_positions) {
-      r.fail("original_max_position_embeddings",
-             num(original) + " is more than max_position_embeddings (" + num(m.max_positions) +
-                 ")");
+      r.fail(
+          "original_max_position_embeddings",
+          num(original) + " is more than max_position_embeddings (" + num(m.max_positions) + ")");
     }
   }
 }
@@ -177,8 +179,8 @@ std::vector<Family> llama_families() {
        join({kLlamaShape,
              {"hidden_act", "sliding_window", "num_local_experts", "num_experts_per_tok"}}),
        // Router training losses and noise: training-time only.
-       join({kRopeAndNorm,
-             {"output_router_logits", "router_aux_loss_coef", "router_jitter_noise"}}),
+       join(
+           {kRopeAndNorm, {"output_router_logits", "router_aux_loss_coef", "router_jitter_noise"}}),
        "MixtralConfig", read_mixtral},
       {"qwen2", join({kLlamaShape, {"hidden_act"}, kQwenWindow}),
        // use_mrope is left over from Qwen2-VL; transformers' Qwen2 ignores it.
@@ -192,8 +194,8 @@ std::vector<Family> llama_families() {
        // Dropouts; auto_map names Microsoft's remote code, which transformers' Phi3 replaces.
        join({kRopeAndNorm, {"resid_pdrop", "embd_pdrop", "auto_map", "attention_bias"}}),
        "Phi3Config", read_phi3},
-      {"olmo2", join({kLlamaShape, {"hidden_act", "attention_bias"}}), kRopeAndNorm,
-       "Olmo2Config", read_olmo2},
+      {"olmo2", join({kLlamaShape, {"hidden_act", "attention_bias"}}), kRopeAndNorm, "Olmo2Config",
+       read_olmo2},
       {"gpt2",
        {"n_embd", "n_layer", "n_head", "n_positions", "n_inner", "vocab_size",
         "activation_function", "tie_word_embeddings"},
@@ -204,7 +206,8 @@ std::vector<Family> llama_families() {
         "summary_use_proj", "summary_activation", "summary_proj_to_labels", "summary_first_dropout",
         "scale_attn_weights", "scale_attn_by_inverse_layer_idx", "reorder_and_upcast_attn", "n_ctx",
         "output_past"},
-       "GPT2Config", read_gpt2},
+       "GPT2Config",
+       read_gpt2},
   };
 }
 

@@ -26,9 +26,8 @@ void check_top_k(JsonReader& r, const ModelConfig& m, const std::string& experts
 
 // One LayerKind per layer where they differ; a uniform model keeps layer_kinds empty.
 void set_layer_kinds(ModelConfig& m, std::vector<LayerKind> kinds) {
-  bool uniform = std::all_of(kinds.begin(), kinds.end(), [&](const LayerKind& k) {
-    return k == kinds.front();
-  });
+  bool uniform = std::all_of(kinds.begin(), kinds.end(),
+                             [&](const LayerKind& k) { return k == kinds.front(); });
   if (!uniform) {
     m.layer_kinds = std::move(kinds);
     return;
@@ -82,7 +81,8 @@ void read_qwen2_moe(JsonReader& r, ModelConfig& m) {
 }
 
 void read_qwen3_moe(JsonReader& r, ModelConfig& m) {
-  if (!given(r, "head_dim")) r.fail("head_dim", "missing; Qwen3MoeConfig's default is 128: give it");
+  if (!given(r, "head_dim"))
+    r.fail("head_dim", "missing; Qwen3MoeConfig's default is 128: give it");
   read_llama_shape(r, m, {"hidden_act", {"silu"}, false, {"yarn"}});
   m.qkv_bias = m.attn_out_bias = flag(r, "attention_bias", false);
   from(m, "qkv_bias", r.has("attention_bias") ? "attention_bias" : "default false");
@@ -114,12 +114,12 @@ void read_llama4(JsonReader& r, ModelConfig& m) {
   std::vector<int> rope((size_t)m.layers);
   for (int64_t i = 0; i < m.layers; ++i) rope[(size_t)i] = (i + 1) % interval != 0;
   // An empty list is the default (Llama4TextConfig: `no_rope_layers or default`).
-  if (given(r, "no_rope_layers") && !(r.raw("no_rope_layers").is_array() &&
-                                      r.raw("no_rope_layers").empty())) {
+  if (given(r, "no_rope_layers") &&
+      !(r.raw("no_rope_layers").is_array() && r.raw("no_rope_layers").empty())) {
     const nlohmann::json& v = r.raw("no_rope_layers");
     if (!v.is_array() || (int64_t)v.size() != m.layers)
-      r.fail("no_rope_layers", "expected one 0 or 1 per layer (num_hidden_layers " +
-                                   num(m.layers) + "), got " + describe_json(v));
+      r.fail("no_rope_layers", "expected one 0 or 1 per layer (num_hidden_layers " + num(m.layers) +
+                                   "), got " + describe_json(v));
     for (size_t i = 0; i < v.size(); ++i) rope[i] = v[i].is_number_integer() && v[i] == 1;
   }
   auto types = read_layer_types(r, m, {"chunked_attention", "full_attention"});
@@ -148,8 +148,9 @@ void read_quantization(JsonReader& r, ModelConfig& m) {
   JsonReader& q = r.child("quantization_config");
   std::string method = q.string("quant_method");
   if (method != "mxfp4") {
-    q.fail("quant_method", "\"" + method + "\" is not modelled (ridgeline models gpt-oss's "
-                                           "\"mxfp4\" experts; give a bf16 config otherwise)");
+    q.fail("quant_method", "\"" + method +
+                               "\" is not modelled (ridgeline models gpt-oss's "
+                               "\"mxfp4\" experts; give a bf16 config otherwise)");
   }
   if (given(q, "modules_to_not_convert")) {
     for (const auto& name : q.raw("modules_to_not_convert"))
@@ -189,9 +190,9 @@ void read_gpt_oss(JsonReader& r, ModelConfig& m) {
 }
 
 const Keys kRouter = {"output_router_logits", "router_aux_loss_coef", "router_jitter_noise"};
-const Keys kQwenMoe = {"num_experts",         "num_local_experts", "num_experts_per_tok",
-                       "moe_intermediate_size", "norm_topk_prob",  "decoder_sparse_step",
-                       "mlp_only_layers",     "use_sliding_window", "sliding_window",
+const Keys kQwenMoe = {"num_experts",           "num_local_experts",  "num_experts_per_tok",
+                       "moe_intermediate_size", "norm_topk_prob",     "decoder_sparse_step",
+                       "mlp_only_layers",       "use_sliding_window", "sliding_window",
                        "max_window_layers"};
 
 }  // namespace
@@ -201,19 +202,18 @@ std::vector<Family> moe_families() {
       {"qwen2_moe",
        join({kLlamaShape, {"hidden_act", "shared_expert_intermediate_size"}, kQwenMoe}),
        join({kRopeAndNorm, kRouter, {"use_mrope"}}), "Qwen2MoeConfig", read_qwen2_moe},
-      {"qwen3_moe",
-       join({kLlamaShape, {"hidden_act", "attention_bias", "layer_types"}, kQwenMoe}),
+      {"qwen3_moe", join({kLlamaShape, {"hidden_act", "attention_bias", "layer_types"}, kQwenMoe}),
        join({kRopeAndNorm, kRouter}), "Qwen3MoeConfig", read_qwen3_moe},
       {"llama4_text",
        join({kLlamaShape,
              {"hidden_act", "num_local_experts", "num_experts_per_tok", "intermediate_size_mlp",
-              "interleave_moe_layer_step", "moe_layers", "no_rope_layer_interval",
-              "no_rope_layers", "attention_chunk_size", "layer_types", "use_qk_norm",
-              "attention_bias"}}),
+              "interleave_moe_layer_step", "moe_layers", "no_rope_layer_interval", "no_rope_layers",
+              "attention_chunk_size", "layer_types", "use_qk_norm", "attention_bias"}}),
        // attn_temperature_tuning, floor_scale, attn_scale scale q's values in NoPE layers at
        // long positions (one small elementwise kernel a NoPE layer, left out);
        // for_llm_compressor only changes how the experts are laid out for a quantizer.
-       join({kRopeAndNorm, kRouter,
+       join({kRopeAndNorm,
+             kRouter,
              {"attn_temperature_tuning", "floor_scale", "attn_scale", "for_llm_compressor"}}),
        "Llama4TextConfig", read_llama4},
       {"gpt_oss",

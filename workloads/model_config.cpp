@@ -105,8 +105,8 @@ long double moe_parameters(const ModelConfig& m, bool active) {
 
 // One block of a uniform model (or of one layer group's model).
 long double uniform_block_parameters(const ModelConfig& m, bool active) {
-  long double mlp = m.moe.experts > 0 ? moe_parameters(m, active)
-                                      : mlp_parameters(m, m.intermediate);
+  long double mlp =
+      m.moe.experts > 0 ? moe_parameters(m, active) : mlp_parameters(m, m.intermediate);
   int norms = m.norm_placement == NormPlacement::PreAndPost ? 4 : 2;
   return attention_parameters(m) + mlp + norms * norm_parameters(m);
 }
@@ -302,7 +302,7 @@ std::vector<ModelFigure> model_figures(const ModelConfig& m) {
   add("mlp_bias", yes_no(m.mlp_bias));
   add("sliding_window", m.sliding_window > 0 ? n(m.sliding_window) : "none (full attention)");
   add("norm", m.norm == NormKind::RmsNorm ? "rmsnorm" : "layernorm");
-  add("mlp", m.mlp == MlpKind::GatedSilu  ? "gated silu (SwiGLU)"
+  add("mlp", m.mlp == MlpKind::GatedSilu   ? "gated silu (SwiGLU)"
              : m.mlp == MlpKind::GatedGelu ? "gated gelu-tanh (GeGLU)"
                                            : "gelu");
   add("position", m.position == PositionKind::Rope      ? "rope"

@@ -25,12 +25,12 @@ struct MoeConfig {
   int64_t top_k = 0;    // experts per token
   int64_t expert_intermediate = 0;
   int64_t shared_intermediate = 0;  // a shared expert beside the routed ones (0: none)
-  bool shared_gate = false;         // sigmoid(Linear(hidden, 1)) scales the shared expert (Qwen2-MoE)
-  bool expert_bias = false;         // biases on the experts' projections and the router (gpt-oss)
-  bool norm_topk = true;            // the top-k weights renormalised to sum to 1 (norm_topk_prob)
-  bool sigmoid_router = false;      // Llama 4: sigmoid of the top-k logits scales each token's input
-  bool clamped_swiglu = false;      // gpt-oss: clamp(gate), clamp(up), gate*sigmoid(a*gate)*(up+1)
-  bool mxfp4_experts = false;       // expert weights stored as MXFP4 (gpt-oss's quantization_config)
+  bool shared_gate = false;     // sigmoid(Linear(hidden, 1)) scales the shared expert (Qwen2-MoE)
+  bool expert_bias = false;     // biases on the experts' projections and the router (gpt-oss)
+  bool norm_topk = true;        // the top-k weights renormalised to sum to 1 (norm_topk_prob)
+  bool sigmoid_router = false;  // Llama 4: sigmoid of the top-k logits scales each token's input
+  bool clamped_swiglu = false;  // gpt-oss: clamp(gate), clamp(up), gate*sigmoid(a*gate)*(up+1)
+  bool mxfp4_experts = false;   // expert weights stored as MXFP4 (gpt-oss's quantization_config)
 };
 
 // One decoder layer where layers differ (alternating sliding/global attention, MoE interleaved
@@ -75,18 +75,18 @@ struct ModelConfig {
   int64_t vocab = 0;
   int64_t max_positions = 0;
   bool tied_embeddings = false;
-  bool qkv_bias = false;       // Qwen2, GPT-2
-  bool attn_out_bias = false;  // bias on the attention output projection: GPT-2, Llama with
-                               // attention_bias (Qwen2 has q/k/v biases only)
-  bool mlp_bias = false;       // GPT-2
+  bool qkv_bias = false;          // Qwen2, GPT-2
+  bool attn_out_bias = false;     // bias on the attention output projection: GPT-2, Llama with
+                                  // attention_bias (Qwen2 has q/k/v biases only)
+  bool mlp_bias = false;          // GPT-2
   bool fused_qkv_weight = false;  // q, k and v stored as one weight matrix (GPT-2's c_attn, Phi-3)
   bool fused_gate_up_weight = false;  // gate and up as one weight matrix (Phi-3's gate_up_proj)
-  int64_t sliding_window = 0;  // 0: full attention (Mistral's window is honoured when set)
+  int64_t sliding_window = 0;         // 0: full attention (Mistral's window is honoured when set)
   NormKind norm = NormKind::RmsNorm;
   NormPlacement norm_placement = NormPlacement::Pre;
   QkNorm qk_norm = QkNorm::None;
-  double attn_softcap = 0;      // Gemma 2: scores = cap * tanh(scores / cap); 0: none
-  double final_softcap = 0;     // the same on the logits
+  double attn_softcap = 0;       // Gemma 2: scores = cap * tanh(scores / cap); 0: none
+  double final_softcap = 0;      // the same on the logits
   bool attention_sinks = false;  // gpt-oss: a learned logit per head in the softmax's denominator
   bool embedding_scale = false;  // Gemma: the embeddings times sqrt(hidden)
   // One entry a layer where layers differ; empty when every layer is the same (then

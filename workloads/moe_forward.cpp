@@ -137,7 +137,8 @@ OpVertex emit_hf_experts(Emitter& e, const Moe& x, const RunConfig& run) {
   e.emit(dispatch, "experts.gate_up_mask_copy", index_op(P));
   e.emit(dispatch, "experts.gate_up_mask", ew_op(ElementwiseKind::MulScalar, P * 2 * x.I, e.act));
   if (x.cfg.expert_bias)  // gpt-oss: each row's expert bias gathered and added
-    e.emit(combine, "experts.gate_up_bias", strided(ew_op(ElementwiseKind::Add, P * 2 * x.I, e.act)));
+    e.emit(combine, "experts.gate_up_bias",
+           strided(ew_op(ElementwiseKind::Add, P * 2 * x.I, e.act)));
   if (x.cfg.clamped_swiglu) {
     emit_clamped_swiglu(e, P * x.I);
   } else {
