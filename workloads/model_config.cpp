@@ -179,6 +179,7 @@ int64_t active_parameter_count(const ModelConfig& m) {
 }
 
 int64_t block_parameter_count(const ModelConfig& m) {
+  if (m.layer_kinds.empty() || m.layers <= 0) return checked(uniform_block_parameters(m, false));
   return checked(blocks_parameters(m, 0, false) / m.layers);
 }
 
