@@ -342,6 +342,7 @@ TEST_CASE("families error: parallel prediction of mixed layers", "[model][errors
   ModelConfig g = load_model("gemma-3-27b");
   ParallelConfig p;
   p.tp = 2;
+  p.gpus = 2;
   RunConfig r = decode(1, 128);
   require_input_error([&] { check_parallel_config(p, g, r, {}); },
                       {"--cluster: gemma-3-27b's layers differ"});
