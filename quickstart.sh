@@ -8,7 +8,15 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 
-PACKAGES=(cmake g++ make libeigen3-dev nlohmann-json3-dev libcli11-dev libboost-graph-dev catch2 libbenchmark-dev)
+PACKAGES=(cmake g++ make libeigen3-dev nlohmann-json3-dev libcli11-dev libboost-graph-dev catch2 libbenchmark-dev
+  parallel time  # GNU parallel and GNU time: the sharding and memory tests (cli.scale)
+  libsimdjson-dev pybind11-dev python3-dev python3-pytest)  # the op batch parser; import ridgeline
+# ridgeline report: npm vendors the chart libraries at build time; chromium (+ its driver)
+# renders the pages in the tests; prometheus provides promtool for export prometheus's tests.
+PACKAGES+=(chromium chromium-driver prometheus)
+# npm: Debian's package, unless an npm is already there (Node.js from NodeSource ships its own
+# and conflicts with Debian's npm package).
+command -v npm >/dev/null 2>&1 || PACKAGES+=(npm)
 
 install_missing() {  # [extra packages...]
   PACKAGES+=("$@")

@@ -5,6 +5,7 @@
 // in the README.
 #include "hardware/gpu_load.h"
 #include "model/op_cost.h"
+#include "workloads/runtime_profile.h"
 
 #include <benchmark/benchmark.h>
 
@@ -27,17 +28,21 @@ Op attn(int64_t b, int64_t q, int64_t kv, bool causal) {
 }
 
 std::vector<Op> layer_mix() {
-  return {gemm(4096, 6144, 4096),
-          gemm(4096, 4096, 4096),
-          gemm(4096, 28672, 4096),
-          gemm(4096, 4096, 14336),
-          gemm(32, 6144, 4096),
-          gemm(32, 28672, 4096),
-          attn(1, 4096, 4096, true),
-          attn(32, 1, 2048, false),
-          Op{"n", RowOp{RowOpKind::RmsNorm, 4096, 4096, DType::Bf16}, false},
-          Op{"e", ElementwiseOp{ElementwiseKind::SiluMul, 4096 * 14336, DType::Bf16, false, {}}, false},
-          Op{"e", ElementwiseOp{ElementwiseKind::Add, 4096 * 4096, DType::Bf16, false, {}}, false}};
+  return {
+      gemm(4096, 6144, 4096),
+      gemm(4096, 4096, 4096),
+      gemm(4096, 28672, 4096),
+      gemm(4096, 4096, 14336),
+      gemm(32, 6144, 4096),
+      gemm(32, 28672, 4096),
+      attn(1, 4096, 4096, true),
+      attn(32, 1, 2048, false),
+      Op{"n",
+         RowOp{RowOpKind::RmsNorm, 4096, 4096, DType::Bf16, RowImpl::SinglePass,
+               default_runtime().launch.rows},
+         false},
+      Op{"e", ElementwiseOp{ElementwiseKind::SiluMul, 4096 * 14336, DType::Bf16, false, {}}, false},
+      Op{"e", ElementwiseOp{ElementwiseKind::Add, 4096 * 4096, DType::Bf16, false, {}}, false}};
 }
 
 void run(benchmark::State& state, const std::vector<Op>& ops) {
@@ -67,7 +72,10 @@ void BM_Elementwise(benchmark::State& s) {
   run(s, {Op{"e", ElementwiseOp{ElementwiseKind::Add, 1 << 24, DType::Bf16, false, {}}, false}});
 }
 void BM_RmsNorm(benchmark::State& s) {
-  run(s, {Op{"n", RowOp{RowOpKind::RmsNorm, 4096, 4096, DType::Bf16}, false}});
+  run(s, {Op{"n",
+             RowOp{RowOpKind::RmsNorm, 4096, 4096, DType::Bf16, RowImpl::SinglePass,
+                   default_runtime().launch.rows},
+             false}});
 }
 void BM_LayerMix(benchmark::State& s) {
   run(s, layer_mix());

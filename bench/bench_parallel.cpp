@@ -2,8 +2,7 @@
 // 175B training on 1024 H100s (TP 8, PP 16, DP 8, interleaved 1F1B, ZeRO 1, global batch 1536),
 // and Llama-3-70B decode on 8 GPUs (TP 8). The target: under 100 us per prediction, so a
 // search over thousands of strategies stays within seconds. Configs are parsed outside the loop.
-#include "hardware/cluster_spec.h"
-#include "hardware/gpu_load.h"
+#include "bench_fixtures.h"
 #include "model/parallel_predict.h"
 
 #include <benchmark/benchmark.h>
@@ -13,14 +12,9 @@ namespace {
 using namespace ridgeline;
 
 void BM_Gpt3_175bTrain1024(benchmark::State& state) {
-  static const ClusterSpec cluster = load_cluster("dgx-h100");
-  static const GpuSpec gpu = load_gpu(cluster.gpu);
-  static const ModelConfig model = load_model("gpt3-175b");
-  RunConfig r;
-  r.phase = Phase::Train;
-  r.seq = 2048;
-  r.batch = 1;
-  r.optimizer = Optimizer::AdamW;
+  const auto& [cluster, gpu] = bench::dgx_h100();
+  const ModelConfig& model = bench::gpt3_175b();
+  RunConfig r = bench::gpt3_train_run();
   ParallelConfig p;
   p.gpus = 1024, p.tp = 8, p.pp = 16, p.dp = 8, p.vp = 2, p.zero = 1;
   p.schedule = PipelineSchedule::Interleaved;
@@ -33,8 +27,7 @@ void BM_Gpt3_175bTrain1024(benchmark::State& state) {
 }
 
 void BM_Llama70bDecodeTp8(benchmark::State& state) {
-  static const ClusterSpec cluster = load_cluster("dgx-h100");
-  static const GpuSpec gpu = load_gpu(cluster.gpu);
+  const auto& [cluster, gpu] = bench::dgx_h100();
   static const ModelConfig model = load_model("llama-3-70b");
   RunConfig r;
   r.phase = Phase::Decode;

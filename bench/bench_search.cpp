@@ -3,8 +3,7 @@
 // (dgx-h100, global batch 1536, seq 2048), memory first, then predict_parallel for each that
 // fits, ranked. The target: under 2 s on one core. The counters say how many strategies
 // were enumerated, valid and timed. Configs are parsed outside the loop.
-#include "hardware/cluster_spec.h"
-#include "hardware/gpu_load.h"
+#include "bench_fixtures.h"
 #include "model/strategy_search.h"
 
 #include <benchmark/benchmark.h>
@@ -14,13 +13,9 @@ namespace {
 using namespace ridgeline;
 
 void BM_SearchGpt3_175b1024(benchmark::State& state) {
-  static const ClusterSpec cluster = load_cluster("dgx-h100");
-  static const GpuSpec gpu = load_gpu(cluster.gpu);
-  static const ModelConfig model = load_model("gpt3-175b");
-  RunConfig r;
-  r.phase = Phase::Train;
-  r.seq = 2048;
-  r.optimizer = Optimizer::AdamW;
+  const auto& [cluster, gpu] = bench::dgx_h100();
+  const ModelConfig& model = bench::gpt3_175b();
+  RunConfig r = bench::gpt3_train_run();
   SearchSpace s;
   s.gpus = 1024;
   s.global_batch = 1536;

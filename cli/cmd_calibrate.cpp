@@ -79,9 +79,12 @@ Command add_calibrate_command(CLI::App& app) {
                   "validate/measure)");
   CLI::App* fit_collectives = nullptr;
   Command run_fit_collectives = add_fit_collectives_command(*cal, fit_collectives);
+  CLI::App* intervals = nullptr;
+  Command run_intervals = add_calibrate_intervals_command(*cal, intervals);
   cal->require_subcommand(1);
-  return [o, run, fit_collectives, run_fit_collectives]() {
+  return [o, run, fit_collectives, run_fit_collectives, intervals, run_intervals]() {
     if (fit_collectives->parsed()) return run_fit_collectives();
+    if (intervals->parsed()) return run_intervals();
     if (run->parsed()) {
       CalibrationRun r = o->run;
       r.bench = find_gpu_bench(r.bench);

@@ -3,10 +3,17 @@
 //   ridgeline capacity --gpu h100-sxm,h200-sxm --model llama-3.1-8b --engine vllm,trtllm
 //     --precision bf16,fp8 --input-len 1024 --output-len 256 --requests 1000
 //     --slo ttft_p99=2s,tpot_p99=100ms --target-rate 500 --price-per-gpu-hour 3.5
+//     [--jobs N] [--shard I/N] [--out FILE]
+// Each configuration's search is independent: --jobs runs them on threads, --shard splits them
+// (cli/batch_run.h), and the rows stream in order (cli/row_output.h).
+#include "cli/batch_run.h"
 #include "cli/commands.h"
+#include "cli/output_file.h"
+#include "cli/row_output.h"
 #include "cli/serve_options.h"
 #include "cli/views/serve_views.h"
 #include "common/errors.h"
+#include "common/parallel_map.h"
 #include "hardware/gpu_load.h"
 #include "serve/gpu_step_model.h"
 
@@ -24,6 +31,7 @@ struct CapacityFlags {
   ServeOptions o;
   std::string gpus, engines, precisions = "bf16", slo, prices;
   double target = 0;
+  BatchFlags batch;
 };
 
 std::vector<std::string> list(const std::string& flag, const std::string& text) {
@@ -82,7 +90,13 @@ Command add_capacity_command(CLI::App& app) {
   cmd->add_option("--price-per-gpu-hour", f->prices, "A price, or GPU=PRICE,... for each GPU");
   cmd->add_option("--format", f->o.format, "table or json")
       ->check(CLI::IsMember({"table", "json"}));
+  add_batch_flags(*cmd, f->batch);
   return [f, cmd]() {
+    Batch batch = batch_of(f->batch);
+    if (batch.shard.on && cmd->get_option("--format")->count() > 0)
+      throw InputError(
+          "--format: a --shard run writes JSONL for `ridgeline merge`; give --format "
+          "to merge");
     if (!(f->target > 0) || !std::isfinite(f->target))
       throw InputError("--target-rate: must be > 0 requests per second");
     std::vector<SloTerm> slo = parse_slo("--slo", f->slo);
@@ -94,40 +108,73 @@ Command add_capacity_command(CLI::App& app) {
     std::map<std::string, double> price = prices(f->prices, gpus);
     Workload w = serve_workload(f->o, *cmd);
     ModelConfig model = load_model(f->o.model);
-    std::vector<CapacityRow> rows;
-    for (const std::string& g : gpus) {
-      GpuSpec gpu = load_gpu(g);
-      for (const std::string& e : engines) {
-        EngineConfig engine = load_engine(e);
-        for (const std::string& p : precisions) {
-          GpuStepModel step(gpu, model, serve_run_config(p, engine));
-          ServeSetup setup;
-          setup.engine = &engine;
-          setup.model = &step;
-          setup.seed = (uint64_t)f->o.seed;
-          setup.slo = slo;
-          setup.lengths_from_flags = f->o.workload.empty();
-          KvSizing kv = engine_kv(engine, step);
-          std::optional<double> pr;
-          if (price.count(g)) pr = price[g];
-          ServeSubject s{gpu.name,
-                         model.name,
-                         engine.name,
-                         engine.file,
-                         p,
-                         "poisson (searched)",
-                         f->o.workload.empty()
-                             ? "input " + f->o.input_len + ", output " + f->o.output_len
-                             : f->o.workload,
-                         f->o.seed};
-          rows.push_back({s, search_capacity(w, setup, kv, f->target, pr)});
-        }
-      }
-    }
-    if (f->o.format == "json")
-      print_capacity_json(std::cout, rows, describe(slo), f->target);
-    else
-      print_capacity_table(std::cout, rows, describe(slo), f->target);
+    std::vector<GpuSpec> gpu_specs;
+    for (const std::string& g : gpus) gpu_specs.push_back(load_gpu(g));
+    std::vector<EngineConfig> engine_specs;
+    for (const std::string& e : engines) engine_specs.push_back(load_engine(e));
+    // Row i: GPU outermost, then engine, then precision (the order the table always had).
+    auto row_at = [&](int64_t i) {
+      const std::string& p = precisions[(size_t)(i % (int64_t)precisions.size())];
+      i /= (int64_t)precisions.size();
+      const EngineConfig& engine = engine_specs[(size_t)(i % (int64_t)engines.size())];
+      size_t gi = (size_t)(i / (int64_t)engines.size());
+      const GpuSpec& gpu = gpu_specs[gi];
+      GpuStepModel step(gpu, model, serve_run_config(p, engine));
+      ServeSetup setup;
+      setup.engine = &engine;
+      setup.model = &step;
+      setup.seed = (uint64_t)f->o.seed;
+      setup.slo = slo;
+      setup.lengths_from_flags = f->o.workload.empty();
+      KvSizing kv = engine_kv(engine, step);
+      std::optional<double> pr;
+      if (price.count(gpus[gi])) pr = price.at(gpus[gi]);
+      ServeSubject s{gpu.name,
+                     model.name,
+                     engine.name,
+                     engine.file,
+                     p,
+                     "poisson (searched)",
+                     f->o.workload.empty()
+                         ? "input " + f->o.input_len + ", output " + f->o.output_len
+                         : f->o.workload,
+                     f->o.seed};
+      return CapacityRow{s, search_capacity(w, setup, kv, f->target, pr)};
+    };
+    const int64_t total = (int64_t)(gpus.size() * engines.size() * precisions.size());
+    RowDocHead head{"capacity",
+                    run_inputs_text(*cmd),
+                    total,
+                    capacity_table_head(describe(slo), f->target),
+                    "",
+                    capacity_json_head(describe(slo), f->target),
+                    "configurations",
+                    false};
+    OutputFile out("--out", f->batch.out);
+    RowWriter writer(out.stream(), f->o.format, batch.shard);
+    const RowForms forms = writer.forms();
+    const int64_t mine = (total - batch.shard.index + batch.shard.count - 1) / batch.shard.count;
+    Progress progress("capacity", "configurations", mine, progress_wanted(f->batch));
+    catch_sigint();
+    writer.begin(head);
+    bool complete = ordered_parallel_for<RowText>(
+        mine, batch.jobs,
+        [&](int64_t k) {
+          CapacityRow row = row_at(batch.shard.index + k * batch.shard.count);
+          RowText t;
+          if (forms.table) t.table = capacity_table_row(row);
+          if (forms.json) t.json = capacity_json_row(row);
+          return t;
+        },
+        [&](int64_t k, RowText&& t) {
+          writer.row(batch.shard.index + k * batch.shard.count, t);
+          progress.tick(k + 1);
+        },
+        &interrupt_flag(), 4 * (int64_t)batch.jobs);
+    if (!complete) throw Interrupted();
+    writer.end();
+    out.commit();
+    progress.finish(writer.rows());
     return 0;
   };
 }

@@ -9,6 +9,7 @@
 #include "cli/commands.h"
 #include "cli/views/collective_views.h"
 #include "common/errors.h"
+#include "validate/intervals.h"
 
 #include <fstream>
 #include <iostream>
@@ -79,6 +80,8 @@ Command add_collective_command(CLI::App& app) {
       results = run_collective_lines(in, o->input, cluster);
     }
     std::string format = !o->format.empty() ? o->format : (from_flags ? "table" : "jsonl");
+    for (auto& r : results)
+      if (r.cost) r.interval = collective_interval(builtin_interval_table(), r.cost->time_us);
     collective_views().pick(format, "--format")(std::cout, CollectiveReport{cluster, results});
     int failed = 0;
     for (const auto& r : results) {

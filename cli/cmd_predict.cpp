@@ -16,6 +16,7 @@
 #include "hardware/cluster_spec.h"
 #include "hardware/gpu_load.h"
 #include "model/parallel_predict.h"
+#include "validate/intervals.h"
 #include "workloads/graph_builder.h"
 
 #include <fstream>
@@ -103,6 +104,7 @@ Command add_predict_command(CLI::App& app) {
     ModelConfig model = load_model(o->model);
     OpGraph graph = build_graph(model, run);
     Prediction p = predict_workload(graph, model, run, gpu);
+    p.interval = step_interval(builtin_interval_table(), gpu, graph, p, model.moe.experts > 0);
     if (!o->ignore_memory) check_fits(p, model);
     if (!o->trace.empty()) {
       std::ofstream out = open_output("--trace", o->trace);

@@ -1,15 +1,16 @@
 // `ridgeline search --model M --cluster C --gpus N --global-batch B --seq S [--top K] [--max-tp
-// T ...] [--format table|json|csv] [--all]`: every valid training strategy predicted and ranked
-// (model/strategy_search.h), the top K printed with why each loses to the one above.
-// `ridgeline compare ... --strategy "tp=8,pp=16,zero=1" --strategy ...`: strategies side by side.
-// Both train with AdamW (the state ZeRO shards) in the model's weight dtype (bf16).
+// T ...] [--format table|json|csv] [--all] [--jobs N] [--out FILE]`: every valid training strategy
+// predicted and ranked (model/strategy_search.h), the top K printed with why each loses to the one
+// above. `ridgeline compare ... --strategy "tp=8,pp=16,zero=1" --strategy ...`: strategies side by
+// side. Both train with AdamW (the state ZeRO shards) in the model's weight dtype (bf16).
+#include "cli/batch_run.h"
 #include "cli/commands.h"
+#include "cli/output_file.h"
 #include "cli/views/search_views.h"
 #include "common/errors.h"
 #include "hardware/cluster_spec.h"
 #include "hardware/gpu_load.h"
 
-#include <unistd.h>
 #include <cmath>
 #include <iostream>
 #include <memory>
@@ -111,7 +112,8 @@ Command add_search_command(CLI::App& app) {
     long long max_tp = 0, max_pp = 0, max_vp = 0, max_cp = 1, max_ep = 0, max_microbatch = 8;
     std::string zero = "0,1,2,3", recompute = "none,selective,full", schedule = "1f1b,interleaved";
     std::string sp = "both";
-    bool all = false, progress = false;
+    bool all = false;
+    BatchFlags batch;
   };
   auto o = std::make_shared<Options>();
   CLI::App* cmd = app.add_subcommand("search", "Rank every valid training strategy on a cluster");
@@ -131,9 +133,9 @@ Command add_search_command(CLI::App& app) {
   cmd->add_option("--sp", o->sp, "Sequence parallelism with TP > 1: both (default), on or off")
       ->check(CLI::IsMember({"both", "on", "off"}));
   cmd->add_flag("--all", o->all, "Also list the strategies that do not fit, with their reason");
-  cmd->add_flag("--progress", o->progress,
-                "Progress on stderr (default: when stderr is a terminal)");
+  add_batch_flags(*cmd, o->batch, false);
   return [o]() {
+    Batch batch = batch_of(o->batch);
     check_format(o->job.format);
     if (o->top < 1) throw InputError("--top: must be at least 1, got " + std::to_string(o->top));
     Job j = job_of(o->job);
@@ -146,15 +148,21 @@ Command add_search_command(CLI::App& app) {
     s.schedules = list_of<PipelineSchedule>(o->schedule, "--schedule", schedule_of);
     s.sp_on = o->sp != "off", s.sp_off = o->sp != "on";
     SearchProgress progress;
-    if (o->progress || isatty(2)) {
+    if (progress_wanted(o->batch)) {
       progress.every = 500;
       progress.report = [](int64_t done, int64_t total) {
         std::cerr << "search: " << done << " of " << total << " strategies priced\n";
       };
     }
-    SearchResult r = search_strategies(j.model, j.run, s, j.cluster, j.gpu, progress);
+    OutputFile out("--out", o->batch.out);  // an unwritable path fails before the search
+    catch_sigint();
+    progress.stop = &interrupt_flag();
+    SearchResult r =
+        search_strategies(j.model, j.run, s, j.cluster, j.gpu, progress, {}, batch.jobs);
+    if (!r.complete) throw Interrupted();
     search_views().pick(o->job.format, "--format")(
-        std::cout, SearchReport{r, describe(j, s.gpus, s.global_batch), o->top, o->all});
+        out.stream(), SearchReport{r, describe(j, s.gpus, s.global_batch), o->top, o->all});
+    out.commit();
     return r.ranked.empty() ? 1 : 0;
   };
 }

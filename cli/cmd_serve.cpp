@@ -2,7 +2,10 @@
 //   ridgeline serve --gpu h200-sxm --model llama-3.1-8b --engine vllm --input-len 1024
 //     --output-len 128 --rate 8 --requests 2000 --format json
 // Arrivals: --rate R (Poisson; --arrival gamma --cv 2 bursty, --arrival fixed), --rate inf (all at
-// t = 0), --concurrency C (closed loop), or a --workload file's own arrival times.
+// t = 0), --concurrency C (closed loop), or a --workload file's own arrival times. --warmup N
+// leaves the first N requests out of the metrics (steady state). --out FILE is renamed into
+// place when complete; SIGINT ends the run with exit 130 and no output file.
+#include "cli/batch_run.h"
 #include "cli/commands.h"
 #include "cli/output_file.h"
 #include "cli/serve_options.h"
@@ -21,9 +24,9 @@ namespace {
 
 struct ServeFlags {
   ServeOptions o;
-  std::string rate, arrival = "poisson", trace, slo;
+  std::string rate, arrival = "poisson", trace, slo, out;
   double cv = 1;
-  long long concurrency = 0;
+  long long concurrency = 0, warmup = 0;
 };
 
 ArrivalSpec arrivals_from(const ServeFlags& f, const CLI::App& cmd, bool trace_file) {
@@ -65,10 +68,14 @@ Command add_serve_command(CLI::App& app) {
   cmd->add_option("--cv", f->cv, "Coefficient of variation of gamma gaps (1: Poisson)");
   cmd->add_option("--concurrency", f->concurrency, "Closed loop: requests in flight")
       ->check(CLI::PositiveNumber);
+  cmd->add_option("--warmup", f->warmup,
+                  "Leave the first N requests out of every metric (steady state; a closed loop's "
+                  "first wave)");
   cmd->add_option("--slo", f->slo, "Goodput under e.g. ttft_p99=2s,tpot_p99=100ms");
   cmd->add_option("--format", f->o.format, "table, json or csv (one row a request)")
       ->check(CLI::IsMember({"table", "json", "csv"}));
   cmd->add_option("--trace", f->trace, "Write a Perfetto trace of steps and requests");
+  cmd->add_option("--out", f->out, "Write the output to FILE (renamed into place when complete)");
   return [f, cmd]() {
     const ServeOptions& o = f->o;
     Workload w = serve_workload(o, *cmd);
@@ -83,16 +90,27 @@ Command add_serve_command(CLI::App& app) {
     setup.seed = (uint64_t)o.seed;
     if (!f->slo.empty()) setup.slo = parse_slo("--slo", f->slo);
     setup.record_steps = !f->trace.empty();
+    if (f->warmup < 0)
+      throw InputError("--warmup " + std::to_string(f->warmup) + ": must be 0 or more");
+    setup.warmup_requests = f->warmup;
     setup.lengths_from_flags = o.workload.empty();
-    if (w.requests.size() >= 5000) {
-      setup.progress = [](int64_t done, int64_t total, double t) {
+    // The callback also ends the run on SIGINT (exit 130, a --out file removed).
+    const bool show = w.requests.size() >= 5000;
+    catch_sigint();
+    setup.progress = [show](int64_t done, int64_t total, double t) {
+      if (interrupted()) {
+        if (show) std::cerr << "\n";
+        throw Interrupted();
+      }
+      if (show)
         std::cerr << "\rserve: " << done << "/" << total << " requests finished, t = " << t << " s"
                   << std::flush;
-      };
-    }
+    };
     KvSizing kv = engine_kv(engine, step);
+    OutputFile out("--out", f->out);  // an unwritable path fails before the run
     ServeRun run = run_serving(std::move(w), setup, kv);
-    if (setup.progress) std::cerr << "\n";
+    if (interrupted()) throw Interrupted();
+    if (show) std::cerr << "\n";
     ServeSubject s{gpu.name,          model.name,  engine.name,
                    engine.file,       o.precision, describe(setup.arrivals),
                    workload_label(o), o.seed};
@@ -101,11 +119,12 @@ Command add_serve_command(CLI::App& app) {
       write_serve_trace(out, s, run);
     }
     if (o.format == "json")
-      print_serve_json(std::cout, s, run);
+      print_serve_json(out.stream(), s, run);
     else if (o.format == "csv")
-      print_serve_csv(std::cout, run);
+      print_serve_csv(out.stream(), run);
     else
-      print_serve_table(std::cout, s, run);
+      print_serve_table(out.stream(), s, run);
+    out.commit();
     return 0;
   };
 }

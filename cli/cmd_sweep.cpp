@@ -2,11 +2,17 @@
 // precisions, one point per combination. Points that do not fit in memory stay, marked; a point
 // the run config rejects gets its error in its own row and the others still run (exit 1).
 //   ridgeline sweep --model llama-3-8b --phase decode --kv-len 2048 --batches 1,8,32,128
-//   --weight-dtypes bf16,fp8 --format table|json|csv
+//   --weight-dtypes bf16,fp8 --format table|json|csv [--jobs N] [--shard I/N] [--out FILE]
+// The points stream (cli/row_output.h): each is priced on one of --jobs threads and printed in
+// order as soon as the points before it are, so memory does not grow with the sweep.
+#include "cli/batch_run.h"
 #include "cli/commands.h"
+#include "cli/output_file.h"
 #include "cli/predict_options.h"
+#include "cli/row_output.h"
 #include "cli/views/sweep_views.h"
 #include "common/errors.h"
+#include "common/parallel_map.h"
 #include "hardware/gpu_load.h"
 #include "model/prediction.h"
 #include "workloads/graph_builder.h"
@@ -42,31 +48,98 @@ SweepPoint sweep_point(const PredictOptions& p, const ModelConfig& model, const 
   return pt;
 }
 
-SweepResult run_sweep(const Options& o) {
-  GpuSpec gpu = load_gpu(o.base.gpu, o.base.sets, o.base.profile);
-  ModelConfig model = load_model(o.base.model);
-  SweepResult r{model.name, model.source, gpu.name, gpu.file, gpu.profile, what_if_labels(gpu),
-                run_config_from(o.base), {}};
+// The grid of points, enumerated lazily (a 10^6-point sweep is never held): weights outermost,
+// then batch, sequence length and KV length.
+struct Grid {
+  std::vector<std::string> dtypes;
+  std::vector<long long> batches, seqs, kv_lens;
+  int64_t size() const {
+    return (int64_t)(dtypes.size() * batches.size() * seqs.size() * kv_lens.size());
+  }
+  PredictOptions at(const PredictOptions& base, int64_t i) const {
+    PredictOptions p = base;
+    p.kv_len = kv_lens[(size_t)(i % (int64_t)kv_lens.size())], i /= (int64_t)kv_lens.size();
+    p.seq = seqs[(size_t)(i % (int64_t)seqs.size())], i /= (int64_t)seqs.size();
+    p.batch = batches[(size_t)(i % (int64_t)batches.size())], i /= (int64_t)batches.size();
+    p.weights = dtypes[(size_t)i];
+    return p;
+  }
+};
+
+Grid grid_of(const Options& o) {
   auto or_one = [](std::vector<long long> v, long long x) {
     return v.empty() ? std::vector<long long>{x} : v;
   };
-  auto dtypes =
-      o.weight_dtypes.empty() ? std::vector<std::string>{o.base.weights} : o.weight_dtypes;
-  for (const auto& dt : dtypes)
-    for (long long b : or_one(o.batches, o.base.batch))
-      for (long long s : or_one(o.seqs, o.base.seq))
-        for (long long kv : or_one(o.kv_lens, o.base.kv_len)) {
-          PredictOptions p = o.base;
-          p.weights = dt, p.batch = b, p.seq = s, p.kv_len = kv;
-          r.points.push_back(sweep_point(p, model, gpu));
-        }
-  return r;
+  return {o.weight_dtypes.empty() ? std::vector<std::string>{o.base.weights} : o.weight_dtypes,
+          or_one(o.batches, o.base.batch), or_one(o.seqs, o.base.seq),
+          or_one(o.kv_lens, o.base.kv_len)};
+}
+
+RowText row_of(const SweepResult& r, const SweepPoint& p, RowForms forms) {
+  RowText t;
+  t.ok = p.ok;
+  if (forms.table) t.table = sweep_table_row(p);
+  if (forms.csv) t.csv = sweep_csv_row(p);
+  if (forms.json) t.json = sweep_json_point(r, p);
+  return t;
+}
+
+int run_sweep(const Options& o, const BatchFlags& flags, const CLI::App& cmd) {
+  Batch batch = batch_of(flags);
+  if (batch.shard.on && cmd.get_option("--format")->count() > 0)
+    throw InputError(
+        "--format: a --shard run writes JSONL for `ridgeline merge`; give --format "
+        "to merge");
+  GpuSpec gpu = load_gpu(o.base.gpu, o.base.sets, o.base.profile);
+  ModelConfig model = load_model(o.base.model);
+  SweepResult r{model.name,
+                model.source,
+                gpu.name,
+                gpu.file,
+                gpu.profile,
+                what_if_labels(gpu),
+                run_config_from(o.base),
+                {}};
+  const Grid grid = grid_of(o);
+  const int64_t total = grid.size();
+  RowDocHead head{"sweep",           run_inputs_text(cmd), total,    sweep_table_head(r),
+                  sweep_csv_head(r), sweep_json_head(r),   "points", true};
+  OutputFile out("--out", flags.out);
+  RowWriter writer(out.stream(), o.base.format, batch.shard);
+  const RowForms forms = writer.forms();
+  // This shard's points: indexes shard.index, shard.index + N, ...
+  const int64_t mine = (total - batch.shard.index + batch.shard.count - 1) / batch.shard.count;
+  Progress progress("sweep", "points", mine, progress_wanted(flags));
+  catch_sigint();
+  writer.begin(head);
+  bool complete = ordered_parallel_for<RowText>(
+      mine, batch.jobs,
+      [&](int64_t k) {
+        int64_t i = batch.shard.index + k * batch.shard.count;
+        return row_of(r, sweep_point(grid.at(o.base, i), model, gpu), forms);
+      },
+      [&](int64_t k, RowText&& t) {
+        writer.row(batch.shard.index + k * batch.shard.count, t);
+        progress.tick(k + 1);
+      },
+      &interrupt_flag());
+  if (!complete) throw Interrupted();
+  writer.end();
+  out.commit();
+  progress.finish(writer.rows());
+  if (writer.failed() > 0) {
+    std::cerr << "ridgeline sweep: " << writer.failed() << " of " << writer.rows()
+              << " points failed\n";
+    return 1;
+  }
+  return 0;
 }
 
 }  // namespace
 
 Command add_sweep_command(CLI::App& app) {
   auto o = std::make_shared<Options>();
+  auto flags = std::make_shared<BatchFlags>();
   CLI::App* cmd =
       app.add_subcommand("sweep", "Predict a model over batch sizes, lengths and precisions");
   add_target_flags(*cmd, o->base);
@@ -78,21 +151,8 @@ Command add_sweep_command(CLI::App& app) {
   cmd->add_option("--weight-dtypes", o->weight_dtypes, "Weight precisions, comma-separated")
       ->delimiter(',')
       ->check(CLI::IsMember({"bf16", "fp16", "fp32", "fp8", "int8", "int4"}));
-  return [o]() {
-    SweepResult r = run_sweep(*o);
-    if (o->base.format == "json")
-      print_sweep_json(std::cout, r);
-    else if (o->base.format == "csv")
-      print_sweep_csv(std::cout, r);
-    else
-      print_sweep_table(std::cout, r);
-    if (r.failed() > 0) {
-      std::cerr << "ridgeline sweep: " << r.failed() << " of " << r.points.size()
-                << " points failed\n";
-      return 1;
-    }
-    return 0;
-  };
+  add_batch_flags(*cmd, *flags);
+  return [o, flags, cmd]() { return run_sweep(*o, *flags, *cmd); };
 }
 
 }  // namespace ridgeline

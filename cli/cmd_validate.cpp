@@ -12,6 +12,7 @@
 #include "cli/views/report_views.h"
 #include "cli/views/scorecard_views.h"
 #include "cli/views/trace_compare_view.h"
+#include "cli/views/trace_prometheus_view.h"
 #include "cli/views/training_views.h"
 #include "cli/views/views.h"
 #include "common/errors.h"
@@ -107,7 +108,8 @@ int run_check(const std::string& path, const std::vector<std::string>& sets) {
 
 // --trace: match a real run's kernels to the prediction of the same workload.
 int run_trace(const std::string& path, const PredictOptions& w, const std::string& gpu_name,
-              const std::vector<std::string>& sets, const std::string& profile, int worst) {
+              const std::vector<std::string>& sets, const std::string& profile, int worst,
+              const std::string& format, const std::string& job) {
   if (w.model.empty() || w.phase.empty()) {
     throw InputError(
         "--trace: say which workload the trace ran with --model and --phase (and its sizes)");
@@ -122,7 +124,10 @@ int run_trace(const std::string& path, const PredictOptions& w, const std::strin
   Prediction p = predict_workload(graph, model, run, gpu);
   TraceComparison c = compare_trace(kernels, p, gpu);
   c.shapes = shapes;
-  print_trace_comparison(std::cout, c, p, gpu, worst);
+  if (format == "prometheus")
+    print_trace_prometheus(std::cout, kernels, c, p, gpu, job);
+  else
+    print_trace_comparison(std::cout, c, p, gpu, worst);
   return 0;
 }
 
@@ -171,6 +176,7 @@ Command add_validate_command(CLI::App& app) {
     std::string format = "table";
     std::string plot;
     int worst = 10;
+    std::string job;
   };
   auto o = std::make_shared<Options>();
   CLI::App* cmd = app.add_subcommand("validate", "Score predictions against a measured data set");
@@ -208,8 +214,11 @@ Command add_validate_command(CLI::App& app) {
       "GPU's own or its architecture's)");
   cmd->add_option("--split", o->split, "holdout (default), fit or all")
       ->check(CLI::IsMember({"holdout", "fit", "all"}));
-  cmd->add_option("--format", o->format, "table, json or markdown")
-      ->check(CLI::IsMember(scorecard_views().names()));
+  std::vector<std::string> formats = scorecard_views().names();
+  formats.push_back("prometheus");  // --trace: the measured step as Prometheus metrics
+  cmd->add_option("--format", o->format, "table, json or markdown; prometheus with --trace")
+      ->check(CLI::IsMember(formats));
+  cmd->add_option("--job", o->job, "With --trace --format prometheus: a job label on every metric");
   cmd->add_option("--worst", o->worst, "Worst cases to list (table)");
   cmd->add_option("--plot", o->plot,
                   "Also write the scorecard as an SVG plot (predicted against measured, error "
@@ -217,6 +226,10 @@ Command add_validate_command(CLI::App& app) {
   return [o, cmd, workload_flags]() {
     if (!o->plot.empty() && (!o->check.empty() || !o->trace.empty()))
       throw InputError("--plot: plots the scorecard of --data; not with --check or --trace");
+    if (o->format == "prometheus" && o->trace.empty())
+      throw InputError("--format prometheus: the metrics of a measured step; only with --trace");
+    if (cmd->count("--job") && o->format != "prometheus")
+      throw InputError("--job: labels the metrics of --trace --format prometheus; not without");
     if (!o->check.empty() && is_collective_baseline(o->check)) {
       refuse_flags(*cmd,
                    {"--gpu", "--profile", "--data", "--trace", "--workloads", "--split", "--format",
@@ -253,9 +266,17 @@ Command add_validate_command(CLI::App& app) {
       return run_training_runs(o->training_runs, o->format, o->worst, cmd->count("--worst") > 0);
     }
     if (!o->trace.empty()) {
-      refuse_flags(*cmd, {"--data", "--workloads", "--split", "--format"},
+      refuse_flags(*cmd, {"--data", "--workloads", "--split"},
                    "--trace, which compares one trace with one workload in a table");
-      return run_trace(o->trace, o->workload, o->gpu, o->sets, o->profile, o->worst);
+      if (o->format != "prometheus")
+        refuse_flags(*cmd, {"--format"},
+                     "--trace, which compares one trace with one workload in a table (or "
+                     "--format prometheus: the measured step's metrics)");
+      if (o->format == "prometheus" && cmd->count("--worst"))
+        throw InputError(
+            "--worst: lists the worst kernels in the table; not with --format prometheus");
+      return run_trace(o->trace, o->workload, o->gpu, o->sets, o->profile, o->worst, o->format,
+                       o->job);
     }
     // --runtime with --workloads: the runtime every record is predicted with.
     std::vector<std::string> trace_only;

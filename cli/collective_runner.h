@@ -8,6 +8,7 @@
 
 #include "hardware/cluster_spec.h"
 #include "model/collective_cost.h"
+#include "model/interval.h"
 #include "workloads/op.h"
 
 #include <nlohmann/json.hpp>
@@ -23,9 +24,10 @@ struct CollectiveResult {
   std::string id;
   std::optional<CollectiveOp> op;
   std::optional<CollectiveCost> cost;
-  int nodes = 0;          // nodes the group spans
-  int gpus_per_node = 0;  // group members per node
-  std::string error;      // non-empty when the line failed
+  int nodes = 0;                               // nodes the group spans
+  int gpus_per_node = 0;                       // group members per node
+  std::string error;                           // non-empty when the line failed
+  std::optional<PredictionInterval> interval;  // of cost->time_us (validate/intervals.h)
 };
 
 // "1048576", "1MiB", "64KiB", "1GiB", "1MB", "2.5GB" -> bytes; `where` names the input in errors.

@@ -1,6 +1,8 @@
 // ridgeline: the thin driver. Parses the command line, runs one subcommand, and is the only
 // place where errors become messages and exit codes: 1 for bad input (the message names the
-// file and JSON path, or the flag), 2 for usage errors, 3 for a broken invariant (a bug).
+// file and JSON path, or the flag), 2 for usage errors, 3 for a broken invariant (a bug), 130 for a
+// run stopped by SIGINT.
+#include "cli/batch_run.h"
 #include "cli/commands.h"
 #include "common/errors.h"
 
@@ -25,6 +27,9 @@ int main(int argc, char** argv) {
   commands["validate-serving"] = ridgeline::add_validate_serving_command(app);
   commands["search"] = ridgeline::add_search_command(app);
   commands["compare"] = ridgeline::add_compare_command(app);
+  commands["report"] = ridgeline::add_report_command(app);
+  commands["export"] = ridgeline::add_export_command(app);
+  commands["merge"] = ridgeline::add_merge_command(app);
   commands["version"] = ridgeline::add_version_command(app);
   try {
     app.parse(argc, argv);
@@ -33,6 +38,9 @@ int main(int argc, char** argv) {
   }
   try {
     for (auto* sub : app.get_subcommands()) return commands.at(sub->get_name())();
+  } catch (const ridgeline::Interrupted& e) {  // SIGINT (cli/batch_run.h)
+    std::cerr << "ridgeline: " << e.what() << "\n";
+    return 130;
   } catch (const ridgeline::InputError& e) {
     std::cerr << "ridgeline: error: " << e.what() << "\n";
     return 1;

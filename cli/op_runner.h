@@ -3,6 +3,7 @@
 #pragma once
 
 #include "hardware/gpu_spec.h"
+#include "model/interval.h"
 #include "model/op_cost.h"
 #include "workloads/op.h"
 
@@ -19,7 +20,8 @@ struct OpResult {
   std::string id;
   std::optional<Op> op;
   std::optional<OpCost> cost;
-  std::string error;  // non-empty when the line failed
+  std::string error;                           // non-empty when the line failed
+  std::optional<PredictionInterval> interval;  // of cost->time_us, set by the runners below
 };
 
 // Predicts every non-blank line of `in`; `label` names the source in errors ("ops.jsonl").

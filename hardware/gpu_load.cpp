@@ -89,6 +89,9 @@ GpuSpec load_gpu_text(const std::string& text, const std::string& label,
   if (!use.doc.is_null() || !overrides.empty()) spec = parse_gpu_document(doc, checked_as);
   spec.file = label;
   spec.profile = use.description;
+  spec.calibration = use.doc.is_null() ? ProfileKind::None
+                     : use.own         ? ProfileKind::Own
+                                       : ProfileKind::Architecture;
   spec.what_ifs = applied;
   return spec;
 }

@@ -16,6 +16,18 @@
 
 namespace ridgeline {
 
+const char* profile_kind_name(ProfileKind k) {
+  switch (k) {
+    case ProfileKind::Own:
+      return "own";
+    case ProfileKind::Architecture:
+      return "architecture";
+    case ProfileKind::None:
+      return "none";
+  }
+  return "none";
+}
+
 const char* math_unit_key(MathUnit u) {
   static const NameTable<MathUnit> keys = {
       {MathUnit::TensorTf32, "tf32"}, {MathUnit::TensorBf16, "bf16"},

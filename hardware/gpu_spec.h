@@ -170,6 +170,11 @@ struct WhatIf {
 // For views: "memory.hbm.bandwidth_GBps=+30% (4355)"; an absolute value is shown as written.
 std::string what_if_label(const WhatIf& w);
 
+// Whose calibrated profile a spec carries: its own GPU's, another GPU's of its architecture, or
+// none (datasheet and architecture defaults only). Prediction intervals widen in that order.
+enum class ProfileKind { Own, Architecture, None };
+const char* profile_kind_name(ProfileKind k);  // "own", "architecture", "none"
+
 struct GpuSpec {
   std::string name;                       // preset key, e.g. "h100-sxm"
   std::string full_name;                  // "NVIDIA H100 SXM5 80GB"
@@ -179,6 +184,7 @@ struct GpuSpec {
   std::string file;                       // where it was read from
   std::vector<WhatIf> what_ifs;           // overrides applied, in order
   std::string profile = "none";           // the calibrated profile applied, and whose
+  ProfileKind calibration = ProfileKind::None;  // whose profile (for prediction intervals)
   ComputeSpec compute;
   MemorySpec memory;
   InterconnectSpec interconnect;

@@ -10,6 +10,7 @@
 // keeps in flight. With warm_l2 the inputs were left in L2 by the previous kernel: the part of
 // the working set L2 holds (soft knee near capacity) skips HBM, and so do the outputs, which stay
 // dirty in L2.
+#include "common/errors.h"
 #include "hardware/derived.h"
 #include "model/cost_models.h"
 #include "model/kernel_terms.h"
@@ -49,9 +50,8 @@ void add_unhidden_phase(OpCost& c) {
 }
 
 // ATen's row kernels: one block per row walks it serially (pytorch_row_ns_per_col per element;
-// up to kRowBlocksPerSm rows share an SM at a time) while the whole input streams at a reduced
-// share of the bandwidth; the slower of the two.
-constexpr double kRowBlocksPerSm = 8;  // 128-thread blocks with little shared memory
+// up to the runtime's launch.blocks_per_sm rows share an SM at a time) while the whole input
+// streams at a reduced share of the bandwidth; the slower of the two.
 OpCost pytorch_row_cost(const RowOp& r, const Op& op, const GpuSpec& gpu) {
   const auto& v = gpu.model.vector;
   OpCost c = stream_cost(op, (double)r.rows, gpu);
@@ -68,7 +68,8 @@ OpCost pytorch_row_cost(const RowOp& r, const Op& op, const GpuSpec& gpu) {
     finish(gpu, c);
     return c;
   }
-  double row_waves = ceil_div((double)r.rows, kRowBlocksPerSm * sm_count(gpu));
+  require_invariant(r.launch.blocks_per_sm > 0, "an ATen row kernel without its launch");
+  double row_waves = ceil_div((double)r.rows, r.launch.blocks_per_sm * sm_count(gpu));
   double serial_us = row_waves * (double)r.cols * v.pytorch_row_ns_per_col.value / 1000;
   c.hbm_us /= v.pytorch_row_bandwidth_fraction.value;
   c.compute_us = std::max(c.compute_us, serial_us);
@@ -117,16 +118,21 @@ OpCost elementwise_cost(const ElementwiseOp& e, const Op& op, const GpuSpec& gpu
 
 OpCost reduce_cost(const ReduceOp& r, const Op& op, const GpuSpec& gpu) {
   const auto& v = gpu.model.vector;
-  // ATen's setReduceConfig for a full reduction: 512-thread blocks; one block walks the input
-  // while that leaves under 256 values per thread, else the input is split over
-  // max(min(SMs x reduce_ctas_per_sm, vpt / 16), vpt / 256) blocks.
-  constexpr double kThreads = 512, kMinValues = 16, kMaxValues = 256;
+  // ATen's setReduceConfig for a full reduction, as the runtime launches it (r.launch): blocks of
+  // threads_per_block threads; one block walks the input while that leaves under
+  // max_values_per_thread values per thread, else the input is split over
+  // max(min(SMs x reduce_ctas_per_sm, vpt / min_values_per_thread), vpt / max_values_per_thread)
+  // blocks.
+  const ReduceLaunch& l = r.launch;
+  require_invariant(l.threads_per_block > 0 && l.min_values_per_thread > 0,
+                    "a reduction without its launch");
   double numel = (double)r.numel;
-  double vpt = ceil_div(numel, kThreads);
+  double vpt = ceil_div(numel, l.threads_per_block);
   double slots = sm_count(gpu) * v.reduce_ctas_per_sm.value;
-  double ctas = vpt < kMaxValues ? 1
-                                 : std::max(std::min(slots, ceil_div(vpt, kMinValues)),
-                                            ceil_div(vpt, kMaxValues));
+  double ctas = vpt < l.max_values_per_thread
+                    ? 1
+                    : std::max(std::min(slots, ceil_div(vpt, l.min_values_per_thread)),
+                               ceil_div(vpt, l.max_values_per_thread));
   OpCost c = stream_cost(op, ctas, gpu);
   // A block keeps reduce_cta_inflight_elements of loads in flight and waits a memory latency for
   // each such batch (Little's law), which bounds a few blocks long before bandwidth does.

@@ -2,7 +2,7 @@
 //  - weights: every parameter of the model (or of --blocks N decoder blocks), every expert of an
 //    MoE layer whatever the routing sends it (model_config.h);
 //  - KV cache: 2 x layers x batch x positions (a StaticCache: its length) x kv_heads x head_dim,
-//    in the KV-cache dtype
+//    in the KV-cache dtype (MLA: layers x batch x positions x (kv_lora_rank + qk_rope_head_dim))
 //    (prefill counts the cache its prompt fills, decode the cache it reads plus the new token);
 //  - activations: inference keeps the largest kernel's inputs and outputs alive twice over
 //    (producer and consumer overlap); training keeps every forward kernel's output of every

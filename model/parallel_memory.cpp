@@ -106,8 +106,11 @@ void add_activations(ParallelMemory& f, const ModelConfig& m, const RunConfig& r
     f.activation_bytes = 2 * T * widest * a;
     double positions = (double)step_positions(run);
     if (m.sliding_window > 0) positions = std::min(positions, (double)m.sliding_window);
-    f.kv_cache_bytes = (double)(layers_of(m, run) / p.pp) * run.batch * positions * 2 *
-                       kv_heads_per_rank(m, p.tp) * m.head_dim * bytes_of(run.kv_cache);
+    // MLA's latent is shared by all heads: every TP rank holds all of it (mla_config.h).
+    double per_token = m.deepseek.mla.enabled() ? kv_cache_elements_per_layer(m)
+                                                : 2.0 * kv_heads_per_rank(m, p.tp) * m.head_dim;
+    f.kv_cache_bytes = (double)(layers_of(m, run) / p.pp) * run.batch * positions * per_token *
+                       bytes_of(run.kv_cache);
     return;
   }
   f.in_flight = in_flight(p, p.microbatches(), stage);

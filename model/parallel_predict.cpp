@@ -311,14 +311,8 @@ ParallelPrediction predict_parallel(const ModelConfig& model, const RunConfig& r
            group_ranks_per_node(CommGroup::Pp, p, limits.gpus_per_node) > 1 ? 2 : 1, cluster, gpu);
   in.send_us = send.time_us;
   ParallelPrediction out;
-  out.pipeline = schedule_pipeline(in);
-  double no_send_end = out.pipeline.end_us;
-  if (P > 1 && send.time_us > 0) {
-    PipelineInput free = in;
-    free.send_us = 0;
-    free.record_slots = false;
-    no_send_end = schedule_pipeline(free).end_us;
-  }
+  out.pipeline = schedule_pipeline(in);  // placed once: also times it with free sends
+  const double no_send_end = P > 1 ? out.pipeline.end_without_send_us : out.pipeline.end_us;
   out.bubble_fraction = out.pipeline.bubble_fraction();
   const double pipeline_end = out.pipeline.end_us;
 

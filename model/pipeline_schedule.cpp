@@ -1,6 +1,8 @@
 // The pipeline scheduler; see pipeline_schedule.h. Each stage runs its slots in the schedule's
 // order; a slot is placed once its input has ended, at max(stage free, input end + send), so the
-// result does not depend on the order stages are visited in.
+// result does not depend on the order stages are visited in. Which slot waits for which does not
+// depend on the times either, so one placement also times the pipeline with free sends (a
+// second set of end times beside the first): end_without_send_us.
 #include "model/pipeline_schedule.h"
 
 #include "common/errors.h"
@@ -99,6 +101,10 @@ PipelineTimeline place(const PipelineInput& in) {
   std::vector<double> f_end(G * m, -1), b_end(G * m, -1);
   std::vector<size_t> next(p, 0);
   std::vector<double> free_at(p, 0);
+  // The same slots timed with free sends (only when sends cost something).
+  const bool unsent = in.send_us > 0;
+  std::vector<double> f_free(unsent ? G * m : 0), b_free(unsent ? G * m : 0);
+  std::vector<double> free_free(unsent ? p : 0, 0);
   std::vector<int64_t> stage_of(G);  // g % p, without dividing per slot
   for (int64_t g = 0; g < G; ++g) stage_of[g] = g % p;
   PipelineTimeline t;
@@ -122,14 +128,21 @@ PipelineTimeline place(const PipelineInput& in) {
       // The input: the previous chunk's forward, or the next chunk's backward (the last
       // chunk's backward follows its own forward, on the same stage).
       int64_t from = fwd ? g - 1 : (g == G - 1 ? -1 : g + 1);
-      double ready = 0;
+      double ready = 0, ready_free = 0;
       bool crosses = false;
+      int64_t input = -1;  // index of the input's end in f_end (forward) or b_end
+      bool input_fwd = true;
       if (fwd && from >= 0) {
-        ready = f_end[from * m + st.mb];
+        input = from * m + st.mb;
         crosses = stage_of[from] != s;
       } else if (!fwd) {
-        ready = from >= 0 ? b_end[from * m + st.mb] : f_end[g * m + st.mb];
+        input = (from >= 0 ? from : g) * m + st.mb;
+        input_fwd = from < 0;
         crosses = from >= 0 && stage_of[from] != s;
+      }
+      if (input >= 0) {
+        ready = (input_fwd ? f_end : b_end)[input];
+        if (unsent) ready_free = (input_fwd ? f_free : b_free)[input];
       }
       if (ready < 0) break;  // the input is not placed yet
       if (crosses && in.send_us > 0) {
@@ -143,6 +156,11 @@ PipelineTimeline place(const PipelineInput& in) {
       double start = std::max(free_at[s], ready);
       free_at[s] = start + dur;
       (fwd ? f_end : b_end)[g * m + st.mb] = free_at[s];
+      if (unsent) {
+        free_free[s] = std::max(free_free[s], ready_free) + dur;
+        (fwd ? f_free : b_free)[g * m + st.mb] = free_free[s];
+        t.end_without_send_us = std::max(t.end_without_send_us, free_free[s]);
+      }
       if (in.record_slots) t.slots.push_back({(int)s, st.chunk, st.mb, st.kind, start, free_at[s]});
       t.stage_busy_us[s] += dur;
       t.stage_end_us[s] = free_at[s];
@@ -155,6 +173,7 @@ PipelineTimeline place(const PipelineInput& in) {
     }
   }
   require_invariant(left == 0, "schedule_pipeline: the schedule deadlocks");
+  if (!unsent) t.end_without_send_us = t.end_us;
   return t;
 }
 
@@ -164,16 +183,26 @@ PipelineTimeline schedule_pipeline(const PipelineInput& in) {
   const int64_t p = in.stages, m = in.microbatches;
   // Steps of the periodic steady state: p micro-batches interleaved (its groups), else one.
   const int64_t step = in.schedule == PipelineSchedule::Interleaved && in.backward ? p : 1;
-  if (in.record_slots || m <= p + 2 * step || p == 1) return place(in);
+  const bool long_pipeline = m > p + 2 * step && p > 1;
+  if (!long_pipeline) return place(in);
   PipelineInput a = in, b = in;
   a.microbatches = p + step;
   b.microbatches = p + 2 * step;
+  a.record_slots = b.record_slots = false;
   PipelineTimeline ta = place(a), tb = place(b);
   double k = (double)(m - a.microbatches) / (double)step;  // steps past a's
+  auto extrapolate = [k](double at_a, double at_b) { return at_a + k * (at_b - at_a); };
+  if (in.record_slots) {  // every slot placed; the free-send end extrapolated as without slots
+    PipelineTimeline t = place(in);
+    if (in.send_us > 0)  // without sends the two ends are the placed one
+      t.end_without_send_us = extrapolate(ta.end_without_send_us, tb.end_without_send_us);
+    return t;
+  }
   PipelineTimeline t;
-  t.end_us = ta.end_us + k * (tb.end_us - ta.end_us);
+  t.end_us = extrapolate(ta.end_us, tb.end_us);
+  t.end_without_send_us = extrapolate(ta.end_without_send_us, tb.end_without_send_us);
   for (int64_t s = 0; s < p; ++s) {
-    t.stage_end_us.push_back(ta.stage_end_us[s] + k * (tb.stage_end_us[s] - ta.stage_end_us[s]));
+    t.stage_end_us.push_back(extrapolate(ta.stage_end_us[s], tb.stage_end_us[s]));
     t.stage_busy_us.push_back(ta.stage_busy_us[s] * (double)m / (double)a.microbatches);
   }
   return t;

@@ -39,6 +39,9 @@ struct PipelineTimeline {
   std::vector<double> stage_end_us;   // when each stage's last backward (or forward) ends
   std::vector<double> stage_busy_us;  // each stage's forward + backward time
   double end_us = 0;                  // the last slot's end
+  // When the last slot would end were the sends free (send_us 0): the same placement, timed
+  // again alongside, so predict_parallel knows the sends' exposed share from one placement.
+  double end_without_send_us = 0;
   // (end_us - the busiest stage's busy time) / that busy time: Megatron's bubble fraction.
   double bubble_fraction() const;
 };

@@ -7,6 +7,7 @@
 
 #include "hardware/cluster_spec.h"
 #include "hardware/gpu_spec.h"
+#include "model/interval.h"
 #include "model/op_cost.h"
 #include "model/timeline.h"
 #include "workloads/model_config.h"
@@ -14,6 +15,7 @@
 #include "workloads/run_config.h"
 
 #include <array>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -78,6 +80,7 @@ struct Prediction {
   int64_t kernels = 0;  // launched per step
   double tokens_per_s = 0;
   MemoryFootprint memory;
+  std::optional<PredictionInterval> interval;  // of total_us, where asked for (predict)
 
   const KernelPrediction& kernel(NodeId id) const {
     return sections[id.section].kernels[id.vertex];

@@ -2,6 +2,7 @@
 // each with why it loses to the one above; the rules are in strategy_search.h.
 #include "model/strategy_search.h"
 
+#include "common/parallel_map.h"
 #include "hardware/cluster_spec.h"
 
 namespace ridgeline {
@@ -18,7 +19,7 @@ ClusterLimits limits_of(const ClusterSpec& c) {
 SearchResult search_strategies(const ModelConfig& model, const RunConfig& run,
                                const SearchSpace& space, const ClusterSpec& cluster,
                                const GpuSpec& gpu, const SearchProgress& progress,
-                               const StrategyPredictor& predictor) {
+                               const StrategyPredictor& predictor, int jobs) {
   const ClusterLimits limits = limits_of(cluster);
   check_run_config(run, model);
   Enumeration e = enumerate_strategies(model, run, space, limits);
@@ -31,8 +32,8 @@ SearchResult search_strategies(const ModelConfig& model, const RunConfig& run,
   out.valid = (int64_t)e.valid.size();
   out.refused = e.refused;
   const double capacity = gpu.memory.hbm.capacity_bytes.value;
-  int64_t done = 0;
-  for (const ParallelConfig& p : e.valid) {
+  auto price = [&](int64_t i) {
+    const ParallelConfig& p = e.valid[(size_t)i];
     RunConfig r = strategy_run(run, p);
     StrategyRow row;
     row.parallel = p;
@@ -40,14 +41,16 @@ SearchResult search_strategies(const ModelConfig& model, const RunConfig& run,
     if (row.memory.fits()) {
       row.timed = true;
       row.prediction = predictor ? predictor(p) : predict_parallel(model, r, p, cluster, gpu);
-      out.ranked.push_back(std::move(row));
-    } else {
-      out.not_fitting_rows.push_back(std::move(row));
     }
-    ++done;
+    return row;
+  };
+  auto gather = [&](int64_t i, StrategyRow&& row) {
+    (row.timed ? out.ranked : out.not_fitting_rows).push_back(std::move(row));
+    int64_t done = i + 1;
     if (progress.every > 0 && progress.report && done % progress.every == 0)
       progress.report(done, out.valid);
-  }
+  };
+  out.complete = ordered_parallel_for<StrategyRow>(out.valid, jobs, price, gather, progress.stop);
   out.not_fitting = (int64_t)out.not_fitting_rows.size();
   rank_strategies(out.ranked);
   return out;

@@ -23,6 +23,7 @@
 
 #include "model/parallel_predict.h"
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -100,21 +101,26 @@ struct SearchResult {
   std::map<std::string, int64_t> refused;
   std::vector<StrategyRow> ranked;            // fitting strategies, fastest first (all of them)
   std::vector<StrategyRow> not_fitting_rows;  // in enumeration order
+  bool complete = true;                       // false: stopped by SearchProgress::stop
 };
 
 // Called every `every` strategies priced: (done, total).
+// `stop` (e.g. set on SIGINT) ends the search between strategies: SearchResult::complete false.
 struct SearchProgress {
   int64_t every = 0;  // 0: never
   std::function<void(int64_t, int64_t)> report;
+  const std::atomic<bool>* stop = nullptr;
 };
 
-// Prices a strategy: predict_parallel unless a test passes its own.
+// Prices a strategy: predict_parallel unless a test passes its own (called from `jobs` threads
+// at once: it must be safe to call concurrently). The strategies are priced on `jobs` threads
+// (common/parallel_map.h); the result is the same for every `jobs`.
 using StrategyPredictor = std::function<ParallelPrediction(const ParallelConfig&)>;
 
 SearchResult search_strategies(const ModelConfig& model, const RunConfig& run,
                                const SearchSpace& space, const ClusterSpec& cluster,
                                const GpuSpec& gpu, const SearchProgress& progress = {},
-                               const StrategyPredictor& predictor = {});
+                               const StrategyPredictor& predictor = {}, int jobs = 1);
 
 // Sorts fitting rows by iteration time, a tie (rounding to the same microsecond) going to the one
 // that needs less memory per GPU, then to enumeration order; fills each row's behind_us and

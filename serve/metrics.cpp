@@ -94,9 +94,10 @@ struct PerRequest {
   std::vector<double> ttft, tpot, e2e, queue;
 };
 
-PerRequest per_request_ms(const SimResult& sim) {
+PerRequest per_request_ms(const SimResult& sim, int64_t warmup) {
   PerRequest p;
   for (const RequestRecord& r : sim.requests) {
+    if (r.id < warmup) continue;
     double ttft = (r.first_token_s - r.arrival_s) * 1e3, e2e = (r.finish_s - r.arrival_s) * 1e3;
     p.ttft.push_back(ttft);
     p.e2e.push_back(e2e);
@@ -134,21 +135,29 @@ double slo_value(const ServeReport& r, const SloTerm& t) {
   return s.p99;
 }
 
-ServeReport make_report(const SimResult& sim, int64_t gpus, const std::vector<SloTerm>& slo) {
+ServeReport make_report(const SimResult& sim, int64_t gpus, const std::vector<SloTerm>& slo,
+                        int64_t warmup) {
   ServeReport r;
-  r.requests = (int64_t)sim.requests.size();
+  r.warmup_requests = warmup;
+  double first_arrival_s = 0, last_finish_s = 0;
+  bool any = false;
   for (const RequestRecord& q : sim.requests) {
+    if (q.id < warmup) continue;
+    ++r.requests;
     r.input_tokens += q.input_tokens;
     r.output_tokens += q.output_tokens;
+    first_arrival_s = any ? std::min(first_arrival_s, q.arrival_s) : q.arrival_s;
+    last_finish_s = any ? std::max(last_finish_s, q.finish_s) : q.finish_s;
+    any = true;
   }
   r.gpus = gpus;
-  r.duration_s = sim.duration_s;
-  double d = sim.duration_s > 0 ? sim.duration_s : 1;
+  r.duration_s = warmup > 0 ? last_finish_s - first_arrival_s : sim.duration_s;
+  double d = r.duration_s > 0 ? r.duration_s : 1;
   r.requests_per_s = (double)r.requests / d;
   r.input_tokens_per_s = (double)r.input_tokens / d;
   r.output_tokens_per_s = (double)r.output_tokens / d;
   r.output_tokens_per_s_per_gpu = r.output_tokens_per_s / (double)gpus;
-  PerRequest p = per_request_ms(sim);
+  PerRequest p = per_request_ms(sim, warmup);
   r.ttft_ms = summarise(p.ttft);
   r.tpot_ms = summarise(p.tpot);
   r.e2e_ms = summarise(p.e2e);
@@ -165,7 +174,7 @@ ServeReport make_report(const SimResult& sim, int64_t gpus, const std::vector<Sl
   r.slo = slo;
   if (!slo.empty()) {
     int64_t good = 0;
-    for (const RequestRecord& q : sim.requests) good += meets(q, slo) ? 1 : 0;
+    for (const RequestRecord& q : sim.requests) good += q.id >= warmup && meets(q, slo) ? 1 : 0;
     r.goodput_requests_per_s = (double)good / d;
     for (const SloTerm& t : slo) {
       double v = slo_value(r, t);

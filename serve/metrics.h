@@ -35,6 +35,7 @@ std::vector<SloTerm> parse_slo(const std::string& flag, const std::string& text)
 std::string describe(const std::vector<SloTerm>& slo);
 
 struct ServeReport {
+  int64_t warmup_requests = 0;  // run but not measured
   int64_t requests = 0, input_tokens = 0, output_tokens = 0, gpus = 1;
   double duration_s = 0;
   double requests_per_s = 0, input_tokens_per_s = 0, output_tokens_per_s = 0;
@@ -48,7 +49,10 @@ struct ServeReport {
   std::vector<std::string> slo_failures;  // "ttft_p99 2403 ms > 2000 ms"
 };
 
-ServeReport make_report(const SimResult& sim, int64_t gpus, const std::vector<SloTerm>& slo);
+// Requests with id < warmup_requests are left out of every statistic; throughput is then over
+// the measured requests, from the first one's arrival to the last finish.
+ServeReport make_report(const SimResult& sim, int64_t gpus, const std::vector<SloTerm>& slo,
+                        int64_t warmup_requests = 0);
 // A metric's statistic by SLO name, e.g. ("ttft", "p99").
 double slo_value(const ServeReport& r, const SloTerm& t);
 

@@ -1,8 +1,9 @@
 // The scheduler policies, one line each (STYLE 14): the engine file's scheduler/policy names one.
-// Shared here: preemption by recompute.
+// Shared here: preemption by recompute and the prefill's cut to the token budget.
 #include "serve/policies/policies.h"
 #include "common/errors.h"
 
+#include <algorithm>
 #include <map>
 
 namespace ridgeline {
@@ -16,6 +17,11 @@ void preempt_running(EngineState& s, size_t pos) {
   ++s.preemptions;
   s.running.erase(s.running.begin() + (long)pos);
   s.waiting.push_front(idx);
+}
+
+int64_t prefill_tokens(const Sequence& q, int64_t budget, bool chunked_prefill) {
+  int64_t n = std::min(q.remaining(), budget);
+  return !chunked_prefill && n < q.remaining() ? 0 : n;
 }
 
 std::unique_ptr<SchedulerPolicy> make_policy(const EngineConfig& e) {

@@ -49,9 +49,14 @@ ServeRun run_serving(Workload workload, const ServeSetup& setup, const KvSizing&
   if (kept.empty()) throw InputError("--workload: no request can run (all were rejected)");
   workload.requests = std::move(kept);
   assign_arrivals(workload, setup.arrivals, setup.seed);
-  SimOptions opt{setup.arrivals, kv.blocks, setup.record_steps, setup.progress};
+  if (setup.warmup_requests >= (int64_t)workload.requests.size())
+    throw InputError("--warmup " + std::to_string(setup.warmup_requests) +
+                     ": must be less than the requests that run (" +
+                     std::to_string(workload.requests.size()) + ")");
+  SimOptions opt{setup.arrivals, kv.blocks, setup.record_steps, setup.warmup_requests,
+                 setup.progress};
   run.sim = simulate(workload.requests, run.engine, *setup.model, opt);
-  run.report = make_report(run.sim, setup.model->gpus(), setup.slo);
+  run.report = make_report(run.sim, setup.model->gpus(), setup.slo, setup.warmup_requests);
   run.workload = std::move(workload);
   return run;
 }

@@ -30,6 +30,9 @@ struct ServeSetup {
   uint64_t seed = 0;
   std::vector<SloTerm> slo;
   bool record_steps = false;
+  // The first N requests (by id: arrival order; for a closed loop, the first wave of clients)
+  // run but are left out of every metric, as benchmarks that report steady state do.
+  int64_t warmup_requests = 0;
   bool lengths_from_flags = true;  // false: a trace file (bad lines are rejected, not errors)
   std::function<void(int64_t, int64_t, double)> progress;
 };

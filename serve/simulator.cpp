@@ -113,7 +113,7 @@ struct Loop {
         r.first_token_s = end;
         r.first_scheduled_s = q.first_scheduled_s;
       } else {
-        out.itl_s.push_back(end - last_token[idx]);
+        if (idx >= opt.warmup_requests) out.itl_s.push_back(end - last_token[idx]);
         r.max_itl_s = std::max(r.max_itl_s, end - last_token[idx]);
       }
       last_token[idx] = end;

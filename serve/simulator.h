@@ -42,6 +42,7 @@ struct SimOptions {
   ArrivalSpec arrivals;
   int64_t kv_blocks = 0;
   bool record_steps = false;
+  int64_t warmup_requests = 0;  // the first N requests (by id) leave no ITL sample
   std::function<void(int64_t finished, int64_t total, double t_s)> progress;  // may be empty
 };
 

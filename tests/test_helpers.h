@@ -6,6 +6,7 @@
 #include "hardware/gpu_load.h"
 #include "model/op_cost.h"
 #include "workloads/op.h"
+#include "workloads/runtime_profile.h"
 
 #include <catch2/catch.hpp>
 
@@ -46,7 +47,9 @@ inline Op elementwise(ElementwiseKind k, int64_t numel, bool warm = false, DType
 }
 
 inline Op row_op(RowOpKind k, int64_t rows, int64_t cols) {
-  return Op{"row", RowOp{k, rows, cols, DType::Bf16}, false};
+  return Op{"row",
+            RowOp{k, rows, cols, DType::Bf16, RowImpl::SinglePass, default_runtime().launch.rows},
+            false};
 }
 
 // Runs f, which must throw InputError whose message contains every one of `parts`.

@@ -115,7 +115,10 @@ TEST_CASE("memory: a lone CTA per SM pays its load and its math, many CTAs overl
 
 TEST_CASE("memory: reductions and norms read once and write once", "[memory][rule]") {
   const GpuSpec& g = test::h100();
-  OpCost r = predict_op(Op{"r", ReduceOp{ReduceKind::Sum, 1 << 28, DType::Bf16}, false}, g);
+  OpCost r = predict_op(
+      Op{"r", ReduceOp{ReduceKind::Sum, 1 << 28, DType::Bf16, default_runtime().launch.reduction},
+         false},
+      g);
   CHECK(r.bytes.hbm == Approx((double)(1 << 28) * 2 + 2));
   CHECK(r.bottleneck == Bottleneck::Hbm);
   OpCost n = predict_op(test::row_op(RowOpKind::LayerNorm, 4096, 8192), g);
@@ -170,12 +173,27 @@ TEST_CASE("memory: ATen's row kernels walk rows serially and stream slower", "[m
   CHECK(many.hbm_us == Approx(single.hbm_us / g.model.vector.pytorch_row_bandwidth_fraction.value));
 }
 
+TEST_CASE("memory: ATen's row kernels share an SM as the runtime launches them", "[memory][rule]") {
+  const GpuSpec& g = test::h100();
+  Op op = test::row_op(RowOpKind::LayerNorm, 132 * 8, 8192);
+  std::get<RowOp>(op.shape).impl = RowImpl::PyTorch;
+  CHECK(default_runtime().launch.rows.blocks_per_sm == 8);
+  // 132 x 8 rows: one wave of serial walks at 8 blocks per SM, two at 4.
+  double walk_us = 8192 * g.model.vector.pytorch_row_ns_per_col.value / 1000;
+  CHECK(predict_op(op, g).compute_us == Approx(walk_us));
+  std::get<RowOp>(op.shape).launch.blocks_per_sm = 4;
+  CHECK(predict_op(op, g).compute_us == Approx(2 * walk_us));
+  std::get<RowOp>(op.shape).launch.blocks_per_sm = 0;  // built without its launch: a bug
+  CHECK_THROWS_AS(predict_op(op, g), InternalError);
+}
+
 TEST_CASE("memory: ATen's softmax over rows longer than shared memory reads them three times",
           "[memory][rule]") {
   const GpuSpec& g = test::h100();
   auto aten_softmax = [](RowOpKind kind, int64_t rows, int64_t cols) {
-    Op op{"sm", RowOp{kind, rows, cols, DType::Fp32}, false};
-    std::get<RowOp>(op.shape).impl = RowImpl::PyTorch;
+    Op op{"sm",
+          RowOp{kind, rows, cols, DType::Fp32, RowImpl::PyTorch, default_runtime().launch.rows},
+          false};
     return op;
   };
   // 128256 fp32 columns (a loss over Llama-3's vocabulary): 501 KB a row, past 228 KB of smem.

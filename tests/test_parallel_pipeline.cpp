@@ -112,3 +112,34 @@ TEST_CASE("pipeline: extrapolated end times match the full placement", "[paralle
     }
   }
 }
+
+TEST_CASE("pipeline: one placement also times the pipeline with free sends",
+          "[parallel][pipeline]") {
+  // Uneven stages so that the sends move the critical path, not only shift it.
+  for (auto s :
+       {PipelineSchedule::GPipe, PipelineSchedule::OneFOneB, PipelineSchedule::Interleaved}) {
+    for (int64_t m : {4, 8, 64}) {  // interleaved takes whole groups of p
+      for (bool slots : {true, false}) {
+        PipelineInput in;
+        const int64_t p = 4, v = s == PipelineSchedule::Interleaved ? 2 : 1;
+        in.stages = p, in.chunks = v, in.microbatches = m, in.schedule = s;
+        for (int64_t g = 0; g < p * v; ++g) {
+          in.forward_us.push_back(1.0 + 0.25 * (double)(g % 3));
+          in.backward_us.push_back(2.0 + 0.5 * (double)(g % 2));
+        }
+        in.send_us = 0.3;
+        in.record_slots = slots;
+        PipelineTimeline t = schedule_pipeline(in);
+        PipelineInput free = in;
+        free.send_us = 0;
+        free.record_slots = false;  // as predict_parallel placed it on its own before
+        INFO(schedule_name(s) << " m=" << m << " slots=" << slots);
+        CHECK(t.end_without_send_us == schedule_pipeline(free).end_us);  // the same bits
+        CHECK(t.end_without_send_us < t.end_us);
+        in.send_us = 0;  // no sends: the two ends agree
+        PipelineTimeline none = schedule_pipeline(in);
+        CHECK(none.end_without_send_us == none.end_us);
+      }
+    }
+  }
+}

@@ -9,7 +9,7 @@ using namespace ridgeline;
 namespace {
 
 Op sum(int64_t numel, DType d = DType::Bf16, bool warm = false) {
-  return Op{"sum", ReduceOp{ReduceKind::Sum, numel, d}, warm};
+  return Op{"sum", ReduceOp{ReduceKind::Sum, numel, d, default_runtime().launch.reduction}, warm};
 }
 
 }  // namespace
@@ -62,4 +62,19 @@ TEST_CASE("reduce: a few CTAs wait one memory latency per batch of loads in flig
   OpCost big = predict_op(sum(1LL << 28), g);
   CHECK(big.bottleneck == Bottleneck::Hbm);
   CHECK(big.time_us == Approx(big.overhead_us + big.hbm_us));
+}
+
+TEST_CASE("reduce: the split follows the runtime's launch, not a constant in the model",
+          "[reduce][rule][runtimes]") {
+  const GpuSpec& g = test::h100();
+  // pytorch-eager's launch: 512-thread blocks, split from 256 values per thread.
+  CHECK(default_runtime().launch.reduction == ReduceLaunch{512, 16, 256});
+  Op half = sum(65536);  // 128 values per thread of 512 threads: one block
+  CHECK(predict_op(half, g).detail.ctas == 1);
+  // 256-thread blocks reach 256 values per thread at half the size: the same input splits.
+  std::get<ReduceOp>(half.shape).launch.threads_per_block = 256;
+  CHECK(predict_op(half, g).detail.ctas == 16);  // max(min(528, 256 / 16), 256 / 256)
+  // A reduction built without its launch is a bug, not a default.
+  Op unset{"sum", ReduceOp{ReduceKind::Sum, 1024, DType::Bf16, ReduceLaunch{}}, false};
+  CHECK_THROWS_AS(predict_op(unset, g), InternalError);
 }

@@ -154,3 +154,46 @@ TEST_CASE("runtimes: an unknown preset lists the presets", "[runtimes]") {
       [] { load_runtime("vllm"); },
       {"--runtime: unknown runtime \"vllm\"; presets: fused, hf-transformers, pytorch-eager"});
 }
+
+TEST_CASE("runtimes: the reduction and row-kernel launches are the file's", "[runtimes]") {
+  RuntimeProfile fused = load_runtime("fused");
+  CHECK(fused.launch.reduction == ReduceLaunch{512, 16, 256});
+  CHECK(fused.launch.rows.blocks_per_sm == 8);
+  std::string p = edited_fused("rt_launch.json", "\"blocks_per_sm\": 8", "\"blocks_per_sm\": 6");
+  CHECK(load_runtime(p).launch.rows.blocks_per_sm == 6);
+  // The builders hand the runtime's launch to the kernels they emit.
+  RunConfig r = decode(load_runtime(p));
+  r.runtime.block.norm_impl = RowImpl::PyTorch;
+  r.runtime.block.residual_add = ResidualAdd::Separate;
+  OpGraph g = build_graph(tiny(), r);
+  int rows = 0;
+  for (const auto& s : g.sections)
+    for (OpVertex v : launch_order(s))
+      if (auto* row = std::get_if<RowOp>(&s.dag()[v].op.shape)) {
+        CHECK(row->launch.blocks_per_sm == 6);
+        ++rows;
+      }
+  CHECK(rows > 0);
+}
+
+TEST_CASE("runtimes: a missing launch is an error", "[runtimes]") {
+  std::string p =
+      edited_fused("rt_launch_missing.json", ", \"row_kernels\": {\"blocks_per_sm\": 8}", "");
+  require_input_error([&] { load_runtime(p); }, {p, "/launch/row_kernels: missing"});
+}
+
+TEST_CASE("runtimes: a launch that is not a whole positive number is an error", "[runtimes]") {
+  std::string p =
+      edited_fused("rt_launch_int.json", "\"threads_per_block\": 512", "\"threads_per_block\": 0");
+  require_input_error([&] { load_runtime(p); },
+                      {p, "/launch/reduction/threads_per_block: expected an integer >= 1, got 0"});
+}
+
+TEST_CASE("runtimes: a reduction that splits below its one-block limit is an error", "[runtimes]") {
+  std::string p = edited_fused("rt_launch_order.json", "\"max_values_per_thread\": 256",
+                               "\"max_values_per_thread\": 8");
+  require_input_error([&] { load_runtime(p); },
+                      {p,
+                       "/launch/reduction/max_values_per_thread: must be at least "
+                       "/launch/reduction/min_values_per_thread (16)"});
+}

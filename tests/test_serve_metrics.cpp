@@ -167,3 +167,19 @@ TEST_CASE("simulator: a closed loop keeps C requests in flight, the next sent at
   CHECK(r[4].arrival_s == Approx(r[2].finish_s));
   for (const StepRecord& s : run.sim.steps) CHECK(s.running <= 2);
 }
+
+TEST_CASE("metrics: warm-up requests are left out of every statistic and of throughput") {
+  SimResult s = three_requests();
+  ServeReport all = make_report(s, 1, {}, 0);
+  ServeReport w = make_report(s, 1, {}, 1);  // r0 is warm-up
+  CHECK(all.requests == 3);
+  CHECK(w.requests == 2);
+  CHECK(w.warmup_requests == 1);
+  // TTFT of r1, r2: 200 and 600 ms.
+  CHECK(w.ttft_ms.mean == Approx(400));
+  CHECK(w.ttft_ms.count == 2);
+  // Throughput over r1's arrival (0.2 s) to the last finish (1.0 s): 4 output tokens.
+  CHECK(w.duration_s == Approx(0.8));
+  CHECK(w.output_tokens_per_s == Approx(4 / 0.8));
+  CHECK(all.duration_s == Approx(1.0));
+}

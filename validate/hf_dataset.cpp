@@ -2,7 +2,7 @@
 #include "validate/hf_dataset.h"
 
 #include "common/errors.h"
-#include "workloads/hf_config.h"
+#include "validate/hf_family_model.h"
 
 #include <algorithm>
 
@@ -10,38 +10,11 @@ namespace ridgeline {
 
 namespace {
 
-// A record that carries its config (measure_hf_families.py: the transformers config the model
-// was built from, layers reduced): that config, read as a config.json is, with its layer count
-// checked against the record's.
-ModelConfig recorded_model(JsonReader& r, const std::string& name, int64_t layers) {
-  ModelConfig m = parse_hf_config(r.raw("config"), r.file() + ": " + r.path() + "/config");
-  if (m.layers != layers) {
-    r.fail("layers", std::to_string(layers) + " disagrees with config/num_hidden_layers (" +
-                         std::to_string(m.layers) + ")");
-  }
-  m.name = name + "-L" + std::to_string(layers);
-  m.source = r.file();
-  return m;
-}
-
-// The model a record ran: its own config when it carries one, else the preset of the same shape
-// cut to the record's layers (the meta's method says which: Llama-3-8B 8 or 32 layers,
-// Mixtral-8x7B 2 layers).
+// The model a record ran: the preset of the same shape cut to the record's layers (the meta's
+// method says which: Llama-3-8B 8 or 32 layers, Mixtral-8x7B 2 layers).
 std::optional<ModelConfig> hf_model(JsonReader& r, std::string& skipped) {
   std::string name = r.string("model");
   int64_t layers = r.integer("layers", 1);
-  if (r.has("config")) {
-    const nlohmann::json& c = r.raw("config");
-    const auto& types = supported_model_types();
-    if (c.contains("model_type") && c["model_type"].is_string() &&
-        std::find(types.begin(), types.end(), c["model_type"].get<std::string>()) == types.end()) {
-      skipped = "model_type " + c["model_type"].get<std::string>() +
-                " is not imported (DeepSeek's "
-                "MLA is the mla branch's, issue 14)";
-      return std::nullopt;
-    }
-    return recorded_model(r, name, layers);
-  }
   std::string preset;
   if (name == "hf-llama3-8b") preset = "llama-3-8b";
   if (name == "hf-mixtral-8x7b") preset = "mixtral-8x7b";
@@ -92,8 +65,11 @@ HfRecord read_hf_record(JsonReader& r, const std::string& id, const std::string&
   if (launch == "compile") out.skipped = "torch.compile is not modelled (runtime torch-compile)";
   if (phase == "train" && r.one_of("precision", {"bf16", "fp32amp"}) == "fp32amp")
     out.skipped = "fp32 master weights under autocast are not modelled (issue 11 part 3)";
+  bool family = is_family_record(r);  // measure_hf_families.py (hf_family_model.h)
+  if (family && out.skipped.empty()) out.skipped = family_record_skip_reason(r);
   if (!out.skipped.empty()) return out;
-  std::optional<ModelConfig> model = hf_model(r, out.skipped);
+  std::optional<ModelConfig> model =
+      family ? family_record_model(r, out.skipped) : hf_model(r, out.skipped);
   if (!model) return out;
   RunConfig run;
   run.runtime = runtime;
@@ -109,32 +85,24 @@ HfRecord read_hf_record(JsonReader& r, const std::string& id, const std::string&
     run.recompute =
         r.one_of("ckpt", {"ckpt", "nockpt"}) == "ckpt" ? Recompute::Full : Recompute::None;
   } else {
-    bool families = r.has("family");  // measure_hf_families.py: crops only in "dynamic_crop"
-    std::string cache = families ? r.one_of("cache", {"dynamic", "dynamic_crop", "static"})
-                                 : r.one_of("cache", {"dynamic", "static"});
-    if (families && cache == "dynamic" && run.phase == Phase::Decode) {
-      // Decided on fit records: the same step on a cache that grows every step is 5-10x the
-      // cropped one (qwen3-32b b16 62.4 vs 7.9 ms, qwen3-30b-a3b b1 67.4 vs 9.8, olmo2-7b b1
-      // 40.9 vs 3.8), with the host as long as the device: not the step the model predicts.
-      out.skipped =
-          "a DynamicCache growing every timed step (not cropped): host-bound 5-10x "
-          "beyond the cropped step on the fit records; the dynamic_crop record is scored";
-      return out;
-    }
+    // dynamic_crop (family records): a DynamicCache cropped back after each step, as
+    // measure_hf.py's "dynamic" decode is.
+    std::string cache = r.one_of("cache", {"dynamic", "static", "dynamic_crop"});
+    bool crop = cache == "dynamic_crop" || (cache == "dynamic" && !family);
     if (cache == "dynamic_crop") cache = "dynamic";
     CacheUpdate u = runtime.block.cache_update;
     if (u == CacheUpdate::DynamicCat || u == CacheUpdate::StaticIndexCopy) {
       select_cache_impl(run.runtime, cache, r.path() + "/cache");
       // measure_hf.py crops the DynamicCache back to kv_len after each timed decode step.
-      run.cache_cropped = cache == "dynamic" && run.phase == Phase::Decode;
+      run.cache_cropped = crop && run.phase == Phase::Decode;
       if (cache == "static") run.cache_capacity = r.integer("max_cache_len", 1);
     }
   }
   int64_t positions = std::max(step_positions(run), run.cache_capacity);
   if (phase == "generate") positions += r.integer("new_tokens", 1);
   model->max_positions = std::max(model->max_positions, positions);
-  // Families records are scored per family (issue 14's target is a MAPE per family).
-  std::string category = r.has("family") ? r.string("family") : phase + "-" + launch;
+  // Family records are scored per family (issue 14's target is a held-out MAPE per family).
+  std::string category = family ? r.string("family") : phase + "-" + launch;
   if (phase != "generate") {
     out.measurements.push_back(
         measurement(id, split, category, *model, run, r.positive("device_median_ms") * 1000));

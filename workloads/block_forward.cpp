@@ -19,6 +19,7 @@
 // GPT-2 (LayerNorm, fused c_attn, GELU MLP, biases in the GEMM epilogues) and Mixtral-style
 // MoE MLPs (moe_forward.cpp) share the same structure.
 #include "workloads/builder_ops.h"
+#include "workloads/mla_forward.h"
 
 #include <algorithm>
 #include <cmath>
@@ -37,8 +38,8 @@ Op weight_gemm(int64_t m, int64_t n, int64_t k, const RunConfig& run) {
 Op ew_op(ElementwiseKind kind, int64_t numel, DType d) {
   return Op{"", ElementwiseOp{kind, numel, d, false, {}}, false};
 }
-Op row_op(RowOpKind kind, int64_t rows, int64_t cols, DType d) {
-  return Op{"", RowOp{kind, rows, cols, d}, false};
+Op row_op(RowOpKind kind, int64_t rows, int64_t cols, DType d, const RowLaunch& launch) {
+  return Op{"", RowOp{kind, rows, cols, d, RowImpl::SinglePass, launch}, false};
 }
 
 Op strided(Op op) {
@@ -62,13 +63,14 @@ OpVertex emit_norm(Emitter& e, const ModelConfig& m, const RunConfig& run, NormS
                    int64_t rows, std::vector<OpVertex> after) {
   const BlockChoices& c = run.runtime.choices_for(m);
   if (c.norm_kernels == NormKernels::HfFp32Decomposed && m.norm == NormKind::RmsNorm)
-    return emit_hf_norm(e, m, site, rows, std::move(after));
-  // Only the norms before attention and the MLP read the residual (QK-norm and post-norms don't).
+    return emit_hf_norm(e, m, run, site, rows, std::move(after));
+  // Only the norms that follow a residual add read the residual (QK-norm and post-norms don't).
   bool fused_add = c.residual_add == ResidualAdd::FusedIntoNorm &&
-                   (site == NormSite::Input || site == NormSite::Post) &&
+                   (site == NormSite::Input || site == NormSite::Post || site == NormSite::Final) &&
                    m.norm_placement != NormPlacement::Post;
   // A norm that also adds the residual reads and writes twice the row.
-  Op op = row_op(norm_kind(m), rows, fused_add ? 2 * m.hidden : m.hidden, e.act);
+  Op op = row_op(norm_kind(m), rows, fused_add ? 2 * m.hidden : m.hidden, e.act,
+                 run.runtime.launch.rows);
   std::get<RowOp>(op.shape).impl = c.norm_impl;
   std::string name = norm_name_of(site);
   return e.emit(role::norm(site), fused_add ? "fused_add_" + name : name, op, std::move(after));
@@ -244,7 +246,7 @@ OpVertex emit_attention(Emitter& e, const ModelConfig& m, const RunConfig& run, 
     a.kv_len = hf_cache_capacity(run);
     a.kv_heads = m.heads;
   }
-  if (eager_attention(m, run)) return emit_eager_attention(e, m, a, distinct({x.q, x.k, x.v}));
+  if (eager_attention(m, run)) return emit_eager_attention(e, m, run, a, distinct({x.q, x.k, x.v}));
   return e.emit(role::attention(), "attention", Op{"", a, false}, distinct({x.q, x.k, x.v}));
 }
 
@@ -304,7 +306,8 @@ void emit_block_forward(Emitter& e, const ModelConfig& m, const RunConfig& run,
   bool separate_add = run.runtime.choices_for(m).residual_add == ResidualAdd::Separate || !pre;
   std::vector<OpVertex> in;
   if (pre) in.push_back(emit_norm(e, m, run, NormSite::Input, T, {}));
-  OpVertex attn = emit_attention(e, m, run, s, in);
+  OpVertex attn = m.deepseek.mla.enabled() ? emit_mla_attention(e, m, run, s, in.at(0))
+                                           : emit_attention(e, m, run, s, in);
   bool gpt2 = m.position == PositionKind::Learned;
   OpVertex o = e.emit(role::gemm(Projection::O), gpt2 ? "attn_c_proj" : "o_proj",
                       weight_gemm(T, H, m.heads * m.head_dim, run), {attn});

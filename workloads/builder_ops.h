@@ -12,7 +12,8 @@ Op gemm_op(int64_t m, int64_t n, int64_t k, DType d, int64_t batch = 1);
 // A GEMM against a weight matrix [n, k], in the run's weight precision (and quantization).
 Op weight_gemm(int64_t m, int64_t n, int64_t k, const RunConfig& run);
 Op ew_op(ElementwiseKind kind, int64_t numel, DType d);
-Op row_op(RowOpKind kind, int64_t rows, int64_t cols, DType d);
+// A single-pass row op (set .impl for ATen's), launched as the runtime launches row kernels.
+Op row_op(RowOpKind kind, int64_t rows, int64_t cols, DType d, const RowLaunch& launch);
 
 // Emits kernels into one section, each after the previous one unless told otherwise.
 struct Emitter {
@@ -50,8 +51,8 @@ QkProducers emit_qk_norm(Emitter& e, const ModelConfig& m, const RunConfig& run,
 // Whether attention runs as transformers' eager_attention_forward (soft-capping or sinks under a
 // runtime that calls SDPA), and its kernels; returns the last.
 bool eager_attention(const ModelConfig& m, const RunConfig& run);
-OpVertex emit_eager_attention(Emitter& e, const ModelConfig& m, const AttentionOp& a,
-                              std::vector<OpVertex> after);
+OpVertex emit_eager_attention(Emitter& e, const ModelConfig& m, const RunConfig& run,
+                              const AttentionOp& a, std::vector<OpVertex> after);
 // The shared expert beside the routed ones over T tokens of `in`, added to `routed`.
 OpVertex emit_shared_expert(Emitter& e, const ModelConfig& m, const RunConfig& run, int64_t T,
                             OpVertex in, OpVertex routed);
@@ -78,8 +79,8 @@ Op cast_op(int64_t numel, DType from, DType to);
 
 // transformers' own kernels (hf_kernels.cpp), where a runtime profile chooses them.
 // LlamaRMSNorm in fp32 as eight kernels; returns the last.
-OpVertex emit_hf_norm(Emitter& e, const ModelConfig& m, NormSite site, int64_t rows,
-                      std::vector<OpVertex> after);
+OpVertex emit_hf_norm(Emitter& e, const ModelConfig& m, const RunConfig& run, NormSite site,
+                      int64_t rows, std::vector<OpVertex> after);
 // Once a forward, before the blocks: mask creation and RoPE tables, as the runtime chooses.
 void emit_hf_forward_prologue(Emitter& e, const ModelConfig& m, const RunConfig& run);
 // A StaticCache's length: --max-cache-len, else exactly the positions the step reaches.

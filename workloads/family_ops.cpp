@@ -50,8 +50,9 @@ QkProducers emit_qk_norm(Emitter& e, const ModelConfig& m, const RunConfig& run,
   return {qn, kn};
 }
 
-OpVertex emit_eager_attention(Emitter& e, const ModelConfig& m, const AttentionOp& a,
-                              std::vector<OpVertex> after) {
+OpVertex emit_eager_attention(Emitter& e, const ModelConfig& m, const RunConfig& run,
+                              const AttentionOp& a, std::vector<OpVertex> after) {
+  const RowLaunch& rows = run.runtime.launch.rows;
   int64_t BH = a.batch * a.heads, d = a.head_dim;
   int64_t scores = BH * a.q_len * a.kv_len;
   DType t = a.dtype;
@@ -70,12 +71,13 @@ OpVertex emit_eager_attention(Emitter& e, const ModelConfig& m, const AttentionO
   if (m.attention_sinks) {  // cat([scores, sinks]), minus the row max, softmax, drop the sink
     int64_t wide = BH * a.q_len * (a.kv_len + 1);
     e.emit(sc, "attn.sinks_cat", ew_op(ElementwiseKind::Copy, wide, t), {s});
-    e.emit(sc, "attn.sinks_max", Op{"", ReduceOp{ReduceKind::Sum, wide, t}, false});
+    e.emit(sc, "attn.sinks_max",
+           Op{"", ReduceOp{ReduceKind::Sum, wide, t, run.runtime.launch.reduction}, false});
     e.emit(sc, "attn.sinks_sub", strided(ew_op(ElementwiseKind::Add, wide, t)));
-    s = e.emit(sc, "attn.softmax", row_op(RowOpKind::Softmax, BH * a.q_len, a.kv_len + 1, t));
+    s = e.emit(sc, "attn.softmax", row_op(RowOpKind::Softmax, BH * a.q_len, a.kv_len + 1, t, rows));
   } else {
-    e.emit(sc, "attn.softmax", row_op(RowOpKind::Softmax, BH * a.q_len, a.kv_len, DType::Fp32),
-           {s});
+    e.emit(sc, "attn.softmax",
+           row_op(RowOpKind::Softmax, BH * a.q_len, a.kv_len, DType::Fp32, rows), {s});
     s = e.emit(sc, "attn.probs_to_dtype", cast_op(scores, DType::Fp32, t));
   }
   OpVertex o = e.emit(sc, "attn.pv_matmul", gemm_op(a.q_len, d, a.kv_len, t, BH), {s});
@@ -85,7 +87,9 @@ OpVertex emit_eager_attention(Emitter& e, const ModelConfig& m, const AttentionO
 
 OpVertex emit_shared_expert(Emitter& e, const ModelConfig& m, const RunConfig& run, int64_t T,
                             OpVertex in, OpVertex routed) {
-  OpVertex y = emit_gated_mlp_named(e, m, run, T, m.moe.shared_intermediate, in, "shared_expert.");
+  // transformers' module names: Qwen2-MoE's mlp.shared_expert, DeepSeek's mlp.shared_experts.
+  std::string p = m.deepseek.moe.shared_experts > 0 ? "shared_experts." : "shared_expert.";
+  OpVertex y = emit_gated_mlp_named(e, m, run, T, m.moe.shared_intermediate, in, p);
   if (m.moe.shared_gate) {
     OpVertex g = e.emit(role::gemm(Projection::Router), "shared_expert_gate",
                         weight_gemm(T, 1, m.hidden, run), {in});
@@ -94,7 +98,7 @@ OpVertex emit_shared_expert(Emitter& e, const ModelConfig& m, const RunConfig& r
     y = e.emit(role::activation(Activation::GateMul), "shared_expert.scale",
                strided(ew_op(ElementwiseKind::Mul, T * m.hidden, e.act)), {sg, y});
   }
-  return e.emit(role::of(RoleKind::MoeCombine), "shared_expert.add",
+  return e.emit(role::of(RoleKind::MoeCombine), p + "add",
                 ew_op(ElementwiseKind::Add, T * m.hidden, e.act), distinct({routed, y}));
 }
 

@@ -34,9 +34,11 @@ GraphSection embedding_section(const ModelConfig& m, const RunConfig& run, int64
   return s;
 }
 
-// The name of a layer group's section where layers differ: "decoder_block.sliding.moe", ...
-std::string group_name(const ModelConfig& whole, const ModelConfig& g) {
-  if (whole.layer_kinds.empty()) return "decoder_block";
+// The name of a layer group's section where layers differ: "decoder_block.sliding.moe", ...;
+// DeepSeek's dense first layers before its MoE layers: "dense_block", "moe_block".
+std::string group_name(const ModelConfig& whole, const ModelConfig& g, size_t groups) {
+  if (whole.layer_kinds.empty())
+    return groups == 1 ? "decoder_block" : g.moe.experts > 0 ? "moe_block" : "dense_block";
   std::string name = "decoder_block";
   bool windows = false, moe = false, nope = false;
   for (const auto& k : whole.layer_kinds) {
@@ -52,10 +54,10 @@ std::string group_name(const ModelConfig& whole, const ModelConfig& g) {
   return name;
 }
 
-GraphSection block_section(const ModelConfig& whole, const LayerGroup& group,
+GraphSection block_section(const ModelConfig& whole, const LayerGroup& group, size_t groups,
                            const RunConfig& run) {
   const ModelConfig& m = group.model;
-  GraphSection s{SectionKind::DecoderBlock, group_name(whole, m), group.count, group.first};
+  GraphSection s{SectionKind::DecoderBlock, group_name(whole, m, groups), group.count, group.first};
   Emitter e{s, run.activations};
   BlockShape shape{run.batch, step_tokens(run), 0, 0, true, false, true};
   if (run.phase == Phase::Decode) {
@@ -103,8 +105,9 @@ OpGraph build_graph(const ModelConfig& model, const RunConfig& run) {
   int64_t T = step_tokens(run);
   bool all = run.logits_all || run.phase == Phase::Train;
   if (whole) g.sections.push_back(embedding_section(model, run, T));
-  for (const auto& group : layer_groups(model, run.blocks > 0 ? run.blocks : model.layers))
-    g.sections.push_back(block_section(model, group, run));
+  auto groups = layer_groups(model, run.blocks > 0 ? run.blocks : model.layers);
+  for (const auto& group : groups)
+    g.sections.push_back(block_section(model, group, groups.size(), run));
   if (whole) g.sections.push_back(head_section(model, run, T, all ? T : run.batch));
   if (run.phase == Phase::Train) add_training_sections(g, model, run);
   return g;
@@ -113,13 +116,17 @@ OpGraph build_graph(const ModelConfig& model, const RunConfig& run) {
 OpGraph build_serving_step_graph(const ModelConfig& model, const RunConfig& run, int64_t tokens,
                                  int64_t sampled) {
   require_invariant(tokens >= 1 && sampled >= 1 && sampled <= tokens, "serving step sizes");
+  if (model.deepseek.mla.enabled())
+    throw InputError(model.source + ": multi-head latent attention (" + model.family +
+                     ") is not priced by the serving simulator yet; use ridgeline predict");
   OpGraph g;
   g.description = model.name + " serving step, " + std::to_string(tokens) + " tokens, " +
                   std::to_string(sampled) + " sampled, attention apart, " + run.runtime.name;
   g.sections.push_back(embedding_section(model, run, tokens));
-  for (const auto& group : layer_groups(model, model.layers)) {
-    GraphSection s{SectionKind::DecoderBlock, group_name(model, group.model), group.count,
-                   group.first};
+  auto groups = layer_groups(model, model.layers);
+  for (const auto& group : groups) {
+    GraphSection s{SectionKind::DecoderBlock, group_name(model, group.model, groups.size()),
+                   group.count, group.first};
     Emitter e{s, run.activations};
     emit_block_forward(e, group.model, run, BlockShape{tokens, tokens, 1, 1, false, true, false});
     g.sections.push_back(std::move(s));

@@ -157,8 +157,8 @@ bool flag(JsonReader& r, const std::string& key, bool class_default) {
   return given(r, key) ? r.boolean(key) : class_default;
 }
 
-int64_t size(JsonReader& r, const std::string& key) {
-  long long v = r.integer(key, 1);
+int64_t size(JsonReader& r, const std::string& key, long long min) {
+  long long v = r.integer(key, min);
   if (v > kMaxSize) r.fail(key, "too large (the limit is 2^24 = 16777216)");
   return v;
 }
@@ -167,12 +167,17 @@ std::string num(int64_t v) {
   return std::to_string(v);
 }
 
+int64_t sized(JsonReader& r, ModelConfig& m, const std::string& figure, const std::string& key) {
+  from(m, figure, key);
+  return size(r, key);
+}
+
 int64_t size_or(JsonReader& r, ModelConfig& m, const std::string& figure, const std::string& key,
-                int64_t class_default) {
+                int64_t class_default, long long min) {
   bool has = given(r, key);
   from(m, figure,
        has ? key : "default " + num(class_default) + " (" + config_class(m.family) + ")");
-  return has ? size(r, key) : class_default;
+  return has ? size(r, key, min) : class_default;
 }
 
 int64_t split_heads(JsonReader& r, int64_t hidden, int64_t heads, const std::string& hidden_key,
@@ -191,12 +196,9 @@ int64_t window(JsonReader& r, int64_t class_default) {
 }
 
 void read_llama_shape(JsonReader& r, ModelConfig& m, const ShapeRules& rules) {
-  m.hidden = size(r, "hidden_size");
-  m.layers = size(r, "num_hidden_layers");
-  m.heads = size(r, "num_attention_heads");
-  from(m, "hidden", "hidden_size");
-  from(m, "layers", "num_hidden_layers");
-  from(m, "heads", "num_attention_heads");
+  m.hidden = sized(r, m, "hidden", "hidden_size");
+  m.layers = sized(r, m, "layers", "num_hidden_layers");
+  m.heads = sized(r, m, "heads", "num_attention_heads");
   // None means multi-head attention in every class.
   bool kv_given = given(r, "num_key_value_heads");
   m.kv_heads = kv_given ? size(r, "num_key_value_heads") : m.heads;
@@ -215,12 +217,9 @@ void read_llama_shape(JsonReader& r, ModelConfig& m, const ShapeRules& rules) {
                                       ") is not a multiple of num_key_value_heads (" +
                                       num(m.kv_heads) + ")");
   }
-  m.intermediate = size(r, "intermediate_size");
-  m.vocab = size(r, "vocab_size");
-  m.max_positions = size(r, "max_position_embeddings");
-  from(m, "intermediate", "intermediate_size");
-  from(m, "vocab", "vocab_size");
-  from(m, "max_positions", "max_position_embeddings");
+  m.intermediate = sized(r, m, "intermediate", "intermediate_size");
+  m.vocab = sized(r, m, "vocab", "vocab_size");
+  m.max_positions = sized(r, m, "max_positions", "max_position_embeddings");
   std::string act = r.string(rules.act_key);
   if (std::find(rules.acts.begin(), rules.acts.end(), act) == rules.acts.end()) {
     bool silu = rules.acts.front() == "silu";

@@ -2,7 +2,7 @@
 // the typed readers every family's reader shares (sizes, flags, defaults with their source, the
 // Llama-shaped keys, RoPE scaling). hf_config.cpp holds the table and the entry point; each
 // hf_families_*.cpp file holds the readers of one group of families and returns their entries,
-// so a new family (DeepSeek's MLA, say) is one more entry and one reader.
+// so a new family is one more entry and one reader (DeepSeek's: hf_config_deepseek.cpp).
 #pragma once
 
 #include "common/json_reader.h"
@@ -33,6 +33,7 @@ struct Family {
 std::vector<Family> llama_families();  // llama, mistral, mixtral, qwen2, qwen3, phi3, olmo2, gpt2
 std::vector<Family> moe_families();    // qwen2_moe, qwen3_moe, llama4_text, gpt_oss
 std::vector<Family> gemma_families();  // gemma2, gemma3_text
+std::vector<Family> deepseek_families();  // deepseek_v2, deepseek_v3 (hf_config_deepseek.cpp)
 
 // The config class of a supported model_type ("LlamaConfig"), for the sources of defaults.
 std::string config_class(const std::string& model_type);
@@ -47,12 +48,15 @@ void from(ModelConfig& m, const std::string& figure, const std::string& source);
 // True when `key` is present and not null; a null is marked read and means absent.
 bool given(JsonReader& r, const std::string& key);
 bool flag(JsonReader& r, const std::string& key, bool class_default);
-// A size in [1, 2^24]; larger is a typo, and the cap keeps parameter arithmetic far from overflow.
-int64_t size(JsonReader& r, const std::string& key);
+// A size in [min, 2^24]; larger is a typo, and the cap keeps parameter arithmetic far from
+// overflow.
+int64_t size(JsonReader& r, const std::string& key, long long min = 1);
 std::string num(int64_t v);
+// A required size, its source (`key`) recorded for `figure`.
+int64_t sized(JsonReader& r, ModelConfig& m, const std::string& figure, const std::string& key);
 // A key's value or the class default, its source recorded for `figure`.
 int64_t size_or(JsonReader& r, ModelConfig& m, const std::string& figure, const std::string& key,
-                int64_t class_default);
+                int64_t class_default, long long min = 1);
 // Head width when the config gives none: the hidden size split evenly over the heads.
 int64_t split_heads(JsonReader& r, int64_t hidden, int64_t heads, const std::string& hidden_key,
                     const std::string& heads_key, const std::string& hint);

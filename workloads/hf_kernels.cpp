@@ -33,8 +33,8 @@ Op index_op(int64_t numel) {
 
 }  // namespace
 
-OpVertex emit_hf_norm(Emitter& e, const ModelConfig& m, NormSite site, int64_t rows,
-                      std::vector<OpVertex> after) {
+OpVertex emit_hf_norm(Emitter& e, const ModelConfig& m, const RunConfig& run, NormSite site,
+                      int64_t rows, std::vector<OpVertex> after) {
   int64_t n = rows * m.hidden;
   std::string p = norm_name_of(site);
   auto part = [&](NormPart k) { return role::norm_part(site, k); };
@@ -44,7 +44,7 @@ OpVertex emit_hf_norm(Emitter& e, const ModelConfig& m, NormSite site, int64_t r
   e.emit(part(NormPart::Pow), p + ".pow", ew_op(ElementwiseKind::MulScalar, n, DType::Fp32),
          casts ? std::vector<OpVertex>{} : after);
   e.emit(part(NormPart::Mean), p + ".mean",
-         Op{"", ReduceOp{ReduceKind::Sum, n, DType::Fp32}, false});
+         Op{"", ReduceOp{ReduceKind::Sum, n, DType::Fp32, run.runtime.launch.reduction}, false});
   e.emit(part(NormPart::AddEps), p + ".add_eps",
          ew_op(ElementwiseKind::MulScalar, rows, DType::Fp32));
   e.emit(part(NormPart::Rsqrt), p + ".rsqrt", ew_op(ElementwiseKind::MulScalar, rows, DType::Fp32));

@@ -150,6 +150,12 @@ constexpr std::pair<Projection, const char*> kProjectionNames[] = {
     {Projection::ExpertsGateUp, "experts_gate_up"},
     {Projection::ExpertsDown, "experts_down"},
     {Projection::LmHead, "lm_head"},
+    {Projection::QA, "q_a"},
+    {Projection::QB, "q_b"},
+    {Projection::KvA, "kv_a"},
+    {Projection::KvB, "kv_b"},
+    {Projection::AbsorbUk, "absorb_uk"},
+    {Projection::AbsorbUv, "absorb_uv"},
 };
 
 const char* projection_name(Projection v) {

@@ -63,6 +63,15 @@ enum class Projection : uint8_t {
   ExpertsGateUp,
   ExpertsDown,
   LmHead,
+  // Multi-head latent attention (mla_config.h): q's down and up projections, the latent's down
+  // projection (with the RoPE key) and its up projection to every head's key and value; in the
+  // absorbed form, the batched per-head products by W_UK (into q) and W_UV (after attention).
+  QA,
+  QB,
+  KvA,
+  KvB,
+  AbsorbUk,
+  AbsorbUv,
 };
 // Before attention, the MLP, the head; after attention and after the MLP (OLMo 2, Gemma); on
 // q and on k (QK-norm).

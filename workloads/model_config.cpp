@@ -81,6 +81,7 @@ long double mlp_parameters(const ModelConfig& m, int64_t width) {
 }
 
 long double attention_parameters(const ModelConfig& m) {
+  if (m.deepseek.mla.enabled()) return mla_attention_parameters(m);  // mla_params.cpp
   long double h = m.hidden;
   long double q = (long double)m.heads * m.head_dim, kv = (long double)m.kv_heads * m.head_dim;
   long double attention = h * (q + 2 * kv) + q * h;  // q, k, v, o
@@ -98,6 +99,7 @@ long double moe_parameters(const ModelConfig& m, bool active) {
   long double expert = mlp_parameters(m, e.expert_intermediate);
   if (e.expert_bias) expert += 2.0L * e.expert_intermediate + h;  // gate_up and down biases
   long double router = h * e.experts + (e.expert_bias ? e.experts : 0);
+  if (m.deepseek.moe.scoring == "sigmoid") router += e.experts;  // e_score_correction_bias
   long double shared = e.shared_intermediate > 0 ? mlp_parameters(m, e.shared_intermediate) : 0;
   if (e.shared_gate) shared += h;  // Linear(hidden, 1), no bias
   return experts * expert + router + shared;
@@ -188,7 +190,7 @@ int64_t weight_parameter_count(const ModelConfig& m, int64_t blocks) {
 }
 
 double kv_cache_bytes_per_token(const ModelConfig& m, double bytes_per_element) {
-  return 2.0 * (double)m.layers * (double)m.kv_heads * (double)m.head_dim * bytes_per_element;
+  return (double)m.layers * kv_cache_elements_per_layer(m) * bytes_per_element;
 }
 
 double kv_cache_bytes(const ModelConfig& m, double positions, int64_t layers,
@@ -197,7 +199,7 @@ double kv_cache_bytes(const ModelConfig& m, double positions, int64_t layers,
   for (const auto& g : layer_groups(m, layers > 0 ? layers : m.layers)) {
     double held = g.model.sliding_window > 0 ? std::min(positions, (double)g.model.sliding_window)
                                              : positions;
-    bytes += 2.0 * (double)g.count * held * (double)m.kv_heads * (double)m.head_dim;
+    bytes += (double)g.count * held * kv_cache_elements_per_layer(g.model);  // K/V or MLA's latent
   }
   return bytes * bytes_per_element;
 }
@@ -205,7 +207,15 @@ double kv_cache_bytes(const ModelConfig& m, double positions, int64_t layers,
 std::vector<LayerGroup> layer_groups(const ModelConfig& m, int64_t layers) {
   // A stage or a slice may count no layer (a rank's share of a pipeline): no group then.
   if (layers <= 0) return {};
-  if (m.layer_kinds.empty()) return {LayerGroup{m, 0, layers}};
+  if (m.layer_kinds.empty()) {
+    // DeepSeek's first_k_dense_replace layers run the dense MLP before its MoE layers.
+    int64_t dense = dense_layer_count(m, layers);
+    if (dense == 0 || m.moe.experts == 0) return {LayerGroup{m, 0, layers}};
+    ModelConfig d = m;
+    d.moe = MoeConfig{};
+    if (dense == layers) return {LayerGroup{std::move(d), 0, layers}};
+    return {LayerGroup{std::move(d), 0, dense}, LayerGroup{m, dense, layers - dense}};
+  }
   require_invariant((int64_t)m.layer_kinds.size() >= layers, "one layer kind a layer");
   std::vector<LayerGroup> out;
   std::vector<LayerKind> kinds;
@@ -277,9 +287,41 @@ void add_family_figures(const ModelConfig& m, Add add) {
     add("layer_kinds", kinds);
   }
   const MoeConfig& e = m.moe;
-  if (e.shared_intermediate > 0)
+  if (e.shared_intermediate > 0 && !m.deepseek.moe.enabled())  // DeepSeek's: shared_experts
     add("shared_expert", std::to_string(e.shared_intermediate) + (e.shared_gate ? " gated" : ""));
   if (e.mxfp4_experts) add("expert_weights", "mxfp4");
+}
+
+// MLA and DeepSeek's MoE layout (mla_config.h), when the model has them.
+void add_deepseek_figures(const ModelConfig& m, std::vector<ModelFigure>& out) {
+  auto add = [&](const std::string& name, const std::string& value) {
+    out.push_back({name, value, source_of(m, name)});
+  };
+  auto n = [](int64_t v) { return std::to_string(v); };
+  const MlaConfig& a = m.deepseek.mla;
+  if (a.enabled()) {
+    add("q_lora_rank", a.q_lora_rank > 0 ? n(a.q_lora_rank) : "none (q_proj)");
+    add("kv_lora_rank", n(a.kv_lora_rank));
+    add("qk_nope_head_dim", n(a.qk_nope_head_dim));
+    add("qk_rope_head_dim", n(a.qk_rope_head_dim));
+    add("v_head_dim", n(a.v_head_dim));
+    out.push_back({"kv_cache_per_layer", n(a.latent_per_token()) + " per token",
+                   "kv_lora_rank + qk_rope_head_dim (the latent; full K/V per head: " +
+                       n(m.heads * (a.qk_head_dim() + a.v_head_dim)) + ")"});
+  }
+  const DeepseekMoe& d = m.deepseek.moe;
+  if (m.moe.experts == 0 || !d.enabled()) return;
+  add("shared_experts", n(d.shared_experts));
+  add("first_dense_layers", n(d.first_dense_layers));
+  out.push_back({"routing", d.topk_method + " " + n(d.topk_groups) + "/" + n(d.groups) + " groups",
+                 source_of(m, "routing") + ", " + d.scoring + " scores"});
+  out.push_back({"routed_scale",
+                 number(d.routed_scaling_factor) + (d.norm_topk_prob ? " renorm" : ""),
+                 "routed_scaling_factor, norm_topk_prob"});
+  add("mtp_layers", d.mtp_layers > 0 ? n(d.mtp_layers) + " (not run)" : "none");
+  if (!d.checkpoint_quantization.empty())
+    out.push_back({"checkpoint_weights", d.checkpoint_quantization,
+                   "quantization_config (storage; the run's weights: --weight-dtype)"});
 }
 
 }  // namespace
@@ -316,6 +358,7 @@ std::vector<ModelFigure> model_figures(const ModelConfig& m) {
     add("top_k", n(m.moe.top_k));
     add("expert_intermediate", n(m.moe.expert_intermediate));
   }
+  add_deepseek_figures(m, out);
   if (m.position != PositionKind::Rope) return out;
   const RopeScaling& r = m.rope_scaling;
   if (r.type.empty()) {
@@ -326,8 +369,10 @@ std::vector<ModelFigure> model_figures(const ModelConfig& m) {
   std::string key = source_of(m, "rope_scaling");  // rope_scaling or rope_parameters
   out.push_back({"rope_scaling", r.type, key + " (RoPE's frequencies, not the kernels)"});
   out.push_back({"rope_factor", number(r.factor), key + "/factor"});
-  out.push_back({"rope_low_freq_factor", number(r.low_freq_factor), key + "/low_freq_factor"});
-  out.push_back({"rope_high_freq_factor", number(r.high_freq_factor), key + "/high_freq_factor"});
+  if (r.type == "llama3") {
+    out.push_back({"rope_low_freq_factor", number(r.low_freq_factor), key + "/low_freq_factor"});
+    out.push_back({"rope_high_freq_factor", number(r.high_freq_factor), key + "/high_freq_factor"});
+  }
   out.push_back({"rope_original_context", std::to_string(r.original_max_positions),
                  key + "/original_max_position_embeddings"});
   return out;

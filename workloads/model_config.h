@@ -3,6 +3,8 @@
 // builders turn it into kernels.
 #pragma once
 
+#include "workloads/mla_config.h"
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -96,6 +98,7 @@ struct ModelConfig {
   PositionKind position = PositionKind::Rope;
   MoeConfig moe;
   RopeScaling rope_scaling;
+  DeepseekConfig deepseek;  // MLA and DeepSeek's MoE layout (mla_config.h); unset elsewhere
   std::vector<FigureSource> sources;  // filled by the parser, one per figure it sets
 };
 

@@ -20,6 +20,7 @@
 //   grouped GEMM reading rows through those ids (no gather), silu_mul, the down grouped GEMM
 //   with the routing weights in its epilogue, and moe_sum over each token's k rows.
 #include "workloads/builder_ops.h"
+#include "workloads/mla_forward.h"
 #include "workloads/moe_routing.h"
 
 #include <cmath>
@@ -63,8 +64,9 @@ struct Moe {
 OpVertex emit_fused(Emitter& e, const Moe& x, const RunConfig& run, OpVertex in) {
   OpVertex logits =
       e.emit(role::gemm(Projection::Router), "router", weight_gemm(x.T, x.E, x.H, run), {in});
-  OpVertex routed = e.emit(routing, "router_topk_softmax",
-                           row_op(RowOpKind::Softmax, x.T, x.E, DType::Fp32), {logits});
+  OpVertex routed =
+      e.emit(routing, "router_topk_softmax",
+             row_op(RowOpKind::Softmax, x.T, x.E, DType::Fp32, run.runtime.launch.rows), {logits});
   OpVertex align = e.emit(dispatch, "moe_align", index_op(x.pairs), {routed});
   OpVertex gu = e.emit(role::gemm(Projection::ExpertsGateUp), "experts.gate_up_proj",
                        grouped_gemm(x.load, 2 * x.I, x.H, run), {align});
@@ -82,7 +84,8 @@ OpVertex emit_hf_router(Emitter& e, const Moe& x, const RunConfig& run, OpVertex
   OpVertex logits =
       e.emit(role::gemm(Projection::Router), "router", weight_gemm(x.T, x.E, x.H, run), {in});
   e.emit(routing, "router_logits_fp32", cast_op(x.T * x.E, e.act, DType::Fp32), {logits});
-  e.emit(routing, "router_softmax", row_op(RowOpKind::Softmax, x.T, x.E, DType::Fp32));
+  e.emit(routing, "router_softmax",
+         row_op(RowOpKind::Softmax, x.T, x.E, DType::Fp32, run.runtime.launch.rows));
   e.emit(routing, "router_topk", index_op(x.T * x.E));
   OpVertex top = e.emit(routing, "router_topk_sort", index_op(x.pairs));
   if (x.cfg.sigmoid_router)  // Llama 4: sigmoid of the top-k logits, no renormalisation
@@ -177,7 +180,10 @@ OpVertex emit_moe_mlp(Emitter& e, const ModelConfig& m, const RunConfig& run, in
   if (run.runtime.choices_for(m).moe == MoeImpl::FusedMoe) {
     routed = emit_fused(e, x, run, in);
   } else {
-    emit_hf_router(e, x, run, in);
+    if (m.deepseek.moe.enabled())
+      emit_deepseek_hf_router(e, m, run, T, in);  // sigmoid or softmax, group-limited top-k
+    else
+      emit_hf_router(e, x, run, in);
     emit_hf_dispatch(e, x, in);
     routed = emit_hf_experts(e, x, run);
   }

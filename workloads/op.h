@@ -43,7 +43,12 @@ struct AttentionOp {  // flash-style fused attention (one kernel), GQA when kv_h
   // dequantizes K/V blocks as it loads them).
   std::optional<DType> kv_dtype;
   bool backward = false;  // the backward kernel (dQ, dK, dV from dO)
+  // MLA (mla_config.h): V narrower than Q and K (0: head_dim), and, in the absorbed decode
+  // (FlashMLA), V read from the same cached latent as K, so K/V bytes are one K's.
+  int64_t v_head_dim = 0;
+  bool v_in_k = false;
   DType kv_storage() const { return kv_dtype.value_or(dtype); }
+  int64_t v_dim() const { return v_head_dim > 0 ? v_head_dim : head_dim; }
 };
 
 // AdamW is the fused optimizer update: reads param, grad, m, v; writes param, m, v.
@@ -63,11 +68,21 @@ struct ElementwiseOp {
   std::optional<DType> out_dtype;
 };
 
+// How a full reduction is launched (ATen's setReduceConfig): blocks of threads_per_block threads;
+// one block while each thread would take fewer than max_values_per_thread values, else the input
+// is split over more blocks, each thread taking at least min_values_per_thread. The runtime
+// profile says it ("launch/reduction"); 0 means not set, which the cost model refuses (a bug).
+struct ReduceLaunch {
+  double threads_per_block = 0, min_values_per_thread = 0, max_values_per_thread = 0;
+  bool operator==(const ReduceLaunch&) const = default;
+};
+
 enum class ReduceKind { Sum, Max, Mean };
 struct ReduceOp {  // a full reduction of numel elements to one
   ReduceKind kind = ReduceKind::Sum;
   int64_t numel = 0;
   DType dtype = DType::Bf16;
+  ReduceLaunch launch;
 };
 
 // The backward kinds read the input and the output gradient, write the input gradient.
@@ -83,12 +98,20 @@ enum class RowOpKind {
 // row kernels (F.rms_norm runs vectorized_layer_norm_kernel), which walk a row serially with one
 // block and reach a lower share of bandwidth.
 enum class RowImpl { SinglePass, PyTorch };
+// How ATen's row kernels (RowImpl::PyTorch) are launched: a block per row, blocks_per_sm of them
+// resident on an SM at a time. The runtime profile says it ("launch/row_kernels"); 0 means not
+// set, which the cost model refuses for an ATen row kernel (a bug).
+struct RowLaunch {
+  double blocks_per_sm = 0;
+  bool operator==(const RowLaunch&) const = default;
+};
 
 struct RowOp {  // an op applied independently to each of `rows` rows of `cols` elements
   RowOpKind kind = RowOpKind::RmsNorm;
   int64_t rows = 0, cols = 0;
   DType dtype = DType::Bf16;
   RowImpl impl = RowImpl::SinglePass;
+  RowLaunch launch;
 };
 
 // A collective over a group of GPUs (NCCL), on the communication stream. `bytes` follows

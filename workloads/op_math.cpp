@@ -57,17 +57,20 @@ struct WorkOf {
     double pairs = attention_pairs(a) * (double)a.batch * (double)a.heads;
     double e = dtype_bytes(a.dtype), e_kv = dtype_bytes(a.kv_storage());
     double q = (double)a.batch * a.heads * a.q_len * a.head_dim;
-    double kv = (double)a.batch * a.kv_heads * a.kv_len * a.head_dim;
-    w.matrix_flops = 4 * pairs * (double)a.head_dim;  // Q.K^T and P.V
-    w.vector_flops = 4 * pairs;                       // scale, max, subtract, sum
-    w.sfu_ops = pairs;                                // exp
-    w.bytes_read = q * e + 2 * kv * e_kv;
-    w.bytes_written = q * (a.dtype == DType::Fp8 ? 2 : e);
+    double o = (double)a.batch * a.heads * a.q_len * a.v_dim();
+    double kv_tokens = (double)a.batch * a.kv_heads * a.kv_len;
+    double kv = kv_tokens * a.head_dim;  // K alone
+    double k_and_v = a.v_in_k ? kv : kv_tokens * (a.head_dim + a.v_dim());
+    w.matrix_flops = 2 * pairs * (double)(a.head_dim + a.v_dim());  // Q.K^T and P.V
+    w.vector_flops = 4 * pairs;                                     // scale, max, subtract, sum
+    w.sfu_ops = pairs;                                              // exp
+    w.bytes_read = q * e + k_and_v * e_kv;
+    w.bytes_written = o * (a.dtype == DType::Fp8 ? 2 : e);
     if (a.backward) {  // recompute Q.K^T, then dV, dP, dQ, dK: 5 GEMMs of the forward's size
       w.matrix_flops *= 2.5;
       w.vector_flops *= 2;
-      w.bytes_read += 2 * q * e;  // O and dO
-      w.bytes_written = q * e + 2 * kv * e_kv;
+      w.bytes_read += 2 * o * e;  // O and dO
+      w.bytes_written = q * e + k_and_v * e_kv;
     }
     return w;
   }

@@ -55,6 +55,8 @@ const ChoiceTable<MlpActivation> kActivation = {{"separate", MlpActivation::Sepa
                                                 {"fused", MlpActivation::Fused}};
 const ChoiceTable<MoeImpl> kMoe = {{"hf_grouped_mm", MoeImpl::HfGroupedMm},
                                    {"fused_moe", MoeImpl::FusedMoe}};
+const ChoiceTable<MlaImpl> kMla = {{"hf_expand_kv", MlaImpl::HfExpandKv},
+                                   {"absorbed", MlaImpl::Absorbed}};
 
 // Reads `key` of `r` into `out` when present; a missing key is an error unless `optional`.
 template <class E>
@@ -87,6 +89,7 @@ void read_choices(JsonReader& r, BlockChoices& c, bool optional) {
     read_choice(*a, "rope", kRope, c.rope, optional);
     read_choice(*a, "rope_tables", kRopeTables, c.rope_tables, optional);
     read_choice(*a, "mask", kMask, c.mask, optional);
+    read_choice(*a, "mla", kMla, c.mla, optional);
   }
   if (JsonReader* kv = object("kv_cache")) {
     read_choice(*kv, "update", kCacheUpdate, c.cache_update, optional);
@@ -138,6 +141,22 @@ void read_host(JsonReader& r, RuntimeProfile& p) {
   c.forward_us = u.non_negative("per_forward");
 }
 
+// "launch": {"reduction": {"threads_per_block", "min_values_per_thread", "max_values_per_thread"},
+// "row_kernels": {"blocks_per_sm"}}: how the runtime's library launches its reductions and its
+// row kernels (the model's reduce_cost and ATen row-kernel cost read them).
+void read_launch(JsonReader& r, KernelLaunch& l) {
+  JsonReader& launch = r.child("launch");
+  JsonReader& red = launch.child("reduction");
+  l.reduction.threads_per_block = (double)red.integer("threads_per_block", 1);
+  l.reduction.min_values_per_thread = (double)red.integer("min_values_per_thread", 1);
+  l.reduction.max_values_per_thread = (double)red.integer("max_values_per_thread", 1);
+  if (l.reduction.max_values_per_thread < l.reduction.min_values_per_thread)
+    red.fail("max_values_per_thread",
+             "must be at least /launch/reduction/min_values_per_thread (" +
+                 std::to_string((long long)l.reduction.min_values_per_thread) + ")");
+  l.rows.blocks_per_sm = (double)launch.child("row_kernels").integer("blocks_per_sm", 1);
+}
+
 std::string stem_of(const std::string& label) {
   size_t slash = label.find_last_of('/');
   std::string file = slash == std::string::npos ? label : label.substr(slash + 1);
@@ -156,6 +175,7 @@ RuntimeProfile from_document(const nlohmann::json& doc, const std::string& label
   check_choices(r, p.block, "");
   p.reserved_bytes = r.child("memory").non_negative("reserved_bytes");
   read_host(r, p);
+  read_launch(r, p.launch);
   p.learned_positions = p.block;
   if (r.has("learned_position_models")) {
     JsonReader& o = r.child("learned_position_models");

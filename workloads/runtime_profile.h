@@ -44,6 +44,11 @@ enum class CacheRead { DequantizeBefore, InKernel };
 enum class GateUpProjection { Separate, Fused };  // gate and up as two GEMMs or one
 enum class MlpActivation { Separate, Fused };     // silu then mul, or one silu_mul kernel
 enum class MoeImpl { HfGroupedMm, FusedMoe };     // transformers' grouped_mm, vLLM's fused_moe
+// Multi-head latent attention (mla_config.h): transformers' expand_kv (the cached latent
+// decompressed by kv_b for every cached token, every step, then SDPA over full K/V per head), or a
+// serving engine's absorbed form (FlashMLA: W_UK folded into q, attention over the latent cache
+// shared by all heads, W_UV after it; prefill decompresses K/V once for the prompt).
+enum class MlaImpl { HfExpandKv, Absorbed };
 
 // The kernels of one decoder block (and of the head's norm).
 struct BlockChoices {
@@ -59,6 +64,7 @@ struct BlockChoices {
   GateUpProjection gate_up = GateUpProjection::Separate;
   MlpActivation activation = MlpActivation::Separate;
   MoeImpl moe = MoeImpl::HfGroupedMm;
+  MlaImpl mla = MlaImpl::HfExpandKv;
   bool operator==(const BlockChoices&) const = default;
 };
 
@@ -72,6 +78,13 @@ struct HostOpCosts {
   bool operator==(const HostOpCosts&) const = default;
 };
 
+// How the runtime's library launches its reductions and row kernels (ReduceLaunch, RowLaunch).
+struct KernelLaunch {
+  ReduceLaunch reduction;
+  RowLaunch rows;
+  bool operator==(const KernelLaunch&) const = default;
+};
+
 struct RuntimeProfile {
   std::string name;  // the preset's or the file's name without ".json": "pytorch-eager"
   std::string file;  // where it was read from
@@ -83,6 +96,7 @@ struct RuntimeProfile {
   double reserved_bytes = 0;  // CUDA context, library workspaces, allocator slack
   HostCost host = HostCost::GpuFigure;
   HostOpCosts host_us;  // with HostCost::PerOpKind
+  KernelLaunch launch;
 
   const BlockChoices& choices_for(const ModelConfig& m) const;
 };

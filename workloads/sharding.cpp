@@ -5,6 +5,8 @@
 //   extra[v]  more for them to wait for (the async all-reduce of a dgrad, hung on its wgrad)
 #include "workloads/sharding.h"
 
+#include "common/errors.h"
+
 #include "workloads/builder_ops.h"
 #include "workloads/graph_builder.h"
 #include "workloads/op_math.h"
@@ -290,6 +292,12 @@ GraphSection Rewriter::run() {
 
 OpGraph build_rank_graph(const ModelConfig& model, const RunConfig& run, const ParallelConfig& p,
                          const ClusterLimits& cluster) {
+  int64_t dense = dense_layer_count(model, model.layers);
+  if (dense > 0 && dense < model.layers)
+    throw InputError(model.source +
+                     ": /first_k_dense_replace: dense first layers beside MoE "
+                     "layers are not split over pipeline stages yet; predict it on one GPU "
+                     "(without --cluster)");
   ModelConfig m = shard_model(model, p);
   RunConfig r = shard_run(run, p);
   r.blocks = (run.blocks > 0 ? run.blocks : model.layers) / (p.pp * p.vp);

@@ -111,7 +111,7 @@ void emit_backward_of(Emitter& e, const GraphSection& forward) {
       e.emit(role::backward(n.role, GradKind::Input), n.name + ".backward", Op{"", b, false});
     }
     if (auto* r = std::get_if<RowOp>(&n.op.shape)) {
-      Op b = row_op(backward_of(r->kind), r->rows, r->cols, r->dtype);
+      Op b = row_op(backward_of(r->kind), r->rows, r->cols, r->dtype, r->launch);
       std::get<RowOp>(b.shape).impl = r->impl;
       e.emit(role::backward(n.role, GradKind::Input), n.name + ".backward", b);
     }
@@ -139,9 +139,10 @@ GraphSection loss_section(const ModelConfig& m, const RunConfig& run) {
   e.emit(role::loss(LossPart::LogitsToFp32), "logits_to_fp32",
          ew_op(ElementwiseKind::Copy, n * 3 / 4, DType::Fp32));
   // F.cross_entropy runs ATen's log_softmax whatever the runtime of the model itself.
-  Op ls = row_op(RowOpKind::Softmax, T, m.vocab, DType::Fp32);
+  const RowLaunch& rows = run.runtime.launch.rows;
+  Op ls = row_op(RowOpKind::Softmax, T, m.vocab, DType::Fp32, rows);
   std::get<RowOp>(ls.shape).impl = RowImpl::PyTorch;
-  Op lsb = row_op(RowOpKind::SoftmaxBackward, T, m.vocab, DType::Fp32);
+  Op lsb = row_op(RowOpKind::SoftmaxBackward, T, m.vocab, DType::Fp32, rows);
   std::get<RowOp>(lsb.shape).impl = RowImpl::PyTorch;
   e.emit(role::loss(LossPart::LogSoftmax), "log_softmax", ls);
   e.emit(role::loss(LossPart::LogSoftmaxBackward), "log_softmax.backward", lsb);

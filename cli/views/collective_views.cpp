@@ -1,5 +1,6 @@
 // See collective_views.h. JSON and the table read the same numbers; nothing is computed here.
 #include "cli/views/collective_views.h"
+#include "cli/views/interval_views.h"
 
 #include "cli/views/views.h"
 
@@ -26,6 +27,7 @@ nlohmann::ordered_json collective_result_json(const CollectiveResult& r) {
   else
     j["bytes"] = op.bytes;
   j["time_us"] = c.time_us;
+  if (r.interval) j["interval"] = interval_json(*r.interval);
   j["algbw_GBps"] = c.algbw_GBps;
   j["busbw_GBps"] = c.busbw_GBps;
   j["algorithm"] = algorithm_name(c.algorithm);

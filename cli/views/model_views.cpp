@@ -55,14 +55,14 @@ nlohmann::ordered_json summary_json(const ModelSummary& s) {
 }  // namespace
 
 void print_model_list(std::ostream& os, const std::vector<ModelSummary>& models) {
-  os << std::left << std::setw(16) << "name" << std::setw(9) << "family" << std::right
+  os << std::left << std::setw(18) << "name" << std::setw(13) << "family" << std::right
      << std::setw(7) << "layers" << std::setw(8) << "hidden" << std::setw(10) << "heads/kv"
      << std::setw(12) << "experts/k" << std::setw(10) << "context" << std::setw(10) << "params B"
      << std::setw(10) << "active B"
      << "\n";
   for (const auto& s : models) {
     const ModelConfig& m = s.config;
-    os << std::left << std::setw(16) << m.name << std::setw(9) << m.family << std::right
+    os << std::left << std::setw(18) << m.name << std::setw(13) << m.family << std::right
        << std::setw(7) << m.layers << std::setw(8) << m.hidden << std::setw(10) << heads(m)
        << std::setw(12) << experts(m) << std::setw(10) << m.max_positions << std::setw(10)
        << billions(s.parameters) << std::setw(10) << billions(s.active_parameters) << "\n";

@@ -1,9 +1,10 @@
 // Text table of `ridgeline op` results, for people:
 //
 //   ridgeline op on h100-sxm (NVIDIA H100 SXM5 80GB)
-//   id            op         time        bound    TFLOP/s   HBM GB/s  launch
-//   gemm-4k       gemm       169.0 us    compute  813.2     595       128x256 tiles, 4 waves (97%
-//   full)
+//   id            op         time        80% interval        bound    TFLOP/s   HBM GB/s  launch
+//   gemm-4k       gemm       169.0 us    163.2-178.5 us      compute  813.2     595       128x256
+//   tiles, 4 waves (97% full)
+#include "cli/views/interval_views.h"
 #include "cli/views/views.h"
 
 #include <iomanip>
@@ -38,8 +39,8 @@ void print_op_table(std::ostream& os, const GpuSpec& gpu, const std::vector<OpRe
   size_t id_w = 4;
   for (const auto& r : results) id_w = std::max(id_w, std::min<size_t>(r.id.size(), 40));
   os << std::left << std::setw((int)id_w + 2) << "id" << std::setw(12) << "op" << std::setw(12)
-     << "time" << std::setw(9) << "bound" << std::setw(10) << "TFLOP/s" << std::setw(10)
-     << "HBM GB/s" << std::setw(12) << "roofline"
+     << "time" << std::setw(20) << "80% interval" << std::setw(9) << "bound" << std::setw(10)
+     << "TFLOP/s" << std::setw(10) << "HBM GB/s" << std::setw(12) << "roofline"
      << "launch\n";
   for (const auto& r : results) {
     os << std::setw((int)id_w + 2) << r.id.substr(0, 40);
@@ -48,7 +49,8 @@ void print_op_table(std::ostream& os, const GpuSpec& gpu, const std::vector<OpRe
       continue;
     }
     const OpCost& c = *r.cost;
-    os << std::setw(12) << op_family(*r.op) << std::setw(12) << human_us(c.time_us) << std::setw(9)
+    os << std::setw(12) << op_family(*r.op) << std::setw(12) << human_us(c.time_us) << std::setw(20)
+       << (r.interval ? interval_range(*r.interval) : "-") << std::setw(9)
        << bottleneck_name(c.bottleneck) << std::setw(10) << fixed(c.flops() / c.time_us / 1e6, 1)
        << std::setw(10) << fixed(c.bytes.hbm / c.time_us / 1e3, 0) << std::setw(12)
        << human_us(c.roofline_us) << launch_text(c) << "\n";

@@ -9,23 +9,19 @@
 #include "cli/views/parallel_views.h"
 
 #include "cli/views/views.h"
+#include "model/strategy_search.h"
 
 #include <iomanip>
 
 namespace ridgeline {
 
-namespace {
-
-const CommGroup kGroups[] = {CommGroup::Tp, CommGroup::Pp, CommGroup::Dp, CommGroup::Cp,
-                             CommGroup::Ep};
-
 nlohmann::ordered_json groups_json(const GroupTimes& t) {
   nlohmann::ordered_json j;
-  for (CommGroup g : kGroups) j[comm_group_name(g)] = t[(int)g];
+  for (CommGroup g : kListedCommGroups) j[comm_group_name(g)] = t[(int)g];
   return j;
 }
 
-nlohmann::ordered_json parallel_inputs_json(const ParallelConfig& p) {
+nlohmann::ordered_json parallel_config_json(const ParallelConfig& p) {
   return {{"gpus", p.gpus},
           {"tp", p.tp},
           {"pp", p.pp},
@@ -38,10 +34,9 @@ nlohmann::ordered_json parallel_inputs_json(const ParallelConfig& p) {
           {"microbatch", p.microbatch},
           {"global_batch", p.global_batch},
           {"schedule", schedule_name(p.schedule)},
-          {"recompute", recompute_name(p.recompute)}};
+          {"recompute", recompute_name(p.recompute)},
+          {"text", strategy_text(p)}};
 }
-
-}  // namespace
 
 nlohmann::ordered_json memory_per_gpu_json(const ParallelMemory& f) {
   return {{"stage", f.stage},
@@ -63,7 +58,7 @@ void print_parallel_json(std::ostream& os, const ParallelPrediction& p, const Ru
   nlohmann::ordered_json j;
   nlohmann::ordered_json inputs = run_inputs_json(p.run, subject);
   inputs["cluster"] = p.cluster;
-  inputs["parallel"] = parallel_inputs_json(p.parallel);
+  inputs["parallel"] = parallel_config_json(p.parallel);
   j["inputs"] = inputs;
   j["description"] = p.description;
   j["total_us"] = p.total_us;
@@ -108,7 +103,7 @@ void print_parallel_table(std::ostream& os, const ParallelPrediction& p) {
      << human_us(p.time_by_stream_us[(int)Stream::Comm]) << "   host "
      << human_us(p.time_by_stream_us[(int)Stream::Host]) << "\n";
   os << "\ncommunication  group   time          exposed\n";
-  for (CommGroup g : kGroups) {
+  for (CommGroup g : kListedCommGroups) {
     if (p.comm_us[(int)g] <= 0 && p.exposed_comm_us[(int)g] <= 0) continue;
     os << "               " << std::left << std::setw(8) << comm_group_name(g) << std::setw(14)
        << human_us(p.comm_us[(int)g]) << human_us(p.exposed_comm_us[(int)g]) << std::right << "\n";

@@ -17,6 +17,16 @@ inline constexpr const char* kMfuFormula =
     "heads head_dim / 2 (causal)), inference the forward alone; tokens = global batch x seq; N "
     "counts the LM head, not the embedding lookup; recomputation excluded";
 
+// A parallel configuration as `predict --cluster` (its inputs), `search` and `compare` (each
+// strategy) print it in JSON (one shape): the degrees, batches, schedule, recomputation and the
+// strategy's one-line text.
+nlohmann::ordered_json parallel_config_json(const ParallelConfig& p);
+// The communication groups in the order every view lists them.
+inline constexpr CommGroup kListedCommGroups[] = {CommGroup::Tp, CommGroup::Pp, CommGroup::Dp,
+                                                  CommGroup::Cp, CommGroup::Ep};
+// Times per communication group (tp, pp, dp, cp, ep), in one shape for every JSON view.
+nlohmann::ordered_json groups_json(const GroupTimes& t);
+
 // Memory per GPU as `predict --cluster`, `search` and `compare` print it in JSON (one shape).
 nlohmann::ordered_json memory_per_gpu_json(const ParallelMemory& f);
 

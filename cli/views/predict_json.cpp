@@ -3,6 +3,7 @@
 // bottleneck, flops, bytes by level, and from the timeline its stream and start_us in the step) and
 // memory (weights, KV cache, activations, gradients, optimizer state, total, capacity, fits,
 // max_batch).
+#include "cli/views/interval_views.h"
 #include "cli/views/predict_views.h"
 #include "cli/views/views.h"
 #include "workloads/op.h"
@@ -39,6 +40,7 @@ void print_prediction_json(std::ostream& os, const Prediction& p) {
   j["runtime"] = runtime_name(p.run.runtime);
   j["inputs"] = prediction_inputs_json(p);
   j["total_us"] = p.total_us;
+  if (p.interval) j["interval"] = interval_json(*p.interval);
   j["tokens_per_s"] = p.tokens_per_s;
   j["kernels"] = p.kernels;
   j["flops"] = p.flops;

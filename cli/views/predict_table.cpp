@@ -4,6 +4,7 @@
 //   step 12.41 ms   2579 tokens/s   1042 kernels   ...
 //   time by bound   compute 3% | hbm 83% | l2 0% | smem 0% | latency 14% | launch 0%
 //   sections, top kernels, memory
+#include "cli/views/interval_views.h"
 #include "cli/views/predict_views.h"
 #include "cli/views/views.h"
 #include "workloads/op.h"
@@ -78,6 +79,7 @@ void print_prediction_table(std::ostream& os, const Prediction& p, int top) {
   os << "step " << human_us(p.total_us) << "   " << fixed(p.tokens_per_s, 0) << " tokens/s   "
      << p.kernels << " kernels   " << fixed(p.flops / p.total_us / 1e6, 1) << " TFLOP/s   "
      << fixed(p.hbm_bytes / p.total_us / 1e3, 0) << " GB/s HBM\n";
+  if (p.interval) os << "     " << interval_line(*p.interval) << "\n";
   os << "time by bound  ";
   for (int i = 0; i < kTimeClasses; ++i) {
     if (!time_class_shown(p.time_by_class_us, i)) continue;

@@ -17,30 +17,6 @@ namespace {
 
 using nlohmann::ordered_json;
 
-constexpr CommGroup kGroups[] = {CommGroup::Tp, CommGroup::Pp, CommGroup::Dp, CommGroup::Cp,
-                                 CommGroup::Ep};
-
-ordered_json strategy_json(const ParallelConfig& p) {
-  return {{"tp", p.tp},
-          {"pp", p.pp},
-          {"vp", p.vp},
-          {"dp", p.dp},
-          {"cp", p.cp},
-          {"ep", p.ep},
-          {"sp", p.sp},
-          {"zero", p.zero},
-          {"microbatch", p.microbatch},
-          {"recompute", recompute_name(p.recompute)},
-          {"schedule", schedule_name(p.schedule)},
-          {"text", strategy_text(p)}};
-}
-
-ordered_json groups_json(const GroupTimes& t) {
-  ordered_json j;
-  for (CommGroup g : kGroups) j[comm_group_name(g)] = t[(int)g];
-  return j;
-}
-
 ordered_json loss_json(const LossReason& r) {
   ordered_json d = ordered_json::array();
   for (const auto& x : r.differs)
@@ -54,7 +30,7 @@ ordered_json loss_json(const LossReason& r) {
 
 ordered_json row_json(const StrategyRow& r, bool ranked_after_first) {
   ordered_json j;
-  j["strategy"] = strategy_json(r.parallel);
+  j["strategy"] = parallel_config_json(r.parallel);
   if (r.timed) {
     const ParallelPrediction& p = r.prediction;
     j["total_us"] = p.total_us;
@@ -77,7 +53,7 @@ ordered_json row_json(const StrategyRow& r, bool ranked_after_first) {
 
 std::string exposed_text(const GroupTimes& t) {
   std::string s;
-  for (CommGroup g : kGroups)
+  for (CommGroup g : kListedCommGroups)
     if (t[(int)g] > 0)
       s += std::string(s.empty() ? "" : " ") + comm_group_name(g) + " " + human_us(t[(int)g]);
   return s.empty() ? "-" : s;
@@ -193,7 +169,7 @@ void csv_row(std::ostream& os, const std::string& rank, const StrategyRow& r, bo
   if (r.timed) {
     os << exact(r.prediction.total_us) << "," << exact(r.prediction.mfu) << ","
        << exact(r.prediction.bubble_fraction);
-    for (CommGroup g : kGroups) os << "," << exact(r.prediction.exposed_comm_us[(int)g]);
+    for (CommGroup g : kListedCommGroups) os << "," << exact(r.prediction.exposed_comm_us[(int)g]);
   } else {
     os << ",,,,,,,";
   }

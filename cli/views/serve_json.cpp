@@ -27,6 +27,7 @@ ojson subject_json(const ServeSubject& s) {
 ojson report_json(const ServeReport& r) {
   ojson j;
   j["request_count"] = r.requests;
+  if (r.warmup_requests > 0) j["warmup_requests"] = r.warmup_requests;
   j["duration_s"] = r.duration_s;
   j["throughput"] = {{"requests_per_s", r.requests_per_s},
                      {"input_tokens_per_s", r.input_tokens_per_s},
@@ -105,25 +106,31 @@ void print_serve_csv(std::ostream& os, const ServeRun& run) {
   }
 }
 
+nlohmann::ordered_json capacity_json_head(const std::string& slo, double target) {
+  return {{"slo", slo}, {"target_requests_per_s", target}};
+}
+
+nlohmann::ordered_json capacity_json_row(const CapacityRow& row) {
+  const CapacityResult& c = row.result;
+  ojson j = subject_json(row.subject);
+  j["met"] = c.met;
+  if (!c.met) j["reason"] = c.reason;
+  j["saturation_requests_per_s"] = c.saturation_requests_per_s;
+  j["max_requests_per_s_per_replica"] = c.max_requests_per_s;
+  j["bound"] = c.bound;
+  j["replicas"] = c.replicas;
+  j["gpus"] = c.gpus;
+  j["cost_per_hour"] = c.cost_per_hour ? ojson(*c.cost_per_hour) : ojson(nullptr);
+  j["evaluations"] = c.evaluations;
+  j["at_max_rate"] = report_json(c.at_max);
+  return j;
+}
+
 void print_capacity_json(std::ostream& os, const std::vector<CapacityRow>& rows,
                          const std::string& slo, double target) {
-  ojson out = {{"slo", slo}, {"target_requests_per_s", target}};
+  ojson out = capacity_json_head(slo, target);
   ojson list = ojson::array();
-  for (const CapacityRow& row : rows) {
-    const CapacityResult& c = row.result;
-    ojson j = subject_json(row.subject);
-    j["met"] = c.met;
-    if (!c.met) j["reason"] = c.reason;
-    j["saturation_requests_per_s"] = c.saturation_requests_per_s;
-    j["max_requests_per_s_per_replica"] = c.max_requests_per_s;
-    j["bound"] = c.bound;
-    j["replicas"] = c.replicas;
-    j["gpus"] = c.gpus;
-    j["cost_per_hour"] = c.cost_per_hour ? ojson(*c.cost_per_hour) : ojson(nullptr);
-    j["evaluations"] = c.evaluations;
-    j["at_max_rate"] = report_json(c.at_max);
-    list.push_back(j);
-  }
+  for (const CapacityRow& row : rows) list.push_back(capacity_json_row(row));
   out["configurations"] = list;
   os << out.dump(2) << "\n";
 }

@@ -34,6 +34,8 @@ void print_serve_table(std::ostream& os, const ServeSubject& s, const ServeRun& 
                 (long long)r.requests, r.duration_s, (long long)r.steps, r.requests_per_s,
                 r.input_tokens_per_s, r.output_tokens_per_s, r.output_tokens_per_s_per_gpu);
   os << b;
+  if (r.warmup_requests > 0)
+    os << "  (measured after " << r.warmup_requests << " warm-up requests, which are left out)\n";
   os << "  ms              mean        p50        p90        p99\n";
   os << row("TTFT", r.ttft_ms) << row("TPOT", r.tpot_ms) << row("ITL", r.itl_ms)
      << row("E2E", r.e2e_ms) << row("queue", r.queue_ms);
@@ -53,30 +55,35 @@ void print_serve_table(std::ostream& os, const ServeSubject& s, const ServeRun& 
         "gap between tokens, pooled\n";
 }
 
-void print_capacity_table(std::ostream& os, const std::vector<CapacityRow>& rows,
-                          const std::string& slo, double target) {
+std::string capacity_table_head(const std::string& slo, double target) {
   char b[512];
   std::snprintf(b, sizeof b, "SLO %s, target %g req/s\n", slo.c_str(), target);
-  os << b;
-  os << "  gpu           engine   precision  max req/s/replica  bound       saturation  TTFT p99 "
-        "ms  "
-        "TPOT p99 ms  replicas  GPUs  cost/h\n";
-  for (const CapacityRow& row : rows) {
-    const CapacityResult& c = row.result;
-    if (!c.met) {
-      std::snprintf(b, sizeof b, "  %-13s %-8s %-10s not met: %s\n", row.subject.gpu.c_str(),
-                    row.subject.engine.c_str(), row.subject.precision.c_str(), c.reason.c_str());
-      os << b;
-      continue;
-    }
-    std::string cost = c.cost_per_hour ? std::to_string((long long)(*c.cost_per_hour + 0.5)) : "-";
-    std::snprintf(
-        b, sizeof b, "  %-13s %-8s %-10s %17.3f  %-10s %11.3f %12.1f %12.1f %9lld %5lld  %s\n",
-        row.subject.gpu.c_str(), row.subject.engine.c_str(), row.subject.precision.c_str(),
-        c.max_requests_per_s, c.bound.c_str(), c.saturation_requests_per_s, c.at_max.ttft_ms.p99,
-        c.at_max.tpot_ms.p99, (long long)c.replicas, (long long)c.gpus, cost.c_str());
-    os << b;
+  return std::string(b) +
+         "  gpu           engine   precision  max req/s/replica  bound       saturation  TTFT p99 "
+         "ms  TPOT p99 ms  replicas  GPUs  cost/h\n";
+}
+
+std::string capacity_table_row(const CapacityRow& row) {
+  char b[512];
+  const CapacityResult& c = row.result;
+  if (!c.met) {
+    std::snprintf(b, sizeof b, "  %-13s %-8s %-10s not met: %s\n", row.subject.gpu.c_str(),
+                  row.subject.engine.c_str(), row.subject.precision.c_str(), c.reason.c_str());
+    return b;
   }
+  std::string cost = c.cost_per_hour ? std::to_string((long long)(*c.cost_per_hour + 0.5)) : "-";
+  std::snprintf(
+      b, sizeof b, "  %-13s %-8s %-10s %17.3f  %-10s %11.3f %12.1f %12.1f %9lld %5lld  %s\n",
+      row.subject.gpu.c_str(), row.subject.engine.c_str(), row.subject.precision.c_str(),
+      c.max_requests_per_s, c.bound.c_str(), c.saturation_requests_per_s, c.at_max.ttft_ms.p99,
+      c.at_max.tpot_ms.p99, (long long)c.replicas, (long long)c.gpus, cost.c_str());
+  return b;
+}
+
+void print_capacity_table(std::ostream& os, const std::vector<CapacityRow>& rows,
+                          const std::string& slo, double target) {
+  os << capacity_table_head(slo, target);
+  for (const CapacityRow& row : rows) os << capacity_table_row(row);
 }
 
 }  // namespace ridgeline

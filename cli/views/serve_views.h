@@ -7,6 +7,8 @@
 #include "serve/capacity.h"
 #include "serve/serve_run.h"
 
+#include <nlohmann/json.hpp>
+
 #include <ostream>
 #include <string>
 #include <vector>
@@ -27,6 +29,13 @@ struct CapacityRow {
   ServeSubject subject;
   CapacityResult result;
 };
+// The pieces of the capacity views, a head and one row a configuration (streamed and sharded by
+// cli/row_output.h; the JSON rows go under "configurations").
+std::string capacity_table_head(const std::string& slo, double target);
+std::string capacity_table_row(const CapacityRow& row);
+nlohmann::ordered_json capacity_json_head(const std::string& slo, double target);
+nlohmann::ordered_json capacity_json_row(const CapacityRow& row);
+
 void print_capacity_table(std::ostream& os, const std::vector<CapacityRow>& rows,
                           const std::string& slo, double target);
 void print_capacity_json(std::ostream& os, const std::vector<CapacityRow>& rows,

@@ -16,9 +16,9 @@ namespace ridgeline {
 
 namespace {
 
-class HfCb : public SchedulerPolicy {
+class HfCb : public EnginePolicy {
  public:
-  explicit HfCb(const EngineConfig& e) : e_(e) {}
+  using EnginePolicy::EnginePolicy;
 
   StepPlan schedule(EngineState& s) override {
     StepPlan plan = fifo(s);
@@ -71,8 +71,6 @@ class HfCb : public SchedulerPolicy {
     }
     return plan;
   }
-
-  const EngineConfig& e_;
 };
 
 }  // namespace

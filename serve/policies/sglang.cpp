@@ -18,9 +18,9 @@ namespace ridgeline {
 
 namespace {
 
-class Sglang : public SchedulerPolicy {
+class Sglang : public EnginePolicy {
  public:
-  explicit Sglang(const EngineConfig& e) : e_(e), ratio_(e.sglang.init_new_token_ratio) {}
+  explicit Sglang(const EngineConfig& e) : EnginePolicy(e), ratio_(e.sglang.init_new_token_ratio) {}
 
   StepPlan schedule(EngineState& s) override {
     StepPlan plan = extend(s);
@@ -89,7 +89,6 @@ class Sglang : public SchedulerPolicy {
     ratio_ = std::max(floor, ratio_ - (init - floor) / (double)e_.sglang.decay_steps);
   }
 
-  const EngineConfig& e_;
   double ratio_;
 };
 

@@ -13,9 +13,9 @@ namespace ridgeline {
 
 namespace {
 
-class TrtllmNoEvict : public SchedulerPolicy {
+class TrtllmNoEvict : public EnginePolicy {
  public:
-  explicit TrtllmNoEvict(const EngineConfig& e) : e_(e) {}
+  using EnginePolicy::EnginePolicy;
 
   StepPlan schedule(EngineState& s) override {
     while (!s.waiting.empty() && (int64_t)s.running.size() < e_.max_num_seqs) {
@@ -32,18 +32,14 @@ class TrtllmNoEvict : public SchedulerPolicy {
     }
     for (int idx : s.running) {
       const Sequence& q = s.seqs[idx];
-      if (budget == 0) break;
       if (q.decoding()) continue;
-      int64_t n = std::min(q.remaining(), budget);
-      if (!e_.chunked_prefill && n < q.remaining()) break;
+      int64_t n = prefill_tokens(q, budget, e_.chunked_prefill);
+      if (n == 0) break;
       plan.work.push_back({idx, n});
       budget -= n;
     }
     return plan;
   }
-
- private:
-  const EngineConfig& e_;
 };
 
 }  // namespace

@@ -16,9 +16,9 @@ namespace ridgeline {
 
 namespace {
 
-class VllmV1 : public SchedulerPolicy {
+class VllmV1 : public EnginePolicy {
  public:
-  explicit VllmV1(const EngineConfig& e) : e_(e) {}
+  using EnginePolicy::EnginePolicy;
 
   StepPlan schedule(EngineState& s) override {
     StepPlan plan;
@@ -47,8 +47,8 @@ class VllmV1 : public SchedulerPolicy {
       Sequence& q = s.seqs[idx];
       int64_t hit = s.kv.reuse_cached(q);
       q.computed = std::max(q.computed, hit);
-      int64_t n = std::min(q.remaining(), budget);
-      if ((!e_.chunked_prefill && n < q.remaining()) || !s.kv.grow(q, q.computed + n)) {
+      int64_t n = prefill_tokens(q, budget, e_.chunked_prefill);
+      if (n == 0 || !s.kv.grow(q, q.computed + n)) {
         if (hit > 0) s.kv.preempt(q), q.computed = 0;  // its blocks go back to the cache
         break;
       }
@@ -59,9 +59,6 @@ class VllmV1 : public SchedulerPolicy {
     }
     return plan;
   }
-
- private:
-  const EngineConfig& e_;
 };
 
 }  // namespace

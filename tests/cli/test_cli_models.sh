@@ -9,7 +9,7 @@ trap 'rm -rf "$tmp"' EXIT
 source "$(dirname "$0")/expect.sh"
 
 # models: the list, with shape, context and parameters (total, active)
-expect "models lists the 3.1 presets" 0 "llama-3.1-8b    llama" -- "$bin" models
+expect "models lists the 3.1 presets" 0 "llama-3.1-8b      llama" -- "$bin" models
 expect "models shows 128k context and 8.03B" 0 "    131072      8.03      8.03" -- bash -c "'$bin' models | grep '^llama-3.1-8b '"
 expect "models shows MoE active parameters" 0 "         8/2     32768      46.7      12.9" -- bash -c "'$bin' models | grep '^mixtral-8x7b '"
 expect "models json" 0 '"active_parameters": 12879925248' -- "$bin" models --format json

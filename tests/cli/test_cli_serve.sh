@@ -17,6 +17,10 @@ expect "serve json throughput" 0 '"output_tokens_per_s_per_gpu"' -- "$bin" "${ru
 expect "serve json tpot" 0 '"tpot_ms": {' -- "$bin" "${run[@]}" --rate 10 --format json
 expect "serve json kv usage" 0 '"kv_usage"' -- "$bin" "${run[@]}" --rate inf --format json
 expect "serve csv" 0 "id,arrival_s,input_tokens,output_tokens,queue_ms,ttft_ms,tpot_ms,e2e_ms" -- "$bin" "${run[@]}" --rate 10 --format csv
+expect "serve warm-up said" 0 "measured after 10 warm-up requests" -- "$bin" "${run[@]}" --concurrency 10 --warmup 10
+expect "serve warm-up json" 0 '"warmup_requests": 10' -- "$bin" "${run[@]}" --concurrency 10 --warmup 10 --format json
+expect "serve warm-up too many" 1 "--warmup 200: must be less than the requests that run (200)" -- "$bin" "${run[@]}" --concurrency 10 --warmup 200
+expect "serve warm-up negative" 1 "--warmup -1: must be 0 or more" -- "$bin" "${run[@]}" --concurrency 10 --warmup -1
 expect "serve closed loop" 0 "closed loop, 16 in flight" -- "$bin" "${run[@]}" --concurrency 16
 expect "serve bursty" 0 "gamma 10 req/s, cv 3" -- "$bin" "${run[@]}" --rate 10 --arrival gamma --cv 3
 expect "serve goodput" 0 "goodput" -- "$bin" "${run[@]}" --rate 10 --slo ttft_p99=2s,tpot_p99=100ms

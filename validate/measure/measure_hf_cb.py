@@ -32,11 +32,9 @@ import traceback
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from op_grid import split_of  # noqa: E402  (the project's stable 30% holdout hash)
-from ridgeline_measure.harness import (elapsed_s, err_text, sanitize, start_watchdog, utc_now,  # noqa: E402
-                                       write_atomic)
-from ridgeline_measure.environment import (backend_flags, cpu_model, device_meta,  # noqa: E402
-                                           nvidia_smi, smi_start_meta, start_meta,
-                                           transformers_version)
+from ridgeline_measure.harness import elapsed_s, err_text, utc_now  # noqa: E402
+from ridgeline_measure.environment import nvidia_smi  # noqa: E402
+from ridgeline_measure.hf_run import hf_run_meta, start_doc_writer, warm_gpu  # noqa: E402
 from ridgeline_measure.optional import torch  # noqa: E402
 from hf_cb_engine import LAYERS, Engine, build_model, log, run_requests  # noqa: E402
 
@@ -160,34 +158,15 @@ def main():
         print(f"{len(cases)} runs, {sum(c['split'] == 'holdout' for c in cases)} holdout", file=sys.stderr)
         return
     hard = args.hard_limit_s or args.budget_s + 60
-    meta = start_meta(METHOD_TEXT, cpu_model=cpu_model(), cpu_count=os.cpu_count())
-    meta["versions"]["transformers"] = transformers_version()
-    device_meta(meta, ("device_name", "compute_capability", "sm_count", "total_memory_bytes", "l2_cache_bytes"))
-    smi_start_meta(meta)
-    meta["backend_flags"] = backend_flags()
-    meta["config"] = vars(args)
+    meta = hf_run_meta(METHOD_TEXT, args)
     meta["engines"] = {}
     meta["skipped_ids"] = []
     meta["splits"] = {c["id"]: c["split"] for c in cases}
     doc = {"meta": meta, "records": []}
-
-    def write():
-        meta["utc_written"] = utc_now()
-        meta["wall_s"] = round(elapsed_s(), 1)
-        write_atomic(args.out, json.dumps(sanitize(doc), indent=1))
-
-    def final():
-        meta["watchdog_exit"] = True
-        meta["nvidia_smi_end"] = nvidia_smi()
-        write()
-    start_watchdog(hard, final)
+    write = start_doc_writer(args.out, doc, hard)
     import logging
     logging.getLogger("ContinuousBatchingLogger").setLevel(logging.ERROR)
-    a = torch.randn(8192, 8192, device="cuda", dtype=torch.bfloat16)
-    for _ in range(20):
-        a @ a
-    torch.cuda.synchronize()
-    del a
+    warm_gpu()
     meta["nvidia_smi_after_warmup"] = nvidia_smi()
     model, info = build_model()
     meta["model"] = info

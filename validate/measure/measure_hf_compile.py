@@ -30,10 +30,9 @@ import traceback
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import measure_hf as mh  # noqa: E402
-from ridgeline_measure.harness import (elapsed_s, err_text, sanitize, start_watchdog, utc_now,  # noqa: E402
-                                       write_atomic)
-from ridgeline_measure.environment import (backend_flags, cpu_model, device_meta, nvidia_smi,  # noqa: E402
-                                           smi_start_meta, start_meta, transformers_version)
+from ridgeline_measure.harness import elapsed_s, err_text, sanitize, utc_now, write_atomic  # noqa: E402
+from ridgeline_measure.environment import nvidia_smi  # noqa: E402
+from ridgeline_measure.hf_run import hf_run_meta, start_doc_writer, warm_gpu  # noqa: E402
 
 torch = mh.torch
 
@@ -213,33 +212,14 @@ def main():
         if hasattr(torch._dynamo.config, name):
             setattr(torch._dynamo.config, name, max(64, getattr(torch._dynamo.config, name)))
     t_start = elapsed_s()
-    meta = start_meta(METHOD_TEXT, cpu_model=cpu_model(), cpu_count=os.cpu_count())
-    meta["versions"]["transformers"] = transformers_version()
-    device_meta(meta, ("device_name", "compute_capability", "sm_count", "total_memory_bytes", "l2_cache_bytes"))
-    smi_start_meta(meta)
-    meta["backend_flags"] = backend_flags()
-    meta["config"] = vars(args)
+    meta = hf_run_meta(METHOD_TEXT, args)
     meta["compile_mode"] = args.mode
     meta["skipped_ids"] = []
     meta["splits"] = {c["id"]: c["split"] for c in cases}
     recs = {c["id"]: dict(c) for c in cases}
     doc = {"meta": meta, "records": list(recs.values())}
-
-    def write():
-        meta["utc_written"] = utc_now()
-        meta["wall_s"] = round(elapsed_s(), 1)
-        write_atomic(args.out, json.dumps(sanitize(doc), indent=1))
-
-    def final():
-        meta["watchdog_exit"] = True
-        meta["nvidia_smi_end"] = nvidia_smi()
-        write()
-    start_watchdog(t_start + (args.hard_limit_s or args.budget_s + 45), final)
-    a = torch.randn(8192, 8192, device="cuda", dtype=torch.bfloat16)
-    for _ in range(20):
-        a @ a
-    torch.cuda.synchronize()
-    del a
+    write = start_doc_writer(args.out, doc, t_start + (args.hard_limit_s or args.budget_s + 45))
+    warm_gpu()
     meta["nvidia_smi_after_warmup"] = nvidia_smi()
     states = {}
     for c in cases:

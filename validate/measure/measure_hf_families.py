@@ -30,10 +30,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import measure_hf as mh  # noqa: E402  (time_eager, capture, time_replays, profile_step, caches)
 from op_grid import split_of  # noqa: E402
-from ridgeline_measure.harness import (elapsed_s, err_text, sanitize, start_watchdog, utc_now,  # noqa: E402
-                                       write_atomic)
-from ridgeline_measure.environment import (backend_flags, cpu_model, device_meta, nvidia_smi,  # noqa: E402
-                                           smi_start_meta, start_meta, transformers_version)
+from ridgeline_measure.harness import elapsed_s, err_text, sanitize, utc_now, write_atomic  # noqa: E402
+from ridgeline_measure.environment import nvidia_smi  # noqa: E402
+from ridgeline_measure.hf_run import hf_run_meta, start_doc_writer, warm_gpu  # noqa: E402
 from hf_families_models import DEVIATIONS, FAMILIES, _BUILT, family_config, log, setup  # noqa: E402
 
 torch = mh.torch
@@ -174,11 +173,7 @@ def child(args, cases, t_start):
         write_atomic(args.out, json.dumps(sanitize(doc), indent=1))
     WRITE_HOOK.append(write)
     write()
-    a = torch.randn(8192, 8192, device="cuda", dtype=torch.bfloat16)
-    for _ in range(20):
-        a @ a
-    torch.cuda.synchronize()
-    del a
+    warm_gpu()
     B = args.budget_s
     eager = [c for c in cases if c["launch"] != "graph"]
     graph = [c for c in cases if c["launch"] == "graph"]
@@ -246,12 +241,7 @@ def main():
         child(args, [c for c in cases if c["family"] == args.family], t_start)
         return
     import subprocess
-    meta = start_meta(METHOD_TEXT, cpu_model=cpu_model(), cpu_count=os.cpu_count())
-    meta["versions"]["transformers"] = transformers_version()
-    device_meta(meta, ("device_name", "compute_capability", "sm_count", "total_memory_bytes", "l2_cache_bytes"))
-    smi_start_meta(meta)
-    meta["backend_flags"] = backend_flags()
-    meta["config"] = vars(args)
+    meta = hf_run_meta(METHOD_TEXT, args)
     meta["families_public_config"] = {f: {"config_class": v[0], "model_class": v[1], "layers_built": v[2],
                                           "public": v[3], "deviation": DEVIATIONS.get(f)}
                                       for f, v in FAMILIES.items()}
@@ -270,18 +260,8 @@ def main():
         r["deviation"] = DEVIATIONS.get(c["family"])
         recs[c["id"]] = r
     doc = {"meta": meta, "records": list(recs.values())}
-
-    def write():
-        meta["utc_written"] = utc_now()
-        meta["wall_s"] = round(elapsed_s(), 1)
-        write_atomic(args.out, json.dumps(sanitize(doc), indent=1))
-
-    def final():
-        meta["watchdog_exit"] = True
-        meta["nvidia_smi_end"] = nvidia_smi()
-        write()
     hard = t_start + (args.hard_limit_s or args.budget_s + 45)
-    start_watchdog(hard, final)
+    write = start_doc_writer(args.out, doc, hard)
     fams = list(dict.fromkeys(c["family"] for c in cases))
     for i, fam in enumerate(fams):
         left = args.budget_s - (elapsed_s() - t_start)

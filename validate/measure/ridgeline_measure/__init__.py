@@ -17,6 +17,10 @@ things the same way; what they share lives here, once:
   models_*     measure_models.py's steps: the case grid, models, inputs and
                steps, profiling and one case
   device       where a measurement's tensors live
+  hf_*         measure_hf.py's steps and the harness of the scripts over it
+               (measure_hf_compile/_families/_cb.py): cases, timing and
+               profiling, models and caches, workloads, single kernels, and
+               hf_run (meta, document writer with watchdog, GPU warm-up)
 
 Every module imports without torch (so --dry-run, --help and py_compile work
 on a machine without a GPU); what needs torch looks it up when called.

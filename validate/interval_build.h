@@ -1,0 +1,62 @@
+// Building an interval table (validate/intervals.h) from measured data, and checking it.
+// The inputs are accuracy baselines (validate/accuracy_baseline*.json) that predict their GPU with
+// its own profile: each names a GPU, its kernel and step data sets and the runtime of the steps.
+// Every measurement of the asked split is predicted three ways, one per calibration level:
+//   own           with the GPU's own profile            (key: the GPU),
+//   architecture  with each built-in profile of another GPU of its architecture (key: the arch),
+//   none          with no profile                       (key: "any"),
+// and, with a collectives data set, every collective row on its cluster (kernels, level none,
+// key any, category collective: the collective model has no per-GPU profile).
+// build_interval_table() takes the quantiles of measured / predicted per level, key and category
+// (and "all" per level and key) from the FIT split; interval_coverage() counts how many HELD-OUT
+// measurements fall inside the intervals the table gives them.
+#pragma once
+
+#include "validate/intervals.h"
+
+#include <string>
+#include <vector>
+
+namespace ridgeline {
+
+struct IntervalCase {
+  std::string id;
+  bool step = false;  // a whole step, else a kernel (or a collective)
+  std::string gpu, level, key, category;
+  double measured_us = 0, predicted_us = 0;
+  double ratio() const { return measured_us / predicted_us; }
+  // For steps predicted as one graph: the kernels-combined interval (combine_kernels), as a ratio
+  // of predicted_us, when a table was given; 0 where not computed (generate() records).
+  double combined_p10 = 0, combined_p90 = 0;
+};
+
+struct IntervalSources {
+  std::vector<std::string> baselines;
+  std::string collectives;  // "" for none
+};
+
+// Every measurement of `split` ("fit" or "holdout") at every level. With `table`, steps also get
+// their kernels-combined interval from it.
+std::vector<IntervalCase> interval_cases(const IntervalSources& sources, const std::string& split,
+                                         const IntervalTable* table = nullptr);
+
+// `provenance` goes into the table as given.
+IntervalTable build_interval_table(const std::vector<IntervalCase>& fit_cases, int min_count,
+                                   const nlohmann::json& provenance);
+
+struct CoverageRow {
+  std::string kind;   // "kernels", "steps" or "steps (kernels combined)"
+  std::string level;  // "own", "architecture", "none" or "all"
+  std::string category;
+  int count = 0, below = 0, inside = 0, above = 0;
+  double coverage() const { return count ? (double)inside / count : 0; }
+};
+
+// Held-out coverage of `table` by kind, level and category, then by kind and level ("all"), then
+// per kind over all levels, and last the overall row (kernels and measured steps, kind "all").
+// A case is judged with the entry the table gives its own level, key and category (walking to
+// wider levels and "all" as a prediction would).
+std::vector<CoverageRow> interval_coverage(const IntervalTable& table,
+                                           const std::vector<IntervalCase>& holdout_cases);
+
+}  // namespace ridgeline

@@ -1,0 +1,127 @@
+"""measure_hf.py's case lists (pure Python): the workload cases of transformers' own models
+(prefill, decode with each cache, generate, training, optimizer steps, compiled steps) and the
+single kernels by implementation (SDPA backends, ATen norms and softmax, HF's RMSNorm module).
+Each case carries its split (split_of, the project's stable 30% holdout hash).
+"""
+
+from op_grid import split_of  # the project's stable 30% holdout hash
+
+
+LLAMA = "hf-llama3-8b"
+GRAPH_ELEMS_LIMIT = 1 << 28
+
+
+def wcase(**kw):
+    parts = [kw["model"], f"L{kw['layers']}", kw["phase"]]
+    if kw["phase"] in ("prefill", "train"):
+        parts.append(f"b{kw['batch']}-s{kw['seq']}")
+    elif kw["phase"] == "decode":
+        parts.append(f"b{kw['batch']}-kv{kw['kv_len']}")
+    elif kw["phase"] == "generate":
+        parts.append(f"b{kw['batch']}-p{kw['seq']}-n{kw['new_tokens']}")
+    elif kw["phase"] == "optimizer":
+        parts.append(kw["optimizer"])
+    for key in ("cache", "precision", "ckpt", "launch"):
+        if kw.get(key):
+            parts.append(kw[key])
+    kw["id"] = "-".join(parts)
+    kw["split"] = split_of(kw["id"])
+    kw["kind"] = "workload"
+    return kw
+
+
+def workload_cases(smoke=False):
+    cases = []
+    L = 8
+    prefill = [(1, 512)] if smoke else [(1, 512), (1, 2048), (1, 8192), (4, 512), (4, 2048), (4, 8192)]
+    decode_b = [1] if smoke else [1, 8, 32, 128]
+    decode_kv = [512] if smoke else [512, 2048, 8192]
+    for b, s in prefill:
+        for cache in ("dynamic", "static"):
+            cases.append(wcase(model=LLAMA, layers=L, phase="prefill", batch=b, seq=s, cache=cache,
+                               launch="eager"))
+    for b in decode_b:
+        for kv in decode_kv:
+            cases.append(wcase(model=LLAMA, layers=L, phase="decode", batch=b, kv_len=kv, cache="dynamic",
+                               launch="eager"))
+            cases.append(wcase(model=LLAMA, layers=L, phase="decode", batch=b, kv_len=kv, cache="static",
+                               launch="eager"))
+            cases.append(wcase(model=LLAMA, layers=L, phase="decode", batch=b, kv_len=kv, cache="static",
+                               launch="graph"))
+    for b in ([1] if smoke else [1, 8]):
+        cases.append(wcase(model=LLAMA, layers=L, phase="generate", batch=b, seq=512,
+                           new_tokens=8 if smoke else 64, cache="dynamic", launch="eager"))
+    for prec in ("bf16", "fp32amp"):
+        for ckpt in ("nockpt", "ckpt"):
+            if smoke and prec == "fp32amp" and ckpt == "ckpt":
+                continue
+            cases.append(wcase(model=LLAMA, layers=L, phase="train", batch=1, seq=2048, precision=prec,
+                               ckpt=ckpt, launch="eager"))
+        for opt in ("adamw_foreach", "adamw_fused"):
+            cases.append(wcase(model=LLAMA, layers=L, phase="optimizer", batch=1, seq=2048, optimizer=opt,
+                               precision=prec, launch="eager"))
+    for b in ([1] if smoke else [1, 16, 64]):
+        cases.append(wcase(model="hf-mixtral-8x7b", layers=2, phase="decode", batch=b, kv_len=2048,
+                           cache="dynamic", launch="eager"))
+    for b in ([1] if smoke else [1, 16]):
+        cases.append(wcase(model="hf-qwen2moe-a2.7b", layers=2, phase="decode", batch=b, kv_len=2048,
+                           cache="dynamic", launch="eager"))
+    if not smoke:
+        for b, s in [(1, 2048), (4, 2048)]:
+            cases.append(wcase(model=LLAMA, layers=32, phase="prefill", batch=b, seq=s, cache="dynamic",
+                               launch="eager"))
+        for b in (1, 8, 32):
+            for kv in (512, 2048):
+                cases.append(wcase(model=LLAMA, layers=32, phase="decode", batch=b, kv_len=kv, cache="dynamic",
+                                   launch="eager"))
+                cases.append(wcase(model=LLAMA, layers=32, phase="decode", batch=b, kv_len=kv, cache="static",
+                                   launch="graph"))
+        cases.append(wcase(model=LLAMA, layers=32, phase="generate", batch=1, seq=512, new_tokens=64,
+                           cache="dynamic", launch="eager"))
+        for b, s in [(1, 512), (1, 2048)]:
+            cases.append(wcase(model=LLAMA, layers=L, phase="prefill", batch=b, seq=s, cache="dynamic",
+                               launch="compile"))
+        for b in (1, 8):
+            cases.append(wcase(model=LLAMA, layers=L, phase="decode", batch=b, kv_len=2048, cache="static",
+                               launch="compile"))
+    return cases
+
+
+TRACE_IDS = ("hf-llama3-8b-L8-decode-b8-kv2048-dynamic-eager", "hf-llama3-8b-L8-prefill-b1-s2048-dynamic-eager",
+             "hf-llama3-8b-L8-train-b1-s2048-bf16-nockpt-eager",
+             "hf-llama3-8b-L8-generate-b1-p512-n64-dynamic-eager",
+             # smoke run equivalents
+             "hf-llama3-8b-L8-decode-b1-kv512-dynamic-eager")
+
+SDPA_BACKENDS = ("FLASH_ATTENTION", "EFFICIENT_ATTENTION", "CUDNN_ATTENTION", "MATH")
+
+
+def attn_base_id(b, q, kv):
+    shape = f"b{b}-h32-kv8-d128"
+    return f"attn-prefill-{shape}-s{q}-causal" if q == kv else f"attn-decode-{shape}-ctx{kv}"
+
+
+def kernel_cases(smoke=False):
+    cases = []
+    prefill = [(1, 2048)] if smoke else [(1, 512), (1, 2048), (1, 8192), (4, 2048), (8, 512)]
+    decode = [(8, 2048)] if smoke else [(1, 512), (1, 2048), (1, 8192), (8, 512), (8, 2048), (8, 8192)]
+    shapes = [(b, s, s) for b, s in prefill] + [(b, 1, kv) for b, kv in decode]
+    for b, q, kv in shapes:
+        base = attn_base_id(b, q, kv)
+        for be in SDPA_BACKENDS:
+            cases.append({"kind": "op", "id": f"{base}-impl-{be.lower()}", "split_key": base,
+                          "split": split_of(base), "op": "attention", "batch": b, "heads": 32, "kv_heads": 8,
+                          "head_dim": 128, "q_len": q, "kv_len": kv, "causal": q == kv, "dtype": "bf16",
+                          "impl": be.lower()})
+    rows_list = [1, 2048] if smoke else [1, 64, 1024, 4096, 16384]
+    cols_list = [4096] if smoke else [4096, 8192]
+    for op, impls in (("rmsnorm", ("aten_rms_norm", "hf_llama_rmsnorm")), ("layernorm", ("aten_layer_norm",)),
+                      ("softmax", ("aten_softmax",))):
+        for cols in cols_list:
+            for rows in rows_list:
+                base = f"{op}-bf16-{rows}x{cols}"
+                for impl in impls:
+                    cases.append({"kind": "op", "id": f"{base}-impl-{impl}", "split_key": base,
+                                  "split": split_of(base), "op": op, "rows": rows, "cols": cols, "dtype": "bf16",
+                                  "impl": impl})
+    return cases
