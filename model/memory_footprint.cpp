@@ -68,13 +68,9 @@ double activation_bytes(const OpGraph& g, const ModelConfig& m, const RunConfig&
 
 double kv_cache_bytes(const ModelConfig& m, const RunConfig& run) {
   if (run.phase == Phase::Train) return 0;
-  double layers = run.blocks > 0 ? run.blocks : m.layers;
-  // A StaticCache holds --max-cache-len positions from the start.
+  // A StaticCache holds --max-cache-len positions from the start; a sliding layer its window.
   double positions = (double)std::max(step_positions(run), run.cache_capacity);
-  if (m.sliding_window > 0) positions = std::min(positions, (double)m.sliding_window);
-  // K and V per KV head, or MLA's latent and RoPE key (mla_config.h).
-  return layers * run.batch * positions * kv_cache_elements_per_layer(m) *
-         dtype_bytes(run.kv_cache);
+  return run.batch * ridgeline::kv_cache_bytes(m, positions, run.blocks, dtype_bytes(run.kv_cache));
 }
 
 }  // namespace

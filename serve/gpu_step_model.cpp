@@ -29,6 +29,10 @@ int64_t GpuStepModel::bucket_kv(int64_t kv_len) {
 
 GpuStepModel::GpuStepModel(GpuSpec gpu, ModelConfig model, RunConfig run)
     : gpu_(std::move(gpu)), model_(std::move(model)), run_(std::move(run)) {
+  if (!model_.layer_kinds.empty())  // attention is priced per request group with one window
+    throw InputError(located("--model", model_.name + "'s layers differ (sliding and full "
+                                                      "attention, or MoE and dense MLPs); serving "
+                                                      "such a model is not modelled yet"));
   ServingMemory m = serving_memory(gpu_, model_, run_);
   memory_ = {m.capacity_bytes, m.weights_bytes, m.reserved_bytes, m.kv_bytes_per_token,
              model_.max_positions};

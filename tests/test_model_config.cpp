@@ -51,15 +51,34 @@ TEST_CASE("every preset loads and matches its published parameter count", "[mode
     double billions;
   };
   const Published published[] = {
-      {"llama-3-8b", 8.03},       {"llama-3-70b", 70.6},
-      {"llama-3-405b", 405.9},    {"llama-2-7b", 6.74},
-      {"mistral-7b", 7.24},       {"mixtral-8x7b", 46.7},
-      {"qwen2.5-7b", 7.62},       {"qwen2.5-72b", 72.7},
-      {"gpt2-xl", 1.56},          {"gpt3-175b", 174.6},
-      {"llama-3.1-8b", 8.03},     {"llama-3.1-70b", 70.6},
-      {"llama-3.1-405b", 405.9},  {"llama-3.3-70b", 70.6},
+      {"llama-3-8b", 8.03},
+      {"llama-3-70b", 70.6},
+      {"llama-3-405b", 405.9},
+      {"llama-2-7b", 6.74},
+      {"mistral-7b", 7.24},
+      {"mixtral-8x7b", 46.7},
+      {"qwen2.5-7b", 7.62},
+      {"qwen2.5-72b", 72.7},
+      {"gpt2-xl", 1.56},
+      {"gpt3-175b", 174.6},
+      {"llama-3.1-8b", 8.03},
+      {"llama-3.1-70b", 70.6},
+      {"llama-3.1-405b", 405.9},
+      {"llama-3.3-70b", 70.6},
       {"deepseek-v3", 671.0},  // the main model; the MTP module's 14B apart (test_mla.cpp)
       {"deepseek-v2-lite", 15.7},
+      // Issue 14's families (sources and the 0.5% checks, actives too: test_families.cpp).
+      {"qwen3-32b", 32.8},
+      {"qwen3-30b-a3b", 30.5},
+      {"qwen3-235b-a22b", 235},
+      {"gemma-2-27b", 27.23},
+      {"gemma-3-27b", 27.0},
+      {"gpt-oss-120b", 116.83},
+      {"gpt-oss-20b", 20.91},
+      {"llama-4-scout", 109},
+      {"llama-4-maverick", 400},
+      {"phi-3-medium", 14},
+      {"olmo-2-7b", 7.30},
   };
   CHECK(model_preset_names().size() == std::size(published));
   for (const auto& p : published) {
@@ -196,9 +215,10 @@ TEST_CASE("Mixtral experts count in full, the router too", "[model]") {
 
 TEST_CASE("model error: unknown model_type", "[model][errors]") {
   nlohmann::json j = llama();
-  j["model_type"] = "phi3";
-  expect_error(j, {"test.json: /model_type: unsupported model_type \"phi3\"; supported: llama, "
-                   "mistral, mixtral, qwen2, gpt2"});
+  j["model_type"] = "bert";
+  expect_error(j, {"test.json: /model_type: unsupported model_type \"bert\"; supported: llama, "
+                   "mistral, mixtral, qwen2, qwen3, phi3, olmo2, gpt2, qwen2_moe, qwen3_moe, "
+                   "llama4_text, gpt_oss, gemma2, gemma3_text, deepseek_v2, deepseek_v3"});
 }
 TEST_CASE("model error: unsupported field", "[model][errors]") {
   nlohmann::json j = llama();

@@ -53,7 +53,9 @@ void check_role_fits(const GraphNode& n) {
   INFO("kernel " << n.name << ": role " << role_name(n.role));
   REQUIRE(n.role.kind != RoleKind::Unset);
   CHECK((n.role.pass == Pass::Backward) == (n.role.grad != GradKind::None));
-  if (std::holds_alternative<GemmOp>(n.op.shape)) {
+  // A GEMM multiplies by a weight, except eager attention's batched Q·Kᵀ and P·V (transformers'
+  // eager_attention_forward, family_ops.cpp), which multiply activations.
+  if (std::holds_alternative<GemmOp>(n.op.shape) && n.role.kind != RoleKind::AttentionScores) {
     CHECK(n.role.kind == RoleKind::WeightGemm);
     CHECK(n.role.projection != Projection::None);
   }

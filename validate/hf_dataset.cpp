@@ -101,7 +101,8 @@ HfRecord read_hf_record(JsonReader& r, const std::string& id, const std::string&
   int64_t positions = std::max(step_positions(run), run.cache_capacity);
   if (phase == "generate") positions += r.integer("new_tokens", 1);
   model->max_positions = std::max(model->max_positions, positions);
-  std::string category = phase + "-" + launch;
+  // Family records are scored per family (issue 14's target is a held-out MAPE per family).
+  std::string category = family ? r.string("family") : phase + "-" + launch;
   if (phase != "generate") {
     out.measurements.push_back(
         measurement(id, split, category, *model, run, r.positive("device_median_ms") * 1000));

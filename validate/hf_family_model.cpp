@@ -2,24 +2,11 @@
 #include "validate/hf_family_model.h"
 
 #include "common/errors.h"
+#include "workloads/hf_config.h"
 
 #include <algorithm>
-#include <array>
 
 namespace ridgeline {
-
-namespace {
-
-// Keys PretrainedConfig.to_dict() writes for every model (transformers 5.17): output switches and
-// classification-head bookkeeping, none of which shapes a causal LM's kernels.
-constexpr std::array<const char*, 8> kToDictKeys = {
-    "output_hidden_states", "return_dict",      "chunk_size_feed_forward",
-    "is_encoder_decoder",   "id2label",         "label2id",
-    "problem_type",         "output_attentions"};
-
-constexpr std::array<const char*, 1> kImported = {"deepseek-v3"};
-
-}  // namespace
 
 bool is_family_record(JsonReader& r) {
   return r.has("family") && r.has("config");
@@ -35,15 +22,17 @@ std::string family_record_skip_reason(JsonReader& r) {
 }
 
 std::optional<ModelConfig> family_record_model(JsonReader& r, std::string& skipped) {
-  std::string family = r.string("family");
-  if (std::find(kImported.begin(), kImported.end(), family) == kImported.end()) {
-    skipped = "family " + family + " is not imported on this branch (issue 14, families)";
-    r.raw("config");
+  r.string("family");
+  const nlohmann::json& config = r.raw("config");
+  if (!config.is_object()) r.fail("config", "expected the object transformers' config wrote");
+  const auto& types = supported_model_types();
+  if (config.contains("model_type") && config["model_type"].is_string() &&
+      std::find(types.begin(), types.end(), config["model_type"].get<std::string>()) ==
+          types.end()) {
+    skipped = "model_type " + config["model_type"].get<std::string>() + " is not imported";
     return std::nullopt;
   }
-  nlohmann::json config = r.raw("config");
-  if (!config.is_object()) r.fail("config", "expected the object transformers' config wrote");
-  for (const char* k : kToDictKeys) config.erase(k);
+  // The keys every to_dict() writes are accepted by the importer (hf_config.cpp's bookkeeping).
   ModelConfig m = load_model_text(config.dump(), r.where("config"));
   int64_t layers = r.integer("layers", 1);
   if (layers != m.layers)

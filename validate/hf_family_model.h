@@ -1,9 +1,9 @@
 // The model of a record of validate/data/h200-sxm-families-*.json (measure_hf_families.py: a few
 // layers of each family in transformers' own classes). Each such record carries "family" and the
 // config transformers built ("config": PretrainedConfig.to_dict(), every default written out);
-// the model is that config read by the strict importer, after the keys every to_dict() writes
-// whatever the model (output flags, label maps) are set aside. Families this branch imports:
-// deepseek-v3 (MLA). Others are skipped with their reason, never guessed.
+// the model is that config read by the strict importer (which accepts the keys every to_dict()
+// writes whatever the model: output flags, label maps). A model_type ridgeline does not import
+// is skipped with its reason, never guessed.
 #pragma once
 
 #include "common/json_reader.h"

@@ -64,15 +64,35 @@ OpVertex emit_norm(Emitter& e, const ModelConfig& m, const RunConfig& run, NormS
   const BlockChoices& c = run.runtime.choices_for(m);
   if (c.norm_kernels == NormKernels::HfFp32Decomposed && m.norm == NormKind::RmsNorm)
     return emit_hf_norm(e, m, run, site, rows, std::move(after));
-  bool fused_add = c.residual_add == ResidualAdd::FusedIntoNorm;
+  // Only the norms that follow a residual add read the residual (QK-norm and post-norms don't).
+  bool fused_add = c.residual_add == ResidualAdd::FusedIntoNorm &&
+                   (site == NormSite::Input || site == NormSite::Post || site == NormSite::Final) &&
+                   m.norm_placement != NormPlacement::Post;
   // A norm that also adds the residual reads and writes twice the row.
   Op op = row_op(norm_kind(m), rows, fused_add ? 2 * m.hidden : m.hidden, e.act,
                  run.runtime.launch.rows);
   std::get<RowOp>(op.shape).impl = c.norm_impl;
-  std::string name = site == NormSite::Input  ? "input_norm"
-                     : site == NormSite::Post ? "post_norm"
-                                              : "final_norm";
+  std::string name = norm_name_of(site);
   return e.emit(role::norm(site), fused_add ? "fused_add_" + name : name, op, std::move(after));
+}
+
+std::string norm_name_of(NormSite site) {
+  switch (site) {
+    case NormSite::Input:
+      return "input_norm";
+    case NormSite::Post:
+      return "post_norm";
+    case NormSite::PostAttention:
+      return "post_attention_norm";
+    case NormSite::PostMlp:
+      return "post_mlp_norm";
+    case NormSite::Q:
+      return "q_norm";
+    case NormSite::K:
+      return "k_norm";
+    default:
+      return "final_norm";
+  }
 }
 
 OpVertex Emitter::emit(const KernelRole& role, const std::string& name, const Op& op,
@@ -135,22 +155,32 @@ struct Qkv {
   OpVertex q, k, v;
 };
 
+// `in`: the block's input as the projections read it (empty: the kernel before, as OLMo 2's
+// block starts without a norm).
 Qkv emit_projections(Emitter& e, const ModelConfig& m, const RunConfig& run, const BlockChoices& c,
-                     int64_t T, OpVertex norm) {
+                     int64_t T, std::vector<OpVertex> in) {
   int64_t d = m.head_dim, H = m.hidden;
   if (c.qkv_projection == QkvProjection::Fused || m.fused_qkv_weight) {
     int64_t width = (m.heads + 2 * m.kv_heads) * d;
-    bool engine = c.qkv_projection == QkvProjection::Fused;
-    OpVertex qkv = e.emit(role::gemm(Projection::Qkv), engine ? "qkv_proj" : "c_attn",
-                          weight_gemm(T, width, H, run), {norm});
+    bool gpt2 = c.qkv_projection != QkvProjection::Fused && m.position == PositionKind::Learned;
+    OpVertex qkv = e.emit(role::gemm(Projection::Qkv), gpt2 ? "c_attn" : "qkv_proj",
+                          weight_gemm(T, width, H, run), in);
+    if (m.qk_norm != QkNorm::None && m.qk_norm != QkNorm::L2) {
+      QkProducers n = emit_qk_norm(e, m, run, T, {qkv, qkv});
+      return {n.q, n.k, qkv};
+    }
     return {qkv, qkv, qkv};
   }
-  OpVertex q =
-      e.emit(role::gemm(Projection::Q), "q_proj", weight_gemm(T, m.heads * d, H, run), {norm});
+  if (in.empty() && e.any) in = {e.last};
+  OpVertex q = e.emit(role::gemm(Projection::Q), "q_proj", weight_gemm(T, m.heads * d, H, run), in);
   OpVertex k =
-      e.emit(role::gemm(Projection::K), "k_proj", weight_gemm(T, m.kv_heads * d, H, run), {norm});
+      e.emit(role::gemm(Projection::K), "k_proj", weight_gemm(T, m.kv_heads * d, H, run), in);
   OpVertex v =
-      e.emit(role::gemm(Projection::V), "v_proj", weight_gemm(T, m.kv_heads * d, H, run), {norm});
+      e.emit(role::gemm(Projection::V), "v_proj", weight_gemm(T, m.kv_heads * d, H, run), in);
+  if (m.qk_norm != QkNorm::None && m.qk_norm != QkNorm::L2) {  // before RoPE
+    QkProducers n = emit_qk_norm(e, m, run, T, {q, k});
+    return {n.q, n.k, v};
+  }
   return {q, k, v};
 }
 
@@ -177,10 +207,15 @@ Qkv emit_positions(Emitter& e, const ModelConfig& m, const BlockChoices& c, int6
 }
 
 OpVertex emit_attention(Emitter& e, const ModelConfig& m, const RunConfig& run, const BlockShape& s,
-                        OpVertex norm) {
+                        std::vector<OpVertex> in) {
   const BlockChoices& c = run.runtime.choices_for(m);
   int64_t T = s.tokens, d = m.head_dim;
-  Qkv x = emit_positions(e, m, c, T, emit_projections(e, m, run, c, T, norm));
+  Qkv x = emit_positions(e, m, c, T, emit_projections(e, m, run, c, T, std::move(in)));
+  if (m.qk_norm == QkNorm::L2) {  // Llama 4: after RoPE
+    QkProducers n = emit_qk_norm(e, m, run, T, {x.q, x.k});
+    x.q = n.q;
+    x.k = n.k;
+  }
   bool cache = s.cache_write && c.cache_update != CacheUpdate::None;
   DType attn = attention_dtype(run);
   bool hf_cache =
@@ -211,13 +246,28 @@ OpVertex emit_attention(Emitter& e, const ModelConfig& m, const RunConfig& run, 
     a.kv_len = hf_cache_capacity(run);
     a.kv_heads = m.heads;
   }
+  if (eager_attention(m, run)) return emit_eager_attention(e, m, run, a, distinct({x.q, x.k, x.v}));
   return e.emit(role::attention(), "attention", Op{"", a, false}, distinct({x.q, x.k, x.v}));
 }
 
-OpVertex emit_gated_mlp(Emitter& e, const ModelConfig& m, const RunConfig& run, int64_t T,
-                        int64_t width, OpVertex in, const std::string& p = "") {
+OpVertex emit_dense_mlp(Emitter& e, const ModelConfig& m, const RunConfig& run, int64_t T,
+                        OpVertex in) {
+  int64_t width = m.intermediate;
+  if (m.mlp != MlpKind::Gelu) return emit_gated_mlp_named(e, m, run, T, width, in, "");
+  OpVertex fc =
+      e.emit(role::gemm(Projection::Fc), "c_fc", weight_gemm(T, width, m.hidden, run), {in});
+  OpVertex g = e.emit(role::activation(Activation::Gelu), "gelu",
+                      ew_op(ElementwiseKind::Gelu, T * width, e.act), {fc});
+  return e.emit(role::gemm(Projection::Proj), "c_proj", weight_gemm(T, m.hidden, width, run), {g});
+}
+
+}  // namespace
+
+OpVertex emit_gated_mlp_named(Emitter& e, const ModelConfig& m, const RunConfig& run, int64_t T,
+                              int64_t width, OpVertex in, const std::string& p) {
   const BlockChoices& c = run.runtime.choices_for(m);
-  bool one_gemm = c.gate_up == GateUpProjection::Fused;
+  bool one_gemm = c.gate_up == GateUpProjection::Fused || m.fused_gate_up_weight;
+  bool gelu = m.mlp == MlpKind::GatedGelu;
   auto up_proj = [&] {
     return e.emit(role::gemm(Projection::Up), p + "up_proj", weight_gemm(T, width, m.hidden, run),
                   {in});
@@ -229,55 +279,46 @@ OpVertex emit_gated_mlp(Emitter& e, const ModelConfig& m, const RunConfig& run, 
   OpVertex act;
   if (c.activation == MlpActivation::Fused) {
     OpVertex up = one_gemm ? gate : up_proj();
-    act = e.emit(role::activation(Activation::SiluMul), p + "silu_mul",
+    act = e.emit(role::activation(Activation::SiluMul), p + (gelu ? "gelu_mul" : "silu_mul"),
                  ew_op(ElementwiseKind::SiluMul, T * width, e.act), distinct({gate, up}));
   } else {
-    // down(silu(gate(x)) * up(x)): PyTorch evaluates silu(gate(x)) before up(x).
-    OpVertex silu = e.emit(role::activation(Activation::Silu), p + "silu",
-                           ew_op(ElementwiseKind::Silu, T * width, e.act), {gate});
+    // down(act(gate(x)) * up(x)): PyTorch evaluates act(gate(x)) before up(x). A fused gate_up
+    // weight (Phi-3) is chunked: the activation reads half of each row.
+    Op a = ew_op(gelu ? ElementwiseKind::Gelu : ElementwiseKind::Silu, T * width, e.act);
+    OpVertex g =
+        e.emit(role::activation(gelu ? Activation::Gelu : Activation::Silu),
+               p + (gelu ? "gelu" : "silu"), m.fused_gate_up_weight ? strided(a) : a, {gate});
     OpVertex up = one_gemm ? gate : up_proj();
+    Op mul = ew_op(ElementwiseKind::Mul, T * width, e.act);
     act = e.emit(role::activation(Activation::GateMul), p + "mul",
-                 ew_op(ElementwiseKind::Mul, T * width, e.act), {silu, up});
+                 m.fused_gate_up_weight ? strided(mul) : mul, {g, up});
   }
   return e.emit(role::gemm(Projection::Down), p + "down_proj", weight_gemm(T, m.hidden, width, run),
                 {act});
 }
 
-OpVertex emit_dense_mlp(Emitter& e, const ModelConfig& m, const RunConfig& run, int64_t T,
-                        OpVertex in) {
-  int64_t width = m.intermediate;
-  if (m.mlp == MlpKind::GatedSilu) return emit_gated_mlp(e, m, run, T, width, in);
-  OpVertex fc =
-      e.emit(role::gemm(Projection::Fc), "c_fc", weight_gemm(T, width, m.hidden, run), {in});
-  OpVertex g = e.emit(role::activation(Activation::Gelu), "gelu",
-                      ew_op(ElementwiseKind::Gelu, T * width, e.act), {fc});
-  return e.emit(role::gemm(Projection::Proj), "c_proj", weight_gemm(T, m.hidden, width, run), {g});
-}
-
-}  // namespace
-
-OpVertex emit_swiglu(Emitter& e, const ModelConfig& m, const RunConfig& run, int64_t T,
-                     int64_t width, OpVertex in, const std::string& prefix) {
-  return emit_gated_mlp(e, m, run, T, width, in, prefix);
-}
-
 void emit_block_forward(Emitter& e, const ModelConfig& m, const RunConfig& run,
                         const BlockShape& s) {
   int64_t T = s.tokens, H = m.hidden;
-  bool separate_add = run.runtime.choices_for(m).residual_add == ResidualAdd::Separate;
-  OpVertex n1 = emit_norm(e, m, run, NormSite::Input, T, {});
-  OpVertex attn = m.deepseek.mla.enabled() ? emit_mla_attention(e, m, run, s, n1)  // mla_forward
-                                           : emit_attention(e, m, run, s, n1);
-  OpVertex o = e.emit(role::gemm(Projection::O), m.fused_qkv_weight ? "attn_c_proj" : "o_proj",
+  // OLMo 2 normalises after attention and the MLP only; Gemma before and after both.
+  bool pre = m.norm_placement != NormPlacement::Post;
+  bool post = m.norm_placement != NormPlacement::Pre;
+  bool separate_add = run.runtime.choices_for(m).residual_add == ResidualAdd::Separate || !pre;
+  std::vector<OpVertex> in;
+  if (pre) in.push_back(emit_norm(e, m, run, NormSite::Input, T, {}));
+  OpVertex attn = m.deepseek.mla.enabled() ? emit_mla_attention(e, m, run, s, in.at(0))
+                                           : emit_attention(e, m, run, s, in);
+  bool gpt2 = m.position == PositionKind::Learned;
+  OpVertex o = e.emit(role::gemm(Projection::O), gpt2 ? "attn_c_proj" : "o_proj",
                       weight_gemm(T, H, m.heads * m.head_dim, run), {attn});
+  if (post) o = emit_norm(e, m, run, NormSite::PostAttention, T, {o});
   OpVertex r1 = separate_add ? e.emit(role::residual_add(), "residual_add_1",
                                       ew_op(ElementwiseKind::Add, T * H, e.act), {o})
                              : o;
-  OpVertex n2 = emit_norm(e, m, run, NormSite::Post, T, {r1});
+  OpVertex n2 = pre ? emit_norm(e, m, run, NormSite::Post, T, {r1}) : r1;
   OpVertex mlp =
       m.moe.experts > 0 ? emit_moe_mlp(e, m, run, T, n2) : emit_dense_mlp(e, m, run, T, n2);
-  if (m.moe.experts > 0 && m.deepseek.moe.shared_experts > 0)
-    mlp = emit_shared_experts(e, m, run, T, n2, mlp);
+  if (post) emit_norm(e, m, run, NormSite::PostMlp, T, {mlp});
   if (separate_add)
     e.emit(role::residual_add(), "residual_add_2", ew_op(ElementwiseKind::Add, T * H, e.act),
            {mlp});

@@ -42,6 +42,28 @@ void emit_block_forward(Emitter& e, const ModelConfig& m, const RunConfig& run,
 OpVertex emit_moe_mlp(Emitter& e, const ModelConfig& m, const RunConfig& run, int64_t T,
                       OpVertex in);
 
+// Family structures (family_ops.cpp). QK-norm on the producers of q and k (none: unchanged).
+struct QkProducers {
+  OpVertex q, k;
+};
+QkProducers emit_qk_norm(Emitter& e, const ModelConfig& m, const RunConfig& run, int64_t T,
+                         QkProducers x);
+// Whether attention runs as transformers' eager_attention_forward (soft-capping or sinks under a
+// runtime that calls SDPA), and its kernels; returns the last.
+bool eager_attention(const ModelConfig& m, const RunConfig& run);
+OpVertex emit_eager_attention(Emitter& e, const ModelConfig& m, const RunConfig& run,
+                              const AttentionOp& a, std::vector<OpVertex> after);
+// The shared expert beside the routed ones over T tokens of `in`, added to `routed`.
+OpVertex emit_shared_expert(Emitter& e, const ModelConfig& m, const RunConfig& run, int64_t T,
+                            OpVertex in, OpVertex routed);
+// Gemma 2's cap on the logits of `rows` rows (none: `logits`).
+OpVertex emit_logit_softcap(Emitter& e, const ModelConfig& m, int64_t rows, OpVertex logits);
+// A gated MLP (SwiGLU or GeGLU) of `width` over T tokens, its kernels named with `prefix`.
+OpVertex emit_gated_mlp_named(Emitter& e, const ModelConfig& m, const RunConfig& run, int64_t T,
+                              int64_t width, OpVertex in, const std::string& prefix);
+// The display name of a norm at `site` ("input_norm", "q_norm", ...).
+std::string norm_name_of(NormSite site);
+
 // Norm kind of the model as a row op.
 RowOpKind norm_kind(const ModelConfig& m);
 // The model's norm at `site` over `rows` rows, as the runtime runs it (its implementation, and

@@ -9,6 +9,8 @@
 
 #include "common/errors.h"
 
+#include <algorithm>
+
 namespace ridgeline {
 
 namespace {
@@ -25,13 +27,37 @@ GraphSection embedding_section(const ModelConfig& m, const RunConfig& run, int64
     e.emit(role::embedding(EmbeddingPart::Add), "embed_add",
            ew_op(ElementwiseKind::Add, T * m.hidden, run.activations), {tok, pos});
   }
+  if (m.embedding_scale)  // Gemma: hidden_states * sqrt(hidden_size)
+    e.emit(role::embedding(EmbeddingPart::Tokens), "embed_scale",
+           ew_op(ElementwiseKind::MulScalar, T * m.hidden, run.activations));
   emit_hf_forward_prologue(e, m, run);  // transformers' masks and RoPE tables, if chosen
   return s;
 }
 
-GraphSection block_section(const ModelConfig& m, const RunConfig& run, const std::string& name,
-                           int64_t repeat, int64_t first_layer) {
-  GraphSection s{SectionKind::DecoderBlock, name, repeat, first_layer};
+// The name of a layer group's section where layers differ: "decoder_block.sliding.moe", ...;
+// DeepSeek's dense first layers before its MoE layers: "dense_block", "moe_block".
+std::string group_name(const ModelConfig& whole, const ModelConfig& g, size_t groups) {
+  if (whole.layer_kinds.empty())
+    return groups == 1 ? "decoder_block" : g.moe.experts > 0 ? "moe_block" : "dense_block";
+  std::string name = "decoder_block";
+  bool windows = false, moe = false, nope = false;
+  for (const auto& k : whole.layer_kinds) {
+    windows = windows || k.window != whole.layer_kinds.front().window;
+    moe = moe || k.moe != whole.layer_kinds.front().moe;
+    nope = nope || k.rope != whole.layer_kinds.front().rope;
+  }
+  bool chunked = false;
+  for (const auto& k : whole.layer_kinds) chunked = chunked || k.chunked;
+  if (windows) name += g.sliding_window == 0 ? ".full" : chunked ? ".chunked" : ".sliding";
+  if (nope && g.position == PositionKind::None && !windows) name += ".nope";
+  if (moe) name += g.moe.experts > 0 ? ".moe" : ".dense";
+  return name;
+}
+
+GraphSection block_section(const ModelConfig& whole, const LayerGroup& group, size_t groups,
+                           const RunConfig& run) {
+  const ModelConfig& m = group.model;
+  GraphSection s{SectionKind::DecoderBlock, group_name(whole, m, groups), group.count, group.first};
   Emitter e{s, run.activations};
   BlockShape shape{run.batch, step_tokens(run), 0, 0, true, false, true};
   if (run.phase == Phase::Decode) {
@@ -44,25 +70,11 @@ GraphSection block_section(const ModelConfig& m, const RunConfig& run, const std
     shape.kv_len = run.kv_len + run.seq;
     shape.cache_write = run.kv_len > 0;
   }
+  // A sliding (or chunked) layer's cache holds its window: a decode step reads and extends that.
+  if (run.phase == Phase::Decode && m.sliding_window > 0)
+    shape.kv_len = std::min(shape.kv_len, m.sliding_window);
   emit_block_forward(e, m, run, shape);
   return s;
-}
-
-// The decoder blocks: one section repeated, or, for DeepSeek's dense first layers before its MoE
-// layers (first_k_dense_replace), a dense_block section and a moe_block section.
-void add_block_sections(OpGraph& g, const ModelConfig& m, const RunConfig& run) {
-  int64_t blocks = run.blocks > 0 ? run.blocks : m.layers;
-  int64_t dense = dense_layer_count(m, blocks);
-  ModelConfig dense_model = m;
-  dense_model.moe.experts = 0;
-  if (dense == 0 || m.moe.experts == 0) {
-    g.sections.push_back(block_section(m, run, "decoder_block", blocks, 0));
-  } else if (dense == blocks) {
-    g.sections.push_back(block_section(dense_model, run, "decoder_block", blocks, 0));
-  } else {
-    g.sections.push_back(block_section(dense_model, run, "dense_block", dense, 0));
-    g.sections.push_back(block_section(m, run, "moe_block", blocks - dense, dense));
-  }
 }
 
 // The final norm over T tokens and the LM head over `rows` of them.
@@ -70,7 +82,9 @@ GraphSection head_section(const ModelConfig& m, const RunConfig& run, int64_t T,
   GraphSection s{SectionKind::Head, "head", 1, -1};
   Emitter e{s, run.activations};
   emit_norm(e, m, run, NormSite::Final, T, {});
-  e.emit(role::gemm(Projection::LmHead), "lm_head", weight_gemm(rows, m.vocab, m.hidden, run));
+  OpVertex logits =
+      e.emit(role::gemm(Projection::LmHead), "lm_head", weight_gemm(rows, m.vocab, m.hidden, run));
+  emit_logit_softcap(e, m, rows, logits);
   return s;
 }
 
@@ -91,7 +105,9 @@ OpGraph build_graph(const ModelConfig& model, const RunConfig& run) {
   int64_t T = step_tokens(run);
   bool all = run.logits_all || run.phase == Phase::Train;
   if (whole) g.sections.push_back(embedding_section(model, run, T));
-  add_block_sections(g, model, run);
+  auto groups = layer_groups(model, run.blocks > 0 ? run.blocks : model.layers);
+  for (const auto& group : groups)
+    g.sections.push_back(block_section(model, group, groups.size(), run));
   if (whole) g.sections.push_back(head_section(model, run, T, all ? T : run.batch));
   if (run.phase == Phase::Train) add_training_sections(g, model, run);
   return g;
@@ -107,10 +123,14 @@ OpGraph build_serving_step_graph(const ModelConfig& model, const RunConfig& run,
   g.description = model.name + " serving step, " + std::to_string(tokens) + " tokens, " +
                   std::to_string(sampled) + " sampled, attention apart, " + run.runtime.name;
   g.sections.push_back(embedding_section(model, run, tokens));
-  GraphSection s{SectionKind::DecoderBlock, "decoder_block", model.layers, 0};
-  Emitter e{s, run.activations};
-  emit_block_forward(e, model, run, BlockShape{tokens, tokens, 1, 1, false, true, false});
-  g.sections.push_back(std::move(s));
+  auto groups = layer_groups(model, model.layers);
+  for (const auto& group : groups) {
+    GraphSection s{SectionKind::DecoderBlock, group_name(model, group.model, groups.size()),
+                   group.count, group.first};
+    Emitter e{s, run.activations};
+    emit_block_forward(e, group.model, run, BlockShape{tokens, tokens, 1, 1, false, true, false});
+    g.sections.push_back(std::move(s));
+  }
   g.sections.push_back(head_section(model, run, tokens, sampled));
   return g;
 }

@@ -1,4 +1,6 @@
-// DeepSeek-V2/V3 config.json import; see hf_config_deepseek.h and mla_config.h.
+// DeepSeek-V2/V3 config.json import (model_type deepseek_v2, deepseek_v3): their key tables and
+// the reading of MLA and DeepSeek's MoE layout into a ModelConfig (mla_config.h), registered in
+// hf_config.cpp's per-model_type table through hf::deepseek_families (hf_config_reader.h).
 //
 // Keys and defaults follow transformers' DeepseekV3Config / DeepseekV2Config (5.x): an absent
 // optional key takes that class's default, named in `models show`; null means None. What
@@ -19,7 +21,7 @@
 // quantization_config: DeepSeek-V3's published FP8 checkpoint (e4m3, 128x128 weight blocks,
 // dynamic activation scales) is accepted and shown; the run's weight dtype is still the run's
 // (--weight-dtype fp8 prices it; bf16, the default, is the dequantised model transformers runs).
-#include "workloads/hf_config_deepseek.h"
+#include "workloads/hf_config_reader.h"
 
 #include <cmath>
 #include <string>
@@ -28,8 +30,13 @@ namespace ridgeline {
 
 namespace {
 
-using Keys = std::vector<std::string_view>;
-constexpr long long kMaxSize = 1LL << 24;
+using hf::from;
+using hf::given;
+using hf::Keys;
+using hf::num;
+using hf::size;
+using hf::size_or;
+using hf::sized;
 
 const Keys kShape = {"hidden_size",
                      "num_hidden_layers",
@@ -82,32 +89,6 @@ struct Defaults {
 };
 const Defaults kV3{"DeepseekV3Config", 3, 8, 4, 2.5, true, "noaux_tc", "sigmoid"};
 const Defaults kV2{"DeepseekV2Config", 0, 0, 0, 1.0, false, "greedy", "softmax"};
-
-std::string num(int64_t v) {
-  return std::to_string(v);
-}
-
-bool given(JsonReader& r, const std::string& key) {
-  return r.has(key) && !r.raw(key).is_null();
-}
-
-int64_t size(JsonReader& r, const std::string& key, long long min = 1) {
-  long long v = r.integer(key, min);
-  if (v > kMaxSize) r.fail(key, "too large (the limit is 2^24 = 16777216)");
-  return v;
-}
-
-void from(ModelConfig& m, const std::string& figure, const std::string& source) {
-  m.sources.push_back({figure, source});
-}
-
-// An optional size: the key, or the class default (named) when absent or null.
-int64_t size_or(JsonReader& r, ModelConfig& m, const std::string& key, const std::string& figure,
-                int64_t class_default, const Defaults& d, long long min = 1) {
-  bool g = given(r, key);
-  from(m, figure, g ? key : "default " + num(class_default) + " (" + d.cls + ")");
-  return g ? size(r, key, min) : class_default;
-}
 
 void read_yarn(JsonReader& s, ModelConfig& m, const std::string& type_key) {
   RopeScaling rs;
@@ -204,12 +185,12 @@ void read_routing(JsonReader& r, ModelConfig& m, const Defaults& d, bool v3) {
   from(m, "experts", "n_routed_experts");
   from(m, "top_k", "num_experts_per_tok");
   from(m, "expert_intermediate", "moe_intermediate_size");
-  x.shared_experts = size_or(r, m, "n_shared_experts", "shared_experts", v3 ? 1 : 2, d, 0);
+  x.shared_experts = size_or(r, m, "shared_experts", "n_shared_experts", v3 ? 1 : 2, 0);
   x.first_dense_layers =
-      size_or(r, m, "first_k_dense_replace", "first_dense_layers", d.first_dense, d, 0);
-  x.groups = size_or(r, m, "n_group", "routing_groups", d.groups ? d.groups : 1, d);
+      size_or(r, m, "first_dense_layers", "first_k_dense_replace", d.first_dense, 0);
+  x.groups = size_or(r, m, "routing_groups", "n_group", d.groups ? d.groups : 1);
   x.topk_groups =
-      size_or(r, m, "topk_group", "routing_topk_groups", d.topk_groups ? d.topk_groups : 1, d);
+      size_or(r, m, "routing_topk_groups", "topk_group", d.topk_groups ? d.topk_groups : 1);
   if (m.moe.top_k > m.moe.experts)
     r.fail("num_experts_per_tok",
            num(m.moe.top_k) + " experts per token, but n_routed_experts is " + num(m.moe.experts));
@@ -265,41 +246,16 @@ void read_quantization(JsonReader& r, ModelConfig& m) {
   m.deepseek.moe.checkpoint_quantization = "fp8 " + fmt + " " + b[0].dump() + "x" + b[1].dump();
 }
 
-}  // namespace
-
-bool is_deepseek_type(std::string_view t) {
-  return t == "deepseek_v3" || t == "deepseek_v2";
-}
-
-const std::vector<std::string_view>& deepseek_read_keys(std::string_view) {
-  return kShape;
-}
-const std::vector<std::string_view>& deepseek_ignored_keys(std::string_view model_type) {
-  static const Keys v2 = [] {
-    Keys k = kIgnored;
-    k.push_back("mlp_bias");  // DeepseekV2Config carries it; its MLPs never read it
-    return k;
-  }();
-  return model_type == "deepseek_v2" ? v2 : kIgnored;
-}
-
 void read_deepseek(JsonReader& r, ModelConfig& m) {
   bool v3 = m.family == "deepseek_v3";
   const Defaults& d = v3 ? kV3 : kV2;
-  m.hidden = size(r, "hidden_size");
-  m.layers = size(r, "num_hidden_layers");
-  m.heads = size(r, "num_attention_heads");
-  m.intermediate = size(r, "intermediate_size");
-  m.vocab = size(r, "vocab_size");
-  m.max_positions = size(r, "max_position_embeddings");
-  for (auto [figure, key] : {std::pair{"hidden", "hidden_size"},
-                             {"layers", "num_hidden_layers"},
-                             {"heads", "num_attention_heads"},
-                             {"intermediate", "intermediate_size"},
-                             {"vocab", "vocab_size"},
-                             {"max_positions", "max_position_embeddings"},
-                             {"mlp", "hidden_act"}})
-    from(m, figure, key);
+  m.hidden = sized(r, m, "hidden", "hidden_size");
+  m.layers = sized(r, m, "layers", "num_hidden_layers");
+  m.heads = sized(r, m, "heads", "num_attention_heads");
+  m.intermediate = sized(r, m, "intermediate", "intermediate_size");
+  m.vocab = sized(r, m, "vocab", "vocab_size");
+  m.max_positions = sized(r, m, "max_positions", "max_position_embeddings");
+  from(m, "mlp", "hidden_act");
   std::string act = r.string("hidden_act");
   if (act != "silu")
     r.fail("hidden_act",
@@ -310,11 +266,31 @@ void read_deepseek(JsonReader& r, ModelConfig& m) {
                                     : std::string("default false (") + d.cls + ")");
   read_attention(r, m, d);
   read_routing(r, m, d, v3);
+  // The shared experts run as one SwiGLU MLP beside the routed ones (family_ops.cpp).
+  m.moe.shared_intermediate = m.deepseek.moe.shared_experts * m.moe.expert_intermediate;
   read_rope(r, m);
   read_quantization(r, m);
   m.norm = NormKind::RmsNorm;
   m.mlp = MlpKind::GatedSilu;
   m.position = PositionKind::Rope;
 }
+
+const Keys& ignored_keys(std::string_view model_type) {
+  static const Keys v2 = [] {
+    Keys k = kIgnored;
+    k.push_back("mlp_bias");  // DeepseekV2Config carries it; its MLPs never read it
+    return k;
+  }();
+  return model_type == "deepseek_v2" ? v2 : kIgnored;
+}
+
+}  // namespace
+
+namespace hf {
+std::vector<Family> deepseek_families() {
+  return {{"deepseek_v2", kShape, ignored_keys("deepseek_v2"), "DeepseekV2Config", read_deepseek},
+          {"deepseek_v3", kShape, ignored_keys("deepseek_v3"), "DeepseekV3Config", read_deepseek}};
+}
+}  // namespace hf
 
 }  // namespace ridgeline

@@ -36,9 +36,7 @@ Op index_op(int64_t numel) {
 OpVertex emit_hf_norm(Emitter& e, const ModelConfig& m, const RunConfig& run, NormSite site,
                       int64_t rows, std::vector<OpVertex> after) {
   int64_t n = rows * m.hidden;
-  std::string p = site == NormSite::Input  ? "input_norm"
-                  : site == NormSite::Post ? "post_norm"
-                                           : "final_norm";
+  std::string p = norm_name_of(site);
   auto part = [&](NormPart k) { return role::norm_part(site, k); };
   // .to(torch.float32) and .to(input_dtype) launch nothing when the activations are fp32.
   bool casts = e.act != DType::Fp32;

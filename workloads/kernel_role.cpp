@@ -124,6 +124,8 @@ constexpr std::pair<RoleKind, const char*> kKindNames[] = {
     {RoleKind::RopeTable, "rope_table"},
     {RoleKind::Mask, "mask"},
     {RoleKind::CacheRepeat, "cache_repeat"},
+    {RoleKind::AttentionScores, "attention_scores"},
+    {RoleKind::Softcap, "softcap"},
     {RoleKind::Collective, "collective"},
 };
 
@@ -165,6 +167,10 @@ constexpr std::pair<NormSite, const char*> kNormNames[] = {
     {NormSite::Input, "input"},
     {NormSite::Post, "post"},
     {NormSite::Final, "final"},
+    {NormSite::PostAttention, "post_attention"},
+    {NormSite::PostMlp, "post_mlp"},
+    {NormSite::Q, "q"},
+    {NormSite::K, "k"},
 };
 
 const char* norm_name(NormSite v) {

@@ -38,6 +38,10 @@ enum class RoleKind : uint8_t {
   Mask,         // attention-mask creation and conversion, cache-position arithmetic
   CacheRepeat,  // K or V repeated to every query head before attention (repeat_kv)
   Collective,   // a communication node (stream comm): which group it runs over is `group`
+  // transformers' eager_attention_forward, where SDPA cannot run the model's attention (logit
+  // soft-capping, attention sinks): the two batched matmuls and the kernels over the scores
+  AttentionScores,
+  Softcap,  // cap * tanh(x / cap) on attention scores or logits, as three kernels
 };
 
 // Which weight a GEMM multiplies by. Qkv is one fused weight (a serving engine's qkv_proj,
@@ -69,7 +73,9 @@ enum class Projection : uint8_t {
   AbsorbUk,
   AbsorbUv,
 };
-enum class NormSite : uint8_t { None, Input, Post, Final };  // before attention, the MLP, the head
+// Before attention, the MLP, the head; after attention and after the MLP (OLMo 2, Gemma); on
+// q and on k (QK-norm).
+enum class NormSite : uint8_t { None, Input, Post, Final, PostAttention, PostMlp, Q, K };
 // One kernel of a norm written out in PyTorch ops (transformers' LlamaRMSNorm in fp32); None for
 // a norm that is one kernel.
 enum class NormPart : uint8_t { None, ToFp32, Pow, Mean, AddEps, Rsqrt, Scale, ToInput, Weight };

@@ -32,7 +32,7 @@ struct MlaConfig {
 
 // DeepSeek's MoE layout. Layers before first_dense_layers run the dense MLP (intermediate); the
 // others run MoeConfig's routed experts plus `shared_experts` always-on experts (one SwiGLU MLP of
-// shared_experts * expert_intermediate).
+// shared_experts * expert_intermediate: the importer sets MoeConfig::shared_intermediate to that).
 struct DeepseekMoe {
   int64_t first_dense_layers = 0;  // first_k_dense_replace
   int64_t shared_experts = 0;      // n_shared_experts
@@ -61,8 +61,6 @@ struct DeepseekConfig {
 // Weights of MLA's projections and norms in one layer (q_a, q_a_norm, q_b or q_proj, kv_a,
 // kv_a_norm, kv_b, o).
 long double mla_attention_parameters(const ModelConfig& m);
-// Weights of the shared experts of one MoE layer.
-long double shared_expert_parameters(const ModelConfig& m);
 // Layers that run the dense MLP: first_k_dense_replace of them (all when the model has no
 // experts), of `layers` (the whole stack, or --blocks N).
 int64_t dense_layer_count(const ModelConfig& m, int64_t layers);

@@ -296,12 +296,4 @@ OpVertex emit_deepseek_hf_router(Emitter& e, const ModelConfig& m, const RunConf
                 ew_op(ElementwiseKind::MulScalar, T * k, DType::Fp32));
 }
 
-OpVertex emit_shared_experts(Emitter& e, const ModelConfig& m, const RunConfig& run, int64_t T,
-                             OpVertex in, OpVertex routed) {
-  int64_t width = m.deepseek.moe.shared_experts * m.moe.expert_intermediate;
-  OpVertex shared = emit_swiglu(e, m, run, T, width, in, "shared_experts.");
-  return e.emit(role::of(RoleKind::MoeCombine), "shared_experts.add",
-                ew_op(ElementwiseKind::Add, T * m.hidden, e.act), {routed, shared});
-}
-
 }  // namespace ridgeline

@@ -14,12 +14,5 @@ OpVertex emit_mla_attention(Emitter& e, const ModelConfig& m, const RunConfig& r
 // experts' dispatch); returns the last.
 OpVertex emit_deepseek_hf_router(Emitter& e, const ModelConfig& m, const RunConfig& run, int64_t T,
                                  OpVertex in);
-// The shared experts (one SwiGLU MLP of n_shared_experts * moe_intermediate_size) over T
-// tokens, after the routed experts (`routed`), and their sum; returns the sum.
-OpVertex emit_shared_experts(Emitter& e, const ModelConfig& m, const RunConfig& run, int64_t T,
-                             OpVertex in, OpVertex routed);
-// The SwiGLU MLP of block_forward.cpp at `width`, its kernels named with `prefix`.
-OpVertex emit_swiglu(Emitter& e, const ModelConfig& m, const RunConfig& run, int64_t T,
-                     int64_t width, OpVertex in, const std::string& prefix);
 
 }  // namespace ridgeline

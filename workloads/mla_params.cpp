@@ -22,13 +22,6 @@ long double mla_attention_parameters(const ModelConfig& m) {
   return q + kv + o + (m.attn_out_bias ? h : 0);
 }
 
-long double shared_expert_parameters(const ModelConfig& m) {
-  const DeepseekMoe& d = m.deepseek.moe;
-  long double width = (long double)d.shared_experts * m.moe.expert_intermediate;
-  long double bias = d.scoring == "sigmoid" ? m.moe.experts : 0;  // e_score_correction_bias
-  return 3 * (long double)m.hidden * width + bias;
-}
-
 int64_t dense_layer_count(const ModelConfig& m, int64_t layers) {
   if (m.moe.experts == 0) return layers;
   return std::min(layers, m.deepseek.moe.first_dense_layers);

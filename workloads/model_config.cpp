@@ -76,30 +76,49 @@ long double norm_parameters(const ModelConfig& m) {
 
 long double mlp_parameters(const ModelConfig& m, int64_t width) {
   long double h = m.hidden, w = width;
-  if (m.mlp == MlpKind::GatedSilu)
-    return 3 * h * w + (m.mlp_bias ? 2 * w + h : 0);  // gate, up, down
-  return 2 * h * w + (m.mlp_bias ? w + h : 0);        // fc, proj
+  if (m.mlp != MlpKind::Gelu) return 3 * h * w + (m.mlp_bias ? 2 * w + h : 0);  // gate, up, down
+  return 2 * h * w + (m.mlp_bias ? w + h : 0);                                  // fc, proj
 }
 
-long double block_parameters(const ModelConfig& m, bool active) {
+long double attention_parameters(const ModelConfig& m) {
+  if (m.deepseek.mla.enabled()) return mla_attention_parameters(m);  // mla_params.cpp
   long double h = m.hidden;
   long double q = (long double)m.heads * m.head_dim, kv = (long double)m.kv_heads * m.head_dim;
   long double attention = h * (q + 2 * kv) + q * h;  // q, k, v, o
   if (m.qkv_bias) attention += q + 2 * kv;
   if (m.attn_out_bias) attention += h;
-  if (m.deepseek.mla.enabled()) attention = mla_attention_parameters(m);
-  long double experts = active ? m.moe.top_k : m.moe.experts;
-  long double mlp = m.moe.experts > 0 ? experts * mlp_parameters(m, m.moe.expert_intermediate) +
-                                            h * m.moe.experts +  // the router, no bias
-                                            shared_expert_parameters(m)
-                                      : mlp_parameters(m, m.intermediate);
-  return attention + mlp + 2 * norm_parameters(m);  // pre-attention, pre-MLP
+  if (m.qk_norm == QkNorm::PerHead) attention += 2.0L * m.head_dim;
+  if (m.qk_norm == QkNorm::AllHeads) attention += q + kv;
+  if (m.attention_sinks) attention += m.heads;
+  return attention;
 }
 
-long double dense_block_parameters(const ModelConfig& m) {
-  ModelConfig dense = m;
-  dense.moe.experts = 0;
-  return block_parameters(dense, false);
+long double moe_parameters(const ModelConfig& m, bool active) {
+  const MoeConfig& e = m.moe;
+  long double h = m.hidden, experts = active ? e.top_k : e.experts;
+  long double expert = mlp_parameters(m, e.expert_intermediate);
+  if (e.expert_bias) expert += 2.0L * e.expert_intermediate + h;  // gate_up and down biases
+  long double router = h * e.experts + (e.expert_bias ? e.experts : 0);
+  if (m.deepseek.moe.scoring == "sigmoid") router += e.experts;  // e_score_correction_bias
+  long double shared = e.shared_intermediate > 0 ? mlp_parameters(m, e.shared_intermediate) : 0;
+  if (e.shared_gate) shared += h;  // Linear(hidden, 1), no bias
+  return experts * expert + router + shared;
+}
+
+// One block of a uniform model (or of one layer group's model).
+long double uniform_block_parameters(const ModelConfig& m, bool active) {
+  long double mlp =
+      m.moe.experts > 0 ? moe_parameters(m, active) : mlp_parameters(m, m.intermediate);
+  int norms = m.norm_placement == NormPlacement::PreAndPost ? 4 : 2;
+  return attention_parameters(m) + mlp + norms * norm_parameters(m);
+}
+
+// The first `layers` blocks (all when 0).
+long double blocks_parameters(const ModelConfig& m, int64_t layers, bool active) {
+  long double n = 0;
+  for (const auto& g : layer_groups(m, layers > 0 ? layers : m.layers))
+    n += g.count * uniform_block_parameters(g.model, active);
+  return n;
 }
 
 // Exact below 2^64 (long double has a 64-bit mantissa on x86); only ever compared above that.
@@ -107,9 +126,7 @@ long double count_parameters(const ModelConfig& m, bool active = false) {
   long double h = m.hidden;
   long double embeddings = (long double)m.vocab * h * (m.tied_embeddings ? 1 : 2);
   if (m.position == PositionKind::Learned) embeddings += (long double)m.max_positions * h;
-  int64_t dense = dense_layer_count(m, m.layers);  // all, or DeepSeek's first dense layers
-  return embeddings + dense * dense_block_parameters(m) +
-         (m.layers - dense) * block_parameters(m, active) + norm_parameters(m);  // final norm
+  return embeddings + blocks_parameters(m, 0, active) + norm_parameters(m);  // final norm
 }
 
 int64_t checked(long double n) {
@@ -164,17 +181,62 @@ int64_t active_parameter_count(const ModelConfig& m) {
 }
 
 int64_t block_parameter_count(const ModelConfig& m) {
-  return checked(block_parameters(m, false));
+  if (m.layer_kinds.empty() || m.layers <= 0) return checked(uniform_block_parameters(m, false));
+  return checked(blocks_parameters(m, 0, false) / m.layers);
 }
 
 int64_t weight_parameter_count(const ModelConfig& m, int64_t blocks) {
-  if (blocks == 0) return parameter_count(m);
-  int64_t dense = dense_layer_count(m, blocks);
-  return checked(dense * dense_block_parameters(m) + (blocks - dense) * block_parameters(m, false));
+  return blocks > 0 ? checked(blocks_parameters(m, blocks, false)) : parameter_count(m);
 }
 
 double kv_cache_bytes_per_token(const ModelConfig& m, double bytes_per_element) {
   return (double)m.layers * kv_cache_elements_per_layer(m) * bytes_per_element;
+}
+
+double kv_cache_bytes(const ModelConfig& m, double positions, int64_t layers,
+                      double bytes_per_element) {
+  double bytes = 0;
+  for (const auto& g : layer_groups(m, layers > 0 ? layers : m.layers)) {
+    double held = g.model.sliding_window > 0 ? std::min(positions, (double)g.model.sliding_window)
+                                             : positions;
+    bytes += (double)g.count * held * kv_cache_elements_per_layer(g.model);  // K/V or MLA's latent
+  }
+  return bytes * bytes_per_element;
+}
+
+std::vector<LayerGroup> layer_groups(const ModelConfig& m, int64_t layers) {
+  // A stage or a slice may count no layer (a rank's share of a pipeline): no group then.
+  if (layers <= 0) return {};
+  if (m.layer_kinds.empty()) {
+    // DeepSeek's first_k_dense_replace layers run the dense MLP before its MoE layers.
+    int64_t dense = dense_layer_count(m, layers);
+    if (dense == 0 || m.moe.experts == 0) return {LayerGroup{m, 0, layers}};
+    ModelConfig d = m;
+    d.moe = MoeConfig{};
+    if (dense == layers) return {LayerGroup{std::move(d), 0, layers}};
+    return {LayerGroup{std::move(d), 0, dense}, LayerGroup{m, dense, layers - dense}};
+  }
+  require_invariant((int64_t)m.layer_kinds.size() >= layers, "one layer kind a layer");
+  std::vector<LayerGroup> out;
+  std::vector<LayerKind> kinds;
+  for (int64_t i = 0; i < layers; ++i) {
+    const LayerKind& k = m.layer_kinds[(size_t)i];
+    auto at = std::find(kinds.begin(), kinds.end(), k);
+    if (at != kinds.end()) {
+      ++out[(size_t)(at - kinds.begin())].count;
+      continue;
+    }
+    ModelConfig v = m;
+    v.layer_kinds.clear();
+    v.sliding_window = k.window;  // a chunk caps attended keys and the cache as a window does
+    if (!k.rope) v.position = PositionKind::None;
+    if (!k.rope && v.qk_norm == QkNorm::L2) v.qk_norm = QkNorm::None;  // Llama 4: RoPE layers only
+    require_invariant(!k.moe || m.moe.experts > 0, "an MoE layer in a model with experts");
+    if (!k.moe) v.moe = MoeConfig{};
+    kinds.push_back(k);
+    out.push_back(LayerGroup{std::move(v), i, 1});
+  }
+  return out;
 }
 
 }  // namespace ridgeline
@@ -199,6 +261,35 @@ std::string number(double x) {
   s.erase(s.find_last_not_of('0') + 1);
   if (s.back() == '.') s.pop_back();
   return s;
+}
+
+// The figures only some families set, shown when set (a Llama config lists as before).
+template <typename Add>
+void add_family_figures(const ModelConfig& m, Add add) {
+  if (m.norm_placement != NormPlacement::Pre)
+    add("norm_placement", m.norm_placement == NormPlacement::Post ? "post" : "pre and post");
+  if (m.qk_norm != QkNorm::None)
+    add("qk_norm", m.qk_norm == QkNorm::PerHead    ? "rmsnorm per head"
+                   : m.qk_norm == QkNorm::AllHeads ? "rmsnorm over all heads"
+                                                   : "l2 per head");
+  if (m.attn_softcap > 0) add("attn_softcap", number(m.attn_softcap));
+  if (m.final_softcap > 0) add("final_softcap", number(m.final_softcap));
+  if (m.attention_sinks) add("attention_sinks", "yes");
+  if (!m.layer_kinds.empty()) {
+    std::string kinds;
+    for (const auto& g : layer_groups(m, m.layers)) {
+      const ModelConfig& v = g.model;
+      std::string k = v.sliding_window == 0 ? "full" : "window " + std::to_string(v.sliding_window);
+      if (v.position == PositionKind::None) k += " nope";
+      k += v.moe.experts > 0 ? " moe" : " dense";
+      kinds += (kinds.empty() ? "" : ", ") + std::to_string(g.count) + "x " + k;
+    }
+    add("layer_kinds", kinds);
+  }
+  const MoeConfig& e = m.moe;
+  if (e.shared_intermediate > 0 && !m.deepseek.moe.enabled())  // DeepSeek's: shared_experts
+    add("shared_expert", std::to_string(e.shared_intermediate) + (e.shared_gate ? " gated" : ""));
+  if (e.mxfp4_experts) add("expert_weights", "mxfp4");
 }
 
 // MLA and DeepSeek's MoE layout (mla_config.h), when the model has them.
@@ -255,8 +346,13 @@ std::vector<ModelFigure> model_figures(const ModelConfig& m) {
   add("mlp_bias", yes_no(m.mlp_bias));
   add("sliding_window", m.sliding_window > 0 ? n(m.sliding_window) : "none (full attention)");
   add("norm", m.norm == NormKind::RmsNorm ? "rmsnorm" : "layernorm");
-  add("mlp", m.mlp == MlpKind::GatedSilu ? "gated silu (SwiGLU)" : "gelu");
-  add("position", m.position == PositionKind::Rope ? "rope" : "learned");
+  add("mlp", m.mlp == MlpKind::GatedSilu   ? "gated silu (SwiGLU)"
+             : m.mlp == MlpKind::GatedGelu ? "gated gelu-tanh (GeGLU)"
+                                           : "gelu");
+  add("position", m.position == PositionKind::Rope      ? "rope"
+                  : m.position == PositionKind::Learned ? "learned"
+                                                        : "none");
+  add_family_figures(m, add);
   if (m.moe.experts > 0) {
     add("experts", n(m.moe.experts));
     add("top_k", n(m.moe.top_k));

@@ -12,13 +12,37 @@
 namespace ridgeline {
 
 enum class NormKind { RmsNorm, LayerNorm };
-enum class MlpKind { GatedSilu, Gelu };  // SwiGLU (Llama family) or GELU (GPT-2)
-enum class PositionKind { Rope, Learned };
+// SwiGLU (Llama family), GELU (GPT-2), or GeGLU: down(gelu_tanh(gate) * up) (Gemma 2/3).
+enum class MlpKind { GatedSilu, Gelu, GatedGelu };
+enum class PositionKind { Rope, Learned, None };  // None: a NoPE layer (Llama 4)
+// Where a block's norms sit: before attention and MLP (Llama), after them (OLMo 2), or both
+// (Gemma 2/3: four norms a block).
+enum class NormPlacement { Pre, Post, PreAndPost };
+// A norm on q and k after their projections: RMSNorm over each head (Qwen3, Gemma 3), RMSNorm
+// over all heads at once (OLMo 2), or a weightless L2 norm over each head (Llama 4).
+enum class QkNorm { None, PerHead, AllHeads, L2 };
 
 struct MoeConfig {
   int64_t experts = 0;  // 0: a dense MLP
   int64_t top_k = 0;    // experts per token
   int64_t expert_intermediate = 0;
+  int64_t shared_intermediate = 0;  // a shared expert beside the routed ones (0: none)
+  bool shared_gate = false;     // sigmoid(Linear(hidden, 1)) scales the shared expert (Qwen2-MoE)
+  bool expert_bias = false;     // biases on the experts' projections and the router (gpt-oss)
+  bool norm_topk = true;        // the top-k weights renormalised to sum to 1 (norm_topk_prob)
+  bool sigmoid_router = false;  // Llama 4: sigmoid of the top-k logits scales each token's input
+  bool clamped_swiglu = false;  // gpt-oss: clamp(gate), clamp(up), gate*sigmoid(a*gate)*(up+1)
+  bool mxfp4_experts = false;   // expert weights stored as MXFP4 (gpt-oss's quantization_config)
+};
+
+// One decoder layer where layers differ (alternating sliding/global attention, MoE interleaved
+// with dense MLPs, NoPE layers): its attention window (sliding or chunked), RoPE, and MLP.
+struct LayerKind {
+  int64_t window = 0;    // 0: full attention
+  bool chunked = false;  // the window is Llama 4's attention chunk, not a sliding window
+  bool rope = true;
+  bool moe = false;  // the model's MoE MLP, else the dense one (intermediate)
+  bool operator==(const LayerKind&) const = default;
 };
 
 // RoPE frequency scaling (config.json's rope_scaling). It changes the rotation angles RoPE
@@ -57,9 +81,19 @@ struct ModelConfig {
   bool attn_out_bias = false;     // bias on the attention output projection: GPT-2, Llama with
                                   // attention_bias (Qwen2 has q/k/v biases only)
   bool mlp_bias = false;          // GPT-2
-  bool fused_qkv_weight = false;  // q, k and v stored as one weight matrix (GPT-2's c_attn)
-  int64_t sliding_window = 0;     // 0: full attention (Mistral's window is honoured when set)
+  bool fused_qkv_weight = false;  // q, k and v stored as one weight matrix (GPT-2's c_attn, Phi-3)
+  bool fused_gate_up_weight = false;  // gate and up as one weight matrix (Phi-3's gate_up_proj)
+  int64_t sliding_window = 0;         // 0: full attention (Mistral's window is honoured when set)
   NormKind norm = NormKind::RmsNorm;
+  NormPlacement norm_placement = NormPlacement::Pre;
+  QkNorm qk_norm = QkNorm::None;
+  double attn_softcap = 0;       // Gemma 2: scores = cap * tanh(scores / cap); 0: none
+  double final_softcap = 0;      // the same on the logits
+  bool attention_sinks = false;  // gpt-oss: a learned logit per head in the softmax's denominator
+  bool embedding_scale = false;  // Gemma: the embeddings times sqrt(hidden)
+  // One entry a layer where layers differ; empty when every layer is the same (then
+  // sliding_window and moe say what each is).
+  std::vector<LayerKind> layer_kinds;
   MlpKind mlp = MlpKind::GatedSilu;
   PositionKind position = PositionKind::Rope;
   MoeConfig moe;
@@ -88,12 +122,28 @@ std::vector<std::string> model_preset_names();
 int64_t parameter_count(const ModelConfig& m);
 // Parameters one token's forward pass uses: top_k experts of each MoE layer instead of all.
 int64_t active_parameter_count(const ModelConfig& m);
-// Parameters of one decoder block (attention, the MLP or every expert and the router, norms).
+// Parameters of one decoder block (attention, the MLP or every expert and the router, norms);
+// where layers differ, the mean over the layers.
 int64_t block_parameter_count(const ModelConfig& m);
+
+// Layers of one kind as a uniform model: `model` has that kind's window, position and MLP (and
+// an empty layer_kinds); `first` is the first such layer's index, `count` how many there are.
+struct LayerGroup {
+  ModelConfig model;
+  int64_t first = 0;
+  int64_t count = 0;
+};
+// The first `layers` layers of `m` grouped by kind, in order of their first layer (one group
+// for a uniform model).
+std::vector<LayerGroup> layer_groups(const ModelConfig& m, int64_t layers);
 // Weights a step holds in memory, whatever the routing: the whole model, or `blocks` decoder
 // blocks alone when blocks > 0 (`--blocks N`).
 int64_t weight_parameter_count(const ModelConfig& m, int64_t blocks);
 // KV-cache bytes one token adds over all layers (K and V), at `bytes_per_element`.
 double kv_cache_bytes_per_token(const ModelConfig& m, double bytes_per_element);
+// KV-cache bytes of one sequence of `positions` over the first `layers` layers (all when 0): a
+// sliding or chunked layer holds at most its window.
+double kv_cache_bytes(const ModelConfig& m, double positions, int64_t layers,
+                      double bytes_per_element);
 
 }  // namespace ridgeline

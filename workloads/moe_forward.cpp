@@ -58,6 +58,7 @@ const KernelRole combine = role::of(RoleKind::MoeCombine);
 struct Moe {
   int64_t T, E, H, I, pairs;
   ExpertLoad load;
+  const MoeConfig& cfg;
 };
 
 OpVertex emit_fused(Emitter& e, const Moe& x, const RunConfig& run, OpVertex in) {
@@ -86,7 +87,10 @@ OpVertex emit_hf_router(Emitter& e, const Moe& x, const RunConfig& run, OpVertex
   e.emit(routing, "router_softmax",
          row_op(RowOpKind::Softmax, x.T, x.E, DType::Fp32, run.runtime.launch.rows));
   e.emit(routing, "router_topk", index_op(x.T * x.E));
-  e.emit(routing, "router_topk_sort", index_op(x.pairs));
+  OpVertex top = e.emit(routing, "router_topk_sort", index_op(x.pairs));
+  if (x.cfg.sigmoid_router)  // Llama 4: sigmoid of the top-k logits, no renormalisation
+    return e.emit(routing, "router_sigmoid", ew_op(ElementwiseKind::Silu, x.pairs, DType::Fp32));
+  if (!x.cfg.norm_topk) return top;  // norm_topk_prob false (Qwen2-MoE's default)
   e.emit(routing, "router_weight_sum", index_op(x.pairs));
   return e.emit(routing, "router_weight_div", ew_op(ElementwiseKind::Mul, x.pairs, DType::Fp32));
 }
@@ -112,6 +116,21 @@ OpVertex emit_hf_dispatch(Emitter& e, const Moe& x, OpVertex in) {
                 ew_op(ElementwiseKind::MulScalar, x.pairs * x.H, e.act));
 }
 
+// gpt-oss's activation on the interleaved gate and up halves: gate.clamp(max=limit),
+// up.clamp(-limit, limit), gate * sigmoid(gate * alpha), (up + 1) * glu: seven kernels over
+// strided halves.
+void emit_clamped_swiglu(Emitter& e, int64_t n) {
+  KernelRole act = role::activation(Activation::Silu);
+  e.emit(act, "experts.gate_clamp", strided(ew_op(ElementwiseKind::MulScalar, n, e.act)));
+  e.emit(act, "experts.up_clamp", strided(ew_op(ElementwiseKind::MulScalar, n, e.act)));
+  e.emit(act, "experts.gate_alpha", ew_op(ElementwiseKind::MulScalar, n, e.act));
+  e.emit(act, "experts.sigmoid", ew_op(ElementwiseKind::Silu, n, e.act));
+  e.emit(act, "experts.glu", ew_op(ElementwiseKind::Mul, n, e.act));
+  e.emit(act, "experts.up_plus_one", ew_op(ElementwiseKind::MulScalar, n, e.act));
+  e.emit(role::activation(Activation::GateMul), "experts.mul",
+         ew_op(ElementwiseKind::Mul, n, e.act));
+}
+
 // Hugging Face: the two grouped GEMMs with their masks, the gate, and the weighted,
 // un-permuted sum (16 kernels, the GEMMs' prepare kernels included).
 OpVertex emit_hf_experts(Emitter& e, const Moe& x, const RunConfig& run) {
@@ -120,12 +139,21 @@ OpVertex emit_hf_experts(Emitter& e, const Moe& x, const RunConfig& run) {
                        grouped_gemm(x.load, 2 * x.I, x.H, run));
   e.emit(dispatch, "experts.gate_up_mask_copy", index_op(P));
   e.emit(dispatch, "experts.gate_up_mask", ew_op(ElementwiseKind::MulScalar, P * 2 * x.I, e.act));
-  OpVertex silu = e.emit(role::activation(Activation::Silu), "experts.silu",
-                         ew_op(ElementwiseKind::Silu, P * x.I, e.act));
-  e.emit(role::activation(Activation::GateMul), "experts.mul",
-         ew_op(ElementwiseKind::Mul, P * x.I, e.act), {silu, gu});
+  if (x.cfg.expert_bias)  // gpt-oss: each row's expert bias gathered and added
+    e.emit(combine, "experts.gate_up_bias",
+           strided(ew_op(ElementwiseKind::Add, P * 2 * x.I, e.act)));
+  if (x.cfg.clamped_swiglu) {
+    emit_clamped_swiglu(e, P * x.I);
+  } else {
+    OpVertex silu = e.emit(role::activation(Activation::Silu), "experts.silu",
+                           ew_op(ElementwiseKind::Silu, P * x.I, e.act));
+    e.emit(role::activation(Activation::GateMul), "experts.mul",
+           ew_op(ElementwiseKind::Mul, P * x.I, e.act), {silu, gu});
+  }
   e.emit(role::gemm(Projection::ExpertsDown), "experts.down_proj",
          grouped_gemm(x.load, x.H, x.I, run));
+  if (x.cfg.expert_bias)
+    e.emit(combine, "experts.down_bias", strided(ew_op(ElementwiseKind::Add, P * x.H, e.act)));
   e.emit(dispatch, "experts.down_mask_copy", index_op(P));
   e.emit(dispatch, "experts.down_mask", ew_op(ElementwiseKind::MulScalar, P * x.H, e.act));
   e.emit(combine, "experts.scale", cast_op(P * x.H, e.act, DType::Fp32));  // x weight, in fp32
@@ -146,14 +174,21 @@ OpVertex emit_moe_mlp(Emitter& e, const ModelConfig& m, const RunConfig& run, in
         m.hidden,
         m.moe.expert_intermediate,
         T * m.moe.top_k,
-        rank_expert_load(m, run, T)};
-  if (run.runtime.choices_for(m).moe == MoeImpl::FusedMoe) return emit_fused(e, x, run, in);
-  if (m.deepseek.moe.enabled())
-    emit_deepseek_hf_router(e, m, run, T, in);  // sigmoid or softmax, group-limited top-k
-  else
-    emit_hf_router(e, x, run, in);
-  emit_hf_dispatch(e, x, in);
-  return emit_hf_experts(e, x, run);
+        rank_expert_load(m, run, T),
+        m.moe};
+  OpVertex routed;
+  if (run.runtime.choices_for(m).moe == MoeImpl::FusedMoe) {
+    routed = emit_fused(e, x, run, in);
+  } else {
+    if (m.deepseek.moe.enabled())
+      emit_deepseek_hf_router(e, m, run, T, in);  // sigmoid or softmax, group-limited top-k
+    else
+      emit_hf_router(e, x, run, in);
+    emit_hf_dispatch(e, x, in);
+    routed = emit_hf_experts(e, x, run);
+  }
+  if (m.moe.shared_intermediate == 0) return routed;
+  return emit_shared_expert(e, m, run, T, in, routed);
 }
 
 }  // namespace ridgeline

@@ -81,6 +81,10 @@ void check_model(const ParallelConfig& p, const ModelConfig& m, const RunConfig&
     fail(p.vp > 1 ? "--vp" : "--pp",
          m.name + "'s " + num(layers) + " layers do not divide into " + by);
   }
+  if (!m.layer_kinds.empty())  // issue 14: one layer kind a stage so far
+    fail("--cluster", m.name +
+                          "'s layers differ (sliding and full attention, or MoE and dense "
+                          "MLPs); parallel prediction of such a model is not modelled yet");
   if (p.ep > 1 && m.moe.experts == 0)
     fail("--ep", m.name + " has no experts to spread over " + num(p.ep) + " GPUs");
   if (m.moe.experts > 0 && m.moe.experts % p.ep != 0)

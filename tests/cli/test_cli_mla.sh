@@ -19,5 +19,5 @@ expect "a prefill" 0 "moe_block" -- "$bin" predict --gpu h200-sxm --model deepse
 expect "dense + MoE layers over a cluster are refused" 1 "first_k_dense_replace: dense first layers beside MoE layers are not split over pipeline stages yet" -- "$bin" predict --cluster dgx-h100 --gpus 8 --tp 8 --model deepseek-v3 --phase decode --batch 8 --kv-len 1024
 sed 's/"qk_rope_head_dim": 64/"qk_rope_head_dim": 64, "qk_head_dim": 190/' workloads/models/deepseek-v3.json > "$tmp/ds.json"
 expect "inconsistent head dims name the file and field" 1 "ds.json: /qk_head_dim: 190 is not qk_nope_head_dim + qk_rope_head_dim (128 + 64)" -- "$bin" models show "$tmp/ds.json"
-expect "deepseek baseline holds (H200, transformers' DeepseekV3)" 0 "ok    steps/all" -- "$bin" validate --check validate/accuracy_baseline_h200_deepseek.json
+expect "deepseek baseline holds (H200, transformers' DeepseekV3)" 0 "ok    steps/deepseek-v3" -- "$bin" validate --check validate/accuracy_baseline_h200_families.json
 finish

@@ -1,0 +1,349 @@
+// Issue 14's families (qwen3, qwen3_moe, qwen2_moe, gemma2, gemma3_text, llama4_text, gpt_oss,
+// phi3, olmo2): presets with their published parameter counts, what each import reads into the
+// ModelConfig, the structures the graph builder emits for them, and one test per error message.
+#include "common/embedded_files.h"
+#include "model/prediction.h"
+#include "test_helpers.h"
+#include "workloads/graph_builder.h"
+#include "workloads/model_config.h"
+#include "workloads/parallel_config.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <map>
+
+using namespace ridgeline;
+using ridgeline::test::require_input_error;
+
+namespace {
+
+ModelConfig load(const nlohmann::json& j) {
+  return load_model_text(j.dump(), "test.json");
+}
+void expect_error(const nlohmann::json& j, std::initializer_list<std::string> parts) {
+  require_input_error([&] { load(j); }, parts);
+}
+nlohmann::json preset(const std::string& name) {
+  ModelConfig m = load_model(name);  // the preset loads
+  (void)m;
+  for (const auto& f : embedded_files())
+    if (f.path == "workloads/models/" + name + ".json") return nlohmann::json::parse(f.text);
+  FAIL("no preset " << name);
+  return {};
+}
+
+// Within `tolerance` of the published figure.
+void near(double counted, double published, double tolerance) {
+  INFO(counted << " vs published " << published);
+  CHECK(std::abs(counted / published - 1) <= tolerance);
+}
+
+int count_named(const OpGraph& g, const std::string& part) {
+  int n = 0;
+  for (const auto& s : g.sections)
+    for (auto v : boost::make_iterator_range(boost::vertices(s.dag())))
+      if (s.dag()[v].name.find(part) != std::string::npos) ++n;
+  return n;
+}
+
+RunConfig decode(int64_t batch, int64_t kv, const std::string& runtime = "pytorch-eager") {
+  RunConfig r;
+  r.phase = Phase::Decode;
+  r.batch = batch;
+  r.kv_len = kv;
+  r.runtime = load_runtime(runtime);
+  return r;
+}
+
+}  // namespace
+
+// Published figures. Qwen3 model cards (huggingface.co/Qwen/*): Qwen3-32B 32.8B; Qwen3-30B-A3B
+// 30.5B total, 3.3B activated; Qwen3-235B-A22B 235B, 22B activated (whole billions: checked to
+// round to them). Gemma 3 report (arXiv 2503.19786, Table 1): 27B = 1,416M embedding + 25,600M
+// non-embedding (the 417M vision encoder apart). Gemma 2 report (arXiv 2408.00118, Table 2):
+// 27B = 1,180,237,824 embedding + 26,047,480,320 non-embedding. gpt-oss model card (arXiv
+// 2508.10925, Table 1): 120b 116.83B total, 5.13B active; 20b 20.91B, 3.61B (active counts the
+// unembedding, not the embedding table). Llama 4 (ai.meta.com/blog/llama-4-multimodal-
+// intelligence): Scout 109B total, Maverick 400B, both 17B active (whole billions, vision encoder
+// included). Phi-3 report (arXiv 2404.14219): medium 14B. OLMo 2 report (arXiv 2501.00656): 7B
+// is 7.30B.
+TEST_CASE("families: presets match their published parameter counts", "[model][families]") {
+  auto total = [](const std::string& n) { return (double)parameter_count(load_model(n)); };
+  auto active = [](const std::string& n) { return (double)active_parameter_count(load_model(n)); };
+  near(total("qwen3-32b"), 32.8e9, 0.005);
+  near(total("qwen3-30b-a3b"), 30.5e9, 0.005);
+  near(active("qwen3-30b-a3b"), 3.3e9, 0.05);  // "3.3B": a tenth of a billion, 1.5% a side
+  CHECK(std::round(total("qwen3-235b-a22b") / 1e9) == 235);
+  CHECK(std::round(active("qwen3-235b-a22b") / 1e9) == 22);
+  ModelConfig g3 = load_model("gemma-3-27b");
+  near((double)(parameter_count(g3) - g3.vocab * g3.hidden), 25600e6, 0.005);
+  near(total("gemma-3-27b"), 27016e6, 0.005);
+  ModelConfig g2 = load_model("gemma-2-27b");
+  near((double)(parameter_count(g2) - g2.vocab * g2.hidden), 26047480320.0, 0.005);
+  near(total("gemma-2-27b"), 1180237824.0 + 26047480320.0, 0.005);
+  for (auto [name, t, a] :
+       {std::tuple{"gpt-oss-120b", 116.83e9, 5.13e9}, std::tuple{"gpt-oss-20b", 20.91e9, 3.61e9}}) {
+    ModelConfig m = load_model(name);
+    near(total(name), t, 0.005);
+    near(active(name) - (double)m.vocab * m.hidden, a, 0.005);
+  }
+  CHECK(std::round(total("llama-4-maverick") / 1e9) == 401);  // 400B published, text only here
+  near(total("llama-4-maverick"), 400e9, 0.005);
+  CHECK(std::round(active("llama-4-maverick") / 1e9) == 17);
+  CHECK(std::round(active("llama-4-scout") / 1e9) == 17);
+  // Scout's 109B includes the vision encoder (~0.9B), which ridgeline leaves out: 1.2% under.
+  near(total("llama-4-scout"), 109e9, 0.015);
+  near(total("phi-3-medium"), 14e9, 0.005);
+  near(total("olmo-2-7b"), 7.30e9, 0.005);
+}
+
+TEST_CASE("families: each import reads its structure", "[model][families]") {
+  ModelConfig q = load_model("qwen3-32b");
+  CHECK(q.qk_norm == QkNorm::PerHead);
+  CHECK(q.head_dim == 128);
+  ModelConfig g = load_model("gemma-3-27b");
+  REQUIRE(g.layer_kinds.size() == 62);
+  CHECK(g.layer_kinds[4].window == 1024);
+  CHECK(g.layer_kinds[5].window == 0);  // every sixth layer is global
+  CHECK(g.norm_placement == NormPlacement::PreAndPost);
+  CHECK(g.mlp == MlpKind::GatedGelu);
+  CHECK(g.tied_embeddings);
+  ModelConfig g2 = load_model("gemma-2-27b");
+  CHECK(g2.attn_softcap == 50);
+  CHECK(g2.final_softcap == 30);
+  CHECK(g2.layer_kinds[0].window == 4096);
+  CHECK(g2.layer_kinds[1].window == 0);
+  ModelConfig o = load_model("gpt-oss-20b");
+  CHECK(o.attention_sinks);
+  CHECK(o.moe.mxfp4_experts);
+  CHECK(o.moe.expert_bias);
+  CHECK(o.layer_kinds[0].window == 128);
+  CHECK(o.layer_kinds[1].window == 0);
+  ModelConfig mav = load_model("llama-4-maverick");
+  CHECK(!mav.layer_kinds[0].moe);
+  CHECK(mav.layer_kinds[1].moe);
+  CHECK(mav.layer_kinds[3].rope == false);  // every fourth layer: NoPE, full attention
+  CHECK(mav.layer_kinds[3].window == 0);
+  CHECK(mav.layer_kinds[0].window == 8192);  // chunked
+  CHECK(mav.moe.shared_intermediate == 8192);
+  CHECK(load_model("olmo-2-7b").norm_placement == NormPlacement::Post);
+  CHECK(load_model("olmo-2-7b").qk_norm == QkNorm::AllHeads);
+  ModelConfig phi = load_model("phi-3-medium");
+  CHECK(phi.fused_qkv_weight);
+  CHECK(phi.fused_gate_up_weight);
+  CHECK(phi.sliding_window == 2047);
+}
+
+TEST_CASE("families: qwen2_moe's shared expert with its gate", "[model][families]") {
+  nlohmann::json j = {{"model_type", "qwen2_moe"},
+                      {"hidden_size", 2048},
+                      {"num_hidden_layers", 4},
+                      {"num_attention_heads", 16},
+                      {"num_key_value_heads", 16},
+                      {"intermediate_size", 5632},
+                      {"moe_intermediate_size", 1408},
+                      {"shared_expert_intermediate_size", 5632},
+                      {"num_experts", 60},
+                      {"num_experts_per_tok", 4},
+                      {"vocab_size", 151936},
+                      {"max_position_embeddings", 8192},
+                      {"hidden_act", "silu"},
+                      {"mlp_only_layers", {1}}};
+  ModelConfig m = load(j);
+  CHECK(m.moe.shared_intermediate == 5632);
+  CHECK(m.moe.shared_gate);
+  CHECK(!m.moe.norm_topk);  // Qwen2MoeConfig's default
+  REQUIRE(m.layer_kinds.size() == 4);
+  CHECK(!m.layer_kinds[1].moe);
+  OpGraph gr = build_graph(m, decode(1, 128));
+  CHECK(count_named(gr, "shared_expert_gate") == 2);  // the gate GEMM and its sigmoid, per kind
+  CHECK(count_named(gr, "router_weight_div") == 0);
+  // Shared expert in the counts: 3 SwiGLU matrices and the gate's row, per MoE layer.
+  j.erase("shared_expert_intermediate_size");
+  j["shared_expert_intermediate_size"] = 1;
+  int64_t small = parameter_count(load(j));
+  CHECK(parameter_count(m) - small == 3 * (3 * 2048 * (5632 - 1)));
+}
+
+TEST_CASE("families: graph structures (QK-norm, caps, sinks, windows)", "[workloads][families]") {
+  RunConfig r = decode(1, 4096, "hf-transformers");
+  OpGraph q = build_graph(load_model("qwen3-32b"), r);
+  CHECK(count_named(q, "q_norm") > 0);
+  CHECK(count_named(q, "k_norm") > 0);
+  ModelConfig g2 = load_model("gemma-2-27b");
+  OpGraph hf = build_graph(g2, r);  // SDPA cannot cap: eager attention with the cap
+  CHECK(count_named(hf, "attn_softcap_tanh") == 2);  // one per layer kind (sliding, full)
+  CHECK(count_named(hf, "logits_softcap_tanh") == 1);
+  CHECK(count_named(hf, "post_mlp_norm") > 0);
+  OpGraph fused = build_graph(g2, decode(1, 4096, "fused"));  // FlashAttention caps inside
+  CHECK(count_named(fused, "attn_softcap") == 0);
+  CHECK(count_named(build_graph(load_model("gpt-oss-20b"), r), "attn.sinks_cat") == 2);
+  // Sliding layers hold their window: gemma-3's KV cache at 32k is far below a full cache.
+  ModelConfig g3 = load_model("gemma-3-27b");
+  RunConfig long_ctx = decode(1, 32768);
+  double windowed =
+      memory_footprint(build_graph(g3, long_ctx), g3, long_ctx, test::h100()).kv_cache_bytes;
+  double full = kv_cache_bytes_per_token(g3, 2) * 32769;
+  CHECK(windowed == Approx(2.0 * 2 * g3.kv_heads * g3.head_dim * (10.0 * 32769 + 52.0 * 1024)));
+  CHECK(windowed < full / 4);
+  // Sections by layer kind: 52 sliding, 10 full.
+  OpGraph sec = build_graph(g3, long_ctx);
+  std::map<std::string, int64_t> repeats;
+  for (const auto& s : sec.sections) repeats[s.name] = s.repeat;
+  CHECK(repeats["decoder_block.sliding"] == 52);
+  CHECK(repeats["decoder_block.full"] == 10);
+}
+
+TEST_CASE("families error: qwen3 without head_dim", "[model][errors][families]") {
+  nlohmann::json j = preset("qwen3-32b");
+  j.erase("head_dim");
+  expect_error(j, {"test.json: /head_dim: missing; Qwen3Config's default is 128"});
+}
+TEST_CASE("families error: layer_types of the wrong length", "[model][errors][families]") {
+  nlohmann::json j = preset("gpt-oss-20b");
+  j["layer_types"].erase(0);
+  expect_error(j, {"test.json: /layer_types: expected one entry per layer (num_hidden_layers 24)"});
+}
+TEST_CASE("families error: an unknown layer type", "[model][errors][families]") {
+  nlohmann::json j = preset("gpt-oss-20b");
+  j["layer_types"][3] = "chunked_attention";
+  expect_error(j, {"test.json: /layer_types/3: expected one of \"sliding_attention\", "
+                   "\"full_attention\", got \"chunked_attention\""});
+}
+TEST_CASE("families error: qwen layer_types disagree with the window",
+          "[model][errors][families]") {
+  nlohmann::json j = preset("qwen3-32b");
+  j["layer_types"] = std::vector<std::string>(64, "full_attention");
+  CHECK(load(j).sliding_window == 0);
+  j["layer_types"][7] = "sliding_attention";
+  expect_error(j, {"/layer_types/7: \"sliding_attention\" disagrees with use_sliding_window"});
+}
+TEST_CASE("families error: llama4 layer_types disagree with no_rope_layers",
+          "[model][errors][families]") {
+  nlohmann::json j = preset("llama-4-scout");
+  std::vector<std::string> t;
+  for (int i = 0; i < 48; ++i) t.push_back((i + 1) % 4 ? "chunked_attention" : "full_attention");
+  j["layer_types"] = t;
+  CHECK(load(j).layer_kinds.size() == 48);
+  j["layer_types"][3] = "chunked_attention";
+  expect_error(j, {"/layer_types/3: \"chunked_attention\" disagrees with no_rope_layers"});
+}
+TEST_CASE("families error: no_rope_layers of the wrong length", "[model][errors][families]") {
+  nlohmann::json j = preset("llama-4-scout");
+  j["no_rope_layers"] = {1, 1, 0};
+  expect_error(j, {"/no_rope_layers: expected one 0 or 1 per layer (num_hidden_layers 48)"});
+}
+TEST_CASE("families error: gemma3 layer_types disagree with the pattern",
+          "[model][errors][families]") {
+  nlohmann::json j = preset("gemma-3-27b");
+  std::vector<std::string> t;
+  for (int i = 0; i < 62; ++i) t.push_back((i + 1) % 6 ? "sliding_attention" : "full_attention");
+  j["layer_types"] = t;
+  CHECK(load(j).layer_kinds.size() == 62);
+  j["layer_types"][0] = "full_attention";
+  expect_error(j, {"/layer_types/0: \"full_attention\" disagrees with sliding_window_pattern 6"});
+}
+TEST_CASE("families error: gemma3's two pattern keys disagree", "[model][errors][families]") {
+  nlohmann::json j = preset("gemma-3-27b");
+  j["_sliding_window_pattern"] = 6;
+  CHECK_NOTHROW(load(j));
+  j["_sliding_window_pattern"] = 5;
+  expect_error(j, {"/_sliding_window_pattern: disagrees with sliding_window_pattern"});
+}
+TEST_CASE("families error: a quantization other than mxfp4", "[model][errors][families]") {
+  nlohmann::json j = preset("gpt-oss-20b");
+  j["quantization_config"] = {{"quant_method", "fp8"}};
+  expect_error(j, {"test.json: /quantization_config/quant_method: \"fp8\" is not modelled"});
+}
+TEST_CASE("families error: mxfp4 that keeps the experts unquantised", "[model][errors][families]") {
+  nlohmann::json j = preset("gpt-oss-20b");
+  j["quantization_config"]["modules_to_not_convert"].push_back("model.layers.*.mlp.experts");
+  expect_error(j, {"/quantization_config/modules_to_not_convert: keeps the experts unquantised"});
+}
+TEST_CASE("families error: experts_per_token disagrees", "[model][errors][families]") {
+  nlohmann::json j = preset("gpt-oss-20b");
+  j["experts_per_token"] = 2;
+  expect_error(j, {"/experts_per_token: disagrees with num_experts_per_tok (4)"});
+}
+TEST_CASE("families error: gpt-oss sliding layers without a window", "[model][errors][families]") {
+  nlohmann::json j = preset("gpt-oss-20b");
+  j["sliding_window"] = nullptr;
+  expect_error(j, {"/sliding_window: null, but layer 0 is a sliding_attention layer"});
+}
+TEST_CASE("families error: num_experts and num_local_experts both", "[model][errors][families]") {
+  nlohmann::json j = preset("qwen3-30b-a3b");
+  j["num_local_experts"] = 128;
+  expect_error(j, {"/num_experts: given with num_local_experts, its newer name"});
+  j.erase("num_experts");
+  CHECK(load(j).moe.experts == 128);
+}
+TEST_CASE("families error: more experts per token than experts", "[model][errors][families]") {
+  nlohmann::json j = preset("qwen3-30b-a3b");
+  j["num_experts_per_tok"] = 128;
+  CHECK(load(j).moe.top_k == 128);
+  j["num_experts_per_tok"] = 129;
+  expect_error(j, {"/num_experts_per_tok: 129 experts per token, but num_experts is 128"});
+}
+TEST_CASE("families error: mlp_only_layers leaving no MoE layer", "[model][errors][families]") {
+  nlohmann::json j = preset("qwen3-30b-a3b");
+  j["num_hidden_layers"] = 2;
+  j["mlp_only_layers"] = {0};
+  CHECK(load(j).layer_kinds.size() == 2);
+  j["mlp_only_layers"] = {0, 1};
+  expect_error(j, {"/mlp_only_layers: with decoder_sparse_step leaves no MoE layer"});
+}
+TEST_CASE("families error: a layer index out of range", "[model][errors][families]") {
+  nlohmann::json j = preset("qwen3-30b-a3b");
+  j["mlp_only_layers"] = {47};
+  CHECK_NOTHROW(load(j));
+  j["mlp_only_layers"] = {48};
+  expect_error(j, {"/mlp_only_layers/0: expected a layer index in [0, 48), got 48"});
+}
+TEST_CASE("families error: windowed Qwen3-MoE", "[model][errors][families]") {
+  nlohmann::json j = preset("qwen3-30b-a3b");
+  j["use_sliding_window"] = true;
+  expect_error(j, {"/use_sliding_window: a windowed Qwen3-MoE is not modelled"});
+}
+TEST_CASE("families error: long RoPE factors of the wrong length", "[model][errors][families]") {
+  nlohmann::json j = preset("phi-3-medium");
+  j["rope_scaling"] = {{"type", "longrope"},
+                       {"short_factor", std::vector<double>(64, 1.0)},
+                       {"long_factor", std::vector<double>(64, 2.0)}};
+  CHECK(load(j).rope_scaling.type == "longrope");
+  j["rope_scaling"]["long_factor"] = std::vector<double>(63, 2.0);
+  expect_error(j, {"/rope_scaling/long_factor: expected 64 numbers (half the rotated width"});
+}
+TEST_CASE("families error: a RoPE scaling the family does not check", "[model][errors][families]") {
+  nlohmann::json j = preset("gemma-3-27b");
+  j["rope_scaling"] = {{"rope_type", "yarn"}, {"factor", 8.0}};
+  expect_error(j, {"/rope_scaling/rope_type: unsupported RoPE scaling \"yarn\" (ridgeline checks "
+                   "\"linear\" for gemma3_text"});
+}
+TEST_CASE("families error: bidirectional Gemma", "[model][errors][families]") {
+  nlohmann::json j = preset("gemma-3-27b");
+  j["use_bidirectional_attention"] = true;
+  expect_error(j, {"/use_bidirectional_attention: bidirectional attention is not modelled"});
+}
+TEST_CASE("families error: chunked feed-forward", "[model][errors][families]") {
+  nlohmann::json j = preset("olmo-2-7b");
+  j["chunk_size_feed_forward"] = 0;
+  CHECK_NOTHROW(load(j));
+  j["chunk_size_feed_forward"] = 16;
+  expect_error(j, {"/chunk_size_feed_forward: chunked feed-forward is not modelled"});
+}
+TEST_CASE("families error: gemma with the wrong activation", "[model][errors][families]") {
+  nlohmann::json j = preset("gemma-2-27b");
+  j["hidden_activation"] = "silu";
+  expect_error(j, {"/hidden_activation: expected \"gelu_pytorch_tanh\", \"gelu\" (a gemma2 MLP is "
+                   "GeGLU"});
+}
+TEST_CASE("families error: parallel prediction of mixed layers", "[model][errors][families]") {
+  ModelConfig g = load_model("gemma-3-27b");
+  ParallelConfig p;
+  p.tp = 2;
+  p.gpus = 2;
+  RunConfig r = decode(1, 128);
+  require_input_error([&] { check_parallel_config(p, g, r, {}); },
+                      {"--cluster: gemma-3-27b's layers differ"});
+}
