@@ -135,8 +135,10 @@ HostLearn learn_host_costs(const nlohmann::json& trace, const std::vector<TraceK
         "host costs kept from the base runtime";
     return h;
   }
-  // Each top-level op: its kind (the first matched kernel it launched) and its kernels.
+  // Each top-level op: its kind (the first matched kernel it launched) and its kernels; each
+  // decoder layer: the host span of the ops that launched its kernels.
   std::map<long, std::pair<HostOpKind, int>> op_kind;
+  std::map<int64_t, Span> layer_span;
   for (const auto& p : match.pairs) {
     auto corr = cpu.kernel_correlation.find(kernels[groups[p.group].kernels[0]].start_us);
     if (corr == cpu.kernel_correlation.end()) continue;
@@ -145,6 +147,11 @@ HostLearn learn_host_costs(const nlohmann::json& trace, const std::vector<TraceK
     long op = op_at(cpu.ops, launch->second);
     if (op < 0) continue;
     HostOpKind k = host_op_kind(node(graph, step[p.step].node));
+    if (int64_t l = step[p.step].layer; l >= 0) {
+      auto [ls, first] = layer_span.try_emplace(l, cpu.ops[op]);
+      ls->second.start = std::min(ls->second.start, cpu.ops[op].start);
+      ls->second.end = std::max(ls->second.end, cpu.ops[op].end);
+    }
     auto [it, fresh] = op_kind.try_emplace(op, k, 0);
     it->second.second += 1;
     ++h.traced_kernels;
@@ -175,6 +182,7 @@ HostLearn learn_host_costs(const nlohmann::json& trace, const std::vector<TraceK
   for (const auto& s : h.kinds) all_us += s.profiled_us * s.kernels, all_kernels += s.kernels;
   std::string unsampled;
   double issued = 0;  // the step's kernels at the learned costs
+  std::map<int64_t, double> layer_issued;
   for (const auto& sk : step) {
     HostOpKind k = host_op_kind(node(graph, sk.node));
     if (!samples.count(k)) {
@@ -183,9 +191,16 @@ HostLearn learn_host_costs(const nlohmann::json& trace, const std::vector<TraceK
       unsampled += std::string(unsampled.empty() ? "" : ", ") + kind_name(k);
     }
     issued += cost_of(h.costs, k);
+    if (sk.layer >= 0) layer_issued[sk.layer] += cost_of(h.costs, k);
   }
-  h.costs.forward_us = std::max(0.0, h.profiled_span_us * h.scale - issued);
-  h.costs.block_us = 0;
+  // Per block: a layer's host span less its kernels' costs, the mean over the traced layers;
+  // per forward: what remains of the step's span.
+  double block = 0;
+  for (const auto& [l, sp] : layer_span)
+    block += std::max(0.0, (sp.end - sp.start) * h.scale - layer_issued[l]);
+  h.costs.block_us = layer_span.empty() ? 0 : block / (double)layer_span.size();
+  h.costs.forward_us = std::max(
+      0.0, h.profiled_span_us * h.scale - issued - h.costs.block_us * (double)layer_issued.size());
   char buf[256];
   if (host_step_us > 0)
     std::snprintf(buf, sizeof buf,

@@ -3,12 +3,14 @@
 // the same "correlation") to the top-level CPU op that issued it (aten::linear, aten::mul, ...);
 // that op's span, shared among the step's kernels it launched, is one sample of the host cost of
 // the kernel's kind (host_op_kind(): a GEMM, attention, a reduction or row op, a cache update,
-// any other elementwise kernel). Each kind's cost is the mean of its samples; the rest of the
-// step's host span (views, module calls, the interpreter) is the per-forward time, so that the
-// traced step's host time is reproduced. The profiler inflates every CPU span (it records each
-// op); given the step's host time measured without the profiler (host_step_us), all costs are
-// scaled by host_step_us / the profiled span. A trace without CPU ops or launch correlations has
-// no host costs to learn: the result says so and the base runtime's host costs stay.
+// any other elementwise kernel). Each kind's cost is the mean of its samples; the rest of a
+// decoder layer's host span (views, module calls, the interpreter), the mean over the layers, is
+// the per-block time, and the rest of the step's span the per-forward time, so that the traced
+// step's host time is reproduced and a deeper model's grows with its layers. The profiler inflates
+// every CPU span (it records each op); given the step's host time measured without the profiler
+// (host_step_us), all costs are scaled by host_step_us / the profiled span. A trace without CPU ops
+// or launch correlations has no host costs to learn: the result says so and the base runtime's host
+// costs stay.
 #pragma once
 
 #include "validate/kernel_match.h"

@@ -103,6 +103,7 @@ bool improve(Search& s, nlohmann::json& doc, double& score, std::vector<ChoiceRe
     doc[at] = best;
     r.chosen = best;
     r.observable = false;
+    r.only_valid = r.scores.size() == 1;
     for (const auto& [v, sc] : r.scores)
       if (std::abs(sc - r.scores.front().second) > 1e-12) r.observable = true;
   }
@@ -135,6 +136,9 @@ LearnResult learn_runtime(const LearnRequest& q) {
     }
     results.push_back(std::move(r));
   }
+  // The base's overrides for models with learned positions do not carry over: the learned
+  // choices are those of the traced model's kernels.
+  doc.erase("learned_position_models");
   LearnResult out;
   Evaluated start = s.evaluate(doc);
   out.base_score = start.score;

@@ -14,6 +14,8 @@
 // whose values all score the same cannot be seen in this trace (an MoE choice in a dense model):
 // it keeps the base's value and the report says so. A trace whose best match pairs less than
 // kMinMatchedShare of its kernels with a part of the step is refused (another model or phase).
+// The base's "learned_position_models" overrides are dropped: the learned choices are the traced
+// model's.
 #pragma once
 
 #include "validate/kernel_match.h"
@@ -39,8 +41,9 @@ const std::vector<ChoiceDim>& runtime_choice_dims();
 struct ChoiceResult {
   std::string pointer, base, chosen;
   std::vector<std::pair<std::string, double>> scores;  // each valid value's score, last pass
-  bool observable = true;  // some value scored differently from the others
-  bool fixed = false;      // set by a flag (--kv-cache-impl), not searched
+  bool observable = true;   // some value scored differently from the others
+  bool only_valid = false;  // the one value the other choices allow
+  bool fixed = false;       // set by a flag (--kv-cache-impl), not searched
 };
 
 struct LearnRequest {
