@@ -10,7 +10,8 @@ cd "$(dirname "$0")"
 
 PACKAGES=(cmake g++ make libeigen3-dev nlohmann-json3-dev libcli11-dev libboost-graph-dev catch2 libbenchmark-dev
   parallel time  # GNU parallel and GNU time: the sharding and memory tests (cli.scale)
-  libsimdjson-dev pybind11-dev python3-dev python3-pytest)  # the op batch parser; import ridgeline
+  libsimdjson-dev pybind11-dev python3-dev python3-pytest  # the op batch parser; import ridgeline
+  zlib1g-dev)  # runtime learn reads gzipped profiler traces
 # ridgeline report: npm vendors the chart libraries at build time; chromium (+ its driver)
 # renders the pages in the tests; prometheus provides promtool for export prometheus's tests.
 PACKAGES+=(chromium chromium-driver prometheus)

@@ -29,6 +29,7 @@ Command add_compare_command(CLI::App& app);
 Command add_report_command(CLI::App& app);
 Command add_export_command(CLI::App& app);
 Command add_merge_command(CLI::App& app);  // cli/cmd_merge.cpp: shards of sweep/capacity
+Command add_runtime_command(CLI::App& app);  // cli/cmd_runtime.cpp: runtime learn, show
 // `calibrate fit-collectives`, a subcommand of `calibrate` (sub is set to it).
 Command add_fit_collectives_command(CLI::App& calibrate, CLI::App*& sub);
 // `calibrate intervals` (cmd_intervals.cpp), likewise.

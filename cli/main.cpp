@@ -30,6 +30,7 @@ int main(int argc, char** argv) {
   commands["report"] = ridgeline::add_report_command(app);
   commands["export"] = ridgeline::add_export_command(app);
   commands["merge"] = ridgeline::add_merge_command(app);
+  commands["runtime"] = ridgeline::add_runtime_command(app);  // cmd_runtime.cpp: learn, show
   commands["version"] = ridgeline::add_version_command(app);
   try {
     app.parse(argc, argv);

@@ -157,6 +157,29 @@ void read_launch(JsonReader& r, KernelLaunch& l) {
   l.rows.blocks_per_sm = (double)launch.child("row_kernels").integer("blocks_per_sm", 1);
 }
 
+// "learned": {"trace", "sha256", "match_score", "unmatched_kernels", "notes"}, which `ridgeline
+// runtime learn` writes.
+LearnedFrom read_learned(JsonReader& r) {
+  LearnedFrom l;
+  l.trace = r.string("trace");
+  l.sha256 = r.string("sha256");
+  if (l.sha256.size() != 64 || l.sha256.find_first_not_of("0123456789abcdef") != std::string::npos)
+    r.fail("sha256", "expected 64 lowercase hex digits");
+  l.match_score = r.non_negative("match_score");
+  if (l.match_score > 1) r.fail("match_score", "expected a score in [0, 1]");
+  for (JsonReader& k : r.array_of_objects("unmatched_kernels")) {
+    l.unmatched_kernels.push_back({k.string("name"), k.integer("count", 1)});
+    k.finish();
+  }
+  const nlohmann::json& notes = r.raw("notes");
+  if (!notes.is_array()) r.fail("notes", "expected an array of strings");
+  for (const auto& n : notes) {
+    if (!n.is_string()) r.fail("notes", "expected an array of strings");
+    l.notes.push_back(n.get<std::string>());
+  }
+  return l;
+}
+
 std::string stem_of(const std::string& label) {
   size_t slash = label.find_last_of('/');
   std::string file = slash == std::string::npos ? label : label.substr(slash + 1);
@@ -182,6 +205,7 @@ RuntimeProfile from_document(const nlohmann::json& doc, const std::string& label
     read_choices(o, p.learned_positions, true);
     check_choices(r, p.learned_positions, "learned_position_models/");
   }
+  if (r.has("learned")) p.learned = read_learned(r.child("learned"));
   r.finish();
   return p;
 }

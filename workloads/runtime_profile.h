@@ -9,6 +9,7 @@
 #include "workloads/model_config.h"
 #include "workloads/op.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -85,6 +86,16 @@ struct KernelLaunch {
   bool operator==(const KernelLaunch&) const = default;
 };
 
+// Where a runtime learned from a profiler trace (`ridgeline runtime learn`) came from: the file's
+// optional "learned" object, {"trace", "sha256", "match_score", "unmatched_kernels": [{"name",
+// "count"}], "notes": [...]}; read strictly, kept for `ridgeline runtime show`.
+struct LearnedFrom {
+  std::string trace, sha256;
+  double match_score = 0;
+  std::vector<std::pair<std::string, long long>> unmatched_kernels;  // name, count
+  std::vector<std::string> notes;
+};
+
 struct RuntimeProfile {
   std::string name;  // the preset's or the file's name without ".json": "pytorch-eager"
   std::string file;  // where it was read from
@@ -97,6 +108,7 @@ struct RuntimeProfile {
   HostCost host = HostCost::GpuFigure;
   HostOpCosts host_us;  // with HostCost::PerOpKind
   KernelLaunch launch;
+  std::optional<LearnedFrom> learned;  // a learned runtime's provenance
 
   const BlockChoices& choices_for(const ModelConfig& m) const;
 };
