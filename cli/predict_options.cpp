@@ -64,7 +64,8 @@ void add_workload_flags(CLI::App& cmd, PredictOptions& o, bool required) {
       ->check(CLI::IsMember({"graph", "eager"}));
   cmd.add_option("--runtime", o.runtime,
                  "Which kernels the implementation launches: a preset (pytorch-eager, the "
-                 "default, fused or hf-transformers) or a runtime .json file (docs/runtimes.md)");
+                 "default, fused, hf-transformers or torch-compile) or a runtime .json file "
+                 "(docs/runtimes.md)");
   cmd.add_option("--weights", o.weights,
                  "Weight precision: bf16 (default), fp16, fp32, fp8 (e4m3, inference), int8 or "
                  "int4 (weight-only, dequantized in the GEMM; inference)")

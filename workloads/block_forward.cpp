@@ -176,10 +176,27 @@ Qkv emit_positions(Emitter& e, const ModelConfig& m, const BlockChoices& c, int6
   return {q, k, x.v};
 }
 
+// torch.compile's attention (inductor_kernels.cpp): projections, Inductor's RoPE and cache
+// writes, K/V repeated to every head and a mask, then SDPA over the masked span.
+OpVertex emit_inductor_attention(Emitter& e, const ModelConfig& m, const RunConfig& run,
+                                 const BlockShape& s, OpVertex norm) {
+  const BlockChoices& c = run.runtime.choices_for(m);
+  Qkv p = emit_projections(e, m, run, c, s.tokens, norm);
+  InductorQkv x = emit_inductor_positions(e, m, run, s, {p.q, p.k, p.v});
+  if (!s.attention) return e.last;
+  x = emit_inductor_mask(e, m, run, s, x);
+  AttentionOp a = attention_shape(m, run, s, false);
+  a.kv_heads = m.heads;
+  a.kv_len = inductor_span(run, s);
+  a.causal = false;  // a mask, not is_causal: no causal block skipping
+  return e.emit(role::attention(), "attention", Op{"", a, false}, distinct({x.q, x.k, x.v}));
+}
+
 OpVertex emit_attention(Emitter& e, const ModelConfig& m, const RunConfig& run, const BlockShape& s,
                         OpVertex norm) {
   const BlockChoices& c = run.runtime.choices_for(m);
   int64_t T = s.tokens, d = m.head_dim;
+  if (inductor_attention(c)) return emit_inductor_attention(e, m, run, s, norm);
   Qkv x = emit_positions(e, m, c, T, emit_projections(e, m, run, c, T, norm));
   bool cache = s.cache_write && c.cache_update != CacheUpdate::None;
   DType attn = attention_dtype(run);

@@ -25,7 +25,8 @@ GraphSection embedding_section(const ModelConfig& m, const RunConfig& run, int64
     e.emit(role::embedding(EmbeddingPart::Add), "embed_add",
            ew_op(ElementwiseKind::Add, T * m.hidden, run.activations), {tok, pos});
   }
-  emit_hf_forward_prologue(e, m, run);  // transformers' masks and RoPE tables, if chosen
+  emit_hf_forward_prologue(e, m, run);        // transformers' masks and RoPE tables, if chosen
+  emit_inductor_forward_prologue(e, m, run);  // torch.compile's RoPE freqs, if chosen
   return s;
 }
 

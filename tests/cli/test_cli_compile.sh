@@ -27,4 +27,21 @@ expect "generate refuses --cluster" 1 "--phase generate: a generate() call on on
 expect "generate too big for memory" 1 "at its last step but h200-sxm has" -- "$bin" $p --phase generate --seq 4096 --new-tokens 4096 --batch 512
 expect "sweep refuses generate" 1 "--phase generate: sweep prices single steps (prefill, decode, train); predict prices generate()" -- "$bin" sweep --model llama-3-8b --phase generate --seq 512 --new-tokens 4 --batches 1,2
 expect "sweep refuses --new-tokens" 1 "--new-tokens: the tokens of a generate() call; only with --phase generate" -- "$bin" sweep --model llama-3-8b --phase prefill --seq 512 --new-tokens 4 --batches 1,2
+
+# torch-compile (workloads/runtimes/torch-compile.json, workloads/inductor_kernels.cpp)
+d="$p --phase decode --batch 1 --kv-len 512 --runtime torch-compile"
+expect "torch-compile: k's RoPE writes the cache" 0 "k_rope_cache_write" -- "$bin" $d --top 60
+expect "torch-compile: repeat_kv and the mask" 0 "k_repeat_kv" -- "$bin" $d --top 60
+expect "torch-compile: --max-cache-len" 0 "step " -- "$bin" $d --max-cache-len 528
+expect "torch-compile: --launch graph (reduce-overhead)" 0 "graph launch" -- "$bin" $d --launch graph
+expect "torch-compile: no --kv-cache-impl" 1 "--kv-cache-impl: runtime torch-compile does not use transformers' cache classes" -- "$bin" $d --kv-cache-impl static
+base=workloads/runtimes/torch-compile.json
+sed 's/"mask": "inductor_sdpa"/"mask": "hf_sdpa"/' $base > "$tmp/a.json"
+expect "torch-compile: Inductor's set goes together" 1 "a.json: /attention: rope \"inductor\", rope_tables \"inline_per_forward\" and mask \"inductor_sdpa\" are TorchInductor's compiled set" -- "$bin" $p --phase decode --batch 1 --kv-len 512 --runtime "$tmp/a.json"
+sed 's/"update": "none"/"update": "copy_per_kv"/' $base > "$tmp/b.json"
+expect "torch-compile: Inductor writes the cache itself" 1 "b.json: /kv_cache/update: rope \"inductor\" writes the cache itself" -- "$bin" $p --phase decode --batch 1 --kv-len 512 --runtime "$tmp/b.json"
+c=validate/data/h200-sxm-hf-compile-2026-12-01.json
+expect "validate: compiled records with torch-compile" 0 "decode-compile-ro" -- "$bin" validate --workloads --data $c --runtime torch-compile --split all
+expect "validate: compiled records need torch-compile" 0 "a torch.compile run is predicted with --runtime torch-compile" -- "$bin" validate --workloads --data $c --runtime hf-transformers --split all --format json
+expect "torch-compile baseline holds (H200)" 0 "ok    steps/" -- "$bin" validate --check validate/accuracy_baseline_h200_compile.json
 finish
