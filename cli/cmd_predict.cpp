@@ -9,12 +9,14 @@
 #include "cli/commands.h"
 #include "cli/output_file.h"
 #include "cli/predict_options.h"
+#include "cli/views/generate_views.h"
 #include "cli/views/parallel_views.h"
 #include "cli/views/predict_views.h"
 #include "cli/views/views.h"
 #include "common/errors.h"
 #include "hardware/cluster_spec.h"
 #include "hardware/gpu_load.h"
+#include "model/generate_predict.h"
 #include "model/parallel_predict.h"
 #include "validate/intervals.h"
 #include "validate/output_intervals.h"
@@ -88,6 +90,30 @@ int predict_on_cluster(const CLI::App& cmd, const PredictOptions& o, const RunCo
   return 0;
 }
 
+// `predict --phase generate`: a generate() call, its prefill and decode steps on one GPU.
+int predict_generate_call(const CLI::App& cmd, const PredictOptions& o, const RunConfig& run) {
+  auto given = [&](const char* flag) { return cmd.get_option(flag)->count() > 0; };
+  for (const char* f : {"--trace", "--top"})
+    if (given(f))
+      throw InputError(std::string(f) +
+                       ": shows the kernels of one step; not with --phase generate");
+  GpuSpec gpu = load_gpu(o.gpu, o.sets, o.profile);
+  ModelConfig model = load_model(o.model);
+  GenerateSteps g = predict_generate_steps(model, run, o.new_tokens, gpu);
+  if (!o.ignore_memory && !g.memory.fits())
+    throw InputError("--new-tokens: " + model.name + " generate of " + std::to_string(run.seq) +
+                     " + " + std::to_string(o.new_tokens) + " tokens needs " +
+                     human_bytes(g.memory.total()) + " at its last step but " + gpu.name + " has " +
+                     human_bytes(g.memory.capacity_bytes) + " (--ignore-memory predicts anyway)");
+  if (o.format == "json")
+    print_generate_json(std::cout, g);
+  else if (o.format == "csv")
+    print_generate_csv(std::cout, g);
+  else
+    print_generate_table(std::cout, g);
+  return 0;
+}
+
 }  // namespace
 
 Command add_predict_command(CLI::App& app) {
@@ -101,7 +127,11 @@ Command add_predict_command(CLI::App& app) {
     if (top->count() > 0 && o->format != "table" && o->cluster.empty())
       throw InputError("--top: lists kernels in the table; --format " + o->format +
                        " holds every kernel");
+    check_generate_flags(*cmd, *o, true);
     RunConfig run = run_config_from(*o);
+    if (o->phase == "generate" && !o->cluster.empty())
+      throw InputError("--phase generate: a generate() call on one GPU; not with --cluster");
+    if (o->phase == "generate") return predict_generate_call(*cmd, *o, run);
     ParallelConfig parallel = parallel_config_from(*cmd, *o, run);
     if (!o->cluster.empty()) return predict_on_cluster(*cmd, *o, run, parallel);
     GpuSpec gpu = load_gpu(o->gpu, o->sets, o->profile);

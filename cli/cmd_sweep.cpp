@@ -87,6 +87,7 @@ RowText row_of(const SweepResult& r, const SweepPoint& p, RowForms forms) {
 }
 
 int run_sweep(const Options& o, const BatchFlags& flags, const CLI::App& cmd) {
+  check_generate_flags(cmd, o.base, false);
   Batch batch = batch_of(flags);
   if (batch.shard.on && cmd.get_option("--format")->count() > 0)
     throw InputError(

@@ -303,6 +303,7 @@ Command add_validate_command(CLI::App& app) {
       if (o->format == "prometheus" && cmd->count("--worst"))
         throw InputError(
             "--worst: lists the worst kernels in the table; not with --format prometheus");
+      check_generate_flags(*cmd, o->workload, false);
       return run_trace(o->trace, o->workload, o->gpu, o->sets, o->profile, o->worst, o->format,
                        o->job);
     }

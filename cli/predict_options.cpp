@@ -31,9 +31,14 @@ void add_workload_flags(CLI::App& cmd, PredictOptions& o, bool required) {
   cmd.add_option("--model", o.model,
                  "Model preset name, path to a Hugging Face config.json, or the folder holding it")
       ->required(required);
-  cmd.add_option("--phase", o.phase, "prefill, decode or train")
+  cmd.add_option("--phase", o.phase,
+                 "prefill, decode, train, or generate (a generate() call: --seq prompt tokens, "
+                 "then --new-tokens)")
       ->required(required)
-      ->check(CLI::IsMember({"prefill", "decode", "train"}));
+      ->check(CLI::IsMember({"prefill", "decode", "train", "generate"}));
+  cmd.add_option("--new-tokens", o.new_tokens,
+                 "Tokens generate() produces after the prompt (--phase generate): time to the "
+                 "first token, per token and total");
   cmd.add_option("--batch", o.batch, "Sequences per step (default 1)");
   cmd.add_option("--seq", o.seq, "Prompt tokens (prefill) or sequence length (train)");
   cmd.add_option("--kv-len", o.kv_len,
@@ -59,7 +64,8 @@ void add_workload_flags(CLI::App& cmd, PredictOptions& o, bool required) {
       ->check(CLI::IsMember({"graph", "eager"}));
   cmd.add_option("--runtime", o.runtime,
                  "Which kernels the implementation launches: a preset (pytorch-eager, the "
-                 "default, fused or hf-transformers) or a runtime .json file (docs/runtimes.md)");
+                 "default, fused, hf-transformers or torch-compile) or a runtime .json file "
+                 "(docs/runtimes.md)");
   cmd.add_option("--weights", o.weights,
                  "Weight precision: bf16 (default), fp16, fp32, fp8 (e4m3, inference), int8 or "
                  "int4 (weight-only, dequantized in the GEMM; inference)")
@@ -89,7 +95,7 @@ void add_workload_flags(CLI::App& cmd, PredictOptions& o, bool required) {
 
 RunConfig run_config_from(const PredictOptions& o) {
   RunConfig r;
-  r.phase =
+  r.phase =  // generate: the prompt's prefill, then decode steps (model/generate_predict.h)
       o.phase == "decode" ? Phase::Decode : (o.phase == "train" ? Phase::Train : Phase::Prefill);
   r.batch = o.batch;
   r.seq = o.seq;
@@ -114,6 +120,23 @@ RunConfig run_config_from(const PredictOptions& o) {
                                                              : Recompute::None;
   r.moe_imbalance = o.moe_imbalance;
   return r;
+}
+
+void check_generate_flags(const CLI::App& cmd, const PredictOptions& o, bool generate_allowed) {
+  bool given = cmd.get_option("--new-tokens")->count() > 0;
+  if (o.phase != "generate") {
+    if (given)
+      throw InputError("--new-tokens: the tokens of a generate() call; only with --phase generate");
+    return;
+  }
+  if (!generate_allowed)
+    throw InputError("--phase generate: " + cmd.get_name() +
+                     " prices single steps (prefill, decode, train); predict prices generate()");
+  if (o.seq < 1) throw InputError("--seq: --phase generate needs the prompt's tokens (>= 1)");
+  if (!given) throw InputError("--new-tokens: --phase generate needs the tokens to generate");
+  if (o.new_tokens < 1)
+    throw InputError("--new-tokens: generate needs at least one new token, got " +
+                     std::to_string(o.new_tokens));
 }
 
 void add_parallel_flags(CLI::App& cmd, PredictOptions& o) {

@@ -19,6 +19,7 @@ struct PredictOptions {
   std::string model;
   std::string phase;
   long long batch = 1, seq = 0, kv_len = 0, blocks = 0, max_cache_len = 0;
+  long long new_tokens = 0;   // --new-tokens (--phase generate); 0 = not given
   std::string kv_cache_impl;  // --kv-cache-impl: empty = the runtime's own
   std::string logits = "last";
   std::string launch = "graph";
@@ -48,7 +49,12 @@ void add_predict_flags(CLI::App& cmd, PredictOptions& o);
 // Only the flags that say what runs (model, phase, sizes, precision, runtime, launch);
 // `required`: --model and --phase must be given.
 void add_workload_flags(CLI::App& cmd, PredictOptions& o, bool required);
+// --phase generate is the prompt's prefill (its tokens generated are PredictOptions::new_tokens).
 RunConfig run_config_from(const PredictOptions& o);
+// --phase generate and --new-tokens go together: InputError naming --new-tokens when given
+// without generate, and --seq / --new-tokens when generate lacks them (a command whose phases are
+// single steps passes generate_allowed false: generate is then an error naming --phase).
+void check_generate_flags(const CLI::App& cmd, const PredictOptions& o, bool generate_allowed);
 // The strategy flags (predict): --cluster, --gpus, --tp ... --recompute's mode.
 void add_parallel_flags(CLI::App& cmd, PredictOptions& o);
 // The strategy the flags give, for `run` (a training run's micro-batch becomes run.batch). Throws

@@ -55,7 +55,7 @@ std::string edited_fused(const std::string& file, const std::string& from, const
 
 TEST_CASE("runtimes: the presets are built in and read strictly", "[runtimes]") {
   CHECK(runtime_preset_names() ==
-        std::vector<std::string>{"fused", "hf-transformers", "pytorch-eager"});
+        std::vector<std::string>{"fused", "hf-transformers", "pytorch-eager", "torch-compile"});
   RuntimeProfile eager = load_runtime("pytorch-eager"), fused = load_runtime("fused");
   CHECK(eager.name == "pytorch-eager");
   CHECK(eager.block.rope == RopeImpl::HfRotateHalf);
@@ -123,7 +123,7 @@ TEST_CASE("runtimes: an unknown choice is an error listing the choices", "[runti
   std::string p = edited_fused("rt_choice.json", "\"rope\": \"fused\"", "\"rope\": \"triton\"");
   require_input_error(
       [&] { load_runtime(p); },
-      {p, "/attention/rope: expected one of hf_rotate_half, fused; got \"triton\""});
+      {p, "/attention/rope: expected one of hf_rotate_half, fused, inductor; got \"triton\""});
 }
 
 TEST_CASE("runtimes: a missing choice is an error", "[runtimes]") {
@@ -150,9 +150,9 @@ TEST_CASE("runtimes: overrides for learned-position models are read as strictly"
 }
 
 TEST_CASE("runtimes: an unknown preset lists the presets", "[runtimes]") {
-  require_input_error(
-      [] { load_runtime("vllm"); },
-      {"--runtime: unknown runtime \"vllm\"; presets: fused, hf-transformers, pytorch-eager"});
+  require_input_error([] { load_runtime("vllm"); },
+                      {"--runtime: unknown runtime \"vllm\"; presets: fused, hf-transformers, "
+                       "pytorch-eager, torch-compile"});
 }
 
 TEST_CASE("runtimes: the reduction and row-kernel launches are the file's", "[runtimes]") {

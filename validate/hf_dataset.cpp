@@ -10,6 +10,11 @@ namespace ridgeline {
 
 namespace {
 
+// torch-compile's kernels (mask "inductor_sdpa"): the runtime compiled records are scored with.
+bool inductor_runtime(const RuntimeProfile& r) {
+  return r.block.mask == AttentionMask::InductorSdpa;
+}
+
 // The model a record ran: the preset of the same shape cut to the record's layers (the meta's
 // method says which: Llama-3-8B 8 or 32 layers, Mixtral-8x7B 2 layers).
 std::optional<ModelConfig> hf_model(JsonReader& r, std::string& skipped) {
@@ -60,9 +65,15 @@ HfRecord read_hf_record(JsonReader& r, const std::string& id, const std::string&
                         const std::string&, const RuntimeProfile& runtime) {
   HfRecord out;
   std::string phase = r.one_of("phase", {"prefill", "decode", "generate", "train", "optimizer"});
-  std::string launch = r.one_of("launch", {"eager", "graph", "compile"});
+  // compile: torch.compile mode "default"; compile-ro: mode "reduce-overhead" (CUDA graphs).
+  std::string launch = r.one_of("launch", {"eager", "graph", "compile", "compile-ro"});
+  bool compiled = launch == "compile" || launch == "compile-ro";
+  bool inductor = inductor_runtime(runtime);
   if (phase == "optimizer") out.skipped = "an optimizer step alone is not a predicted workload";
-  if (launch == "compile") out.skipped = "torch.compile is not modelled (runtime torch-compile)";
+  if (compiled && !inductor)
+    out.skipped = "a torch.compile run is predicted with --runtime torch-compile";
+  if (!compiled && inductor)
+    out.skipped = "not a torch.compile run; --runtime torch-compile predicts compiled ones";
   if (phase == "train" && r.one_of("precision", {"bf16", "fp32amp"}) == "fp32amp")
     out.skipped = "fp32 master weights under autocast are not modelled (issue 11 part 3)";
   bool family = is_family_record(r);  // measure_hf_families.py (hf_family_model.h)
@@ -75,7 +86,8 @@ HfRecord read_hf_record(JsonReader& r, const std::string& id, const std::string&
   run.runtime = runtime;
   run.phase = hf_phase(r, phase);
   run.batch = r.integer("batch", 1);
-  run.launch = launch == "eager" ? LaunchMode::Eager : LaunchMode::Graph;
+  // mode "default" launches every kernel from Inductor's Python wrapper: eager launch.
+  run.launch = launch == "eager" || launch == "compile" ? LaunchMode::Eager : LaunchMode::Graph;
   if (run.phase == Phase::Decode)
     run.kv_len = r.integer("kv_len", 1);
   else
@@ -91,6 +103,7 @@ HfRecord read_hf_record(JsonReader& r, const std::string& id, const std::string&
     bool crop = cache == "dynamic_crop" || (cache == "dynamic" && !family);
     if (cache == "dynamic_crop") cache = "dynamic";
     CacheUpdate u = runtime.block.cache_update;
+    if (inductor && cache == "static") run.cache_capacity = r.integer("max_cache_len", 1);
     if (u == CacheUpdate::DynamicCat || u == CacheUpdate::StaticIndexCopy) {
       select_cache_impl(run.runtime, cache, r.path() + "/cache");
       // measure_hf.py crops the DynamicCache back to kv_len after each timed decode step.

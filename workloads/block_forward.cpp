@@ -206,10 +206,27 @@ Qkv emit_positions(Emitter& e, const ModelConfig& m, const BlockChoices& c, int6
   return {q, k, x.v};
 }
 
+// torch.compile's attention (inductor_kernels.cpp): projections, Inductor's RoPE and cache
+// writes, K/V repeated to every head and a mask, then SDPA over the masked span.
+OpVertex emit_inductor_attention(Emitter& e, const ModelConfig& m, const RunConfig& run,
+                                 const BlockShape& s, std::vector<OpVertex> in) {
+  const BlockChoices& c = run.runtime.choices_for(m);
+  Qkv p = emit_projections(e, m, run, c, s.tokens, std::move(in));
+  InductorQkv x = emit_inductor_positions(e, m, run, s, {p.q, p.k, p.v});
+  if (!s.attention) return e.last;
+  x = emit_inductor_mask(e, m, run, s, x);
+  AttentionOp a = attention_shape(m, run, s, false);
+  a.kv_heads = m.heads;
+  a.kv_len = inductor_span(run, s);
+  a.causal = false;  // a mask, not is_causal: no causal block skipping
+  return e.emit(role::attention(), "attention", Op{"", a, false}, distinct({x.q, x.k, x.v}));
+}
+
 OpVertex emit_attention(Emitter& e, const ModelConfig& m, const RunConfig& run, const BlockShape& s,
                         std::vector<OpVertex> in) {
   const BlockChoices& c = run.runtime.choices_for(m);
   int64_t T = s.tokens, d = m.head_dim;
+  if (inductor_attention(c)) return emit_inductor_attention(e, m, run, s, std::move(in));
   Qkv x = emit_positions(e, m, c, T, emit_projections(e, m, run, c, T, std::move(in)));
   if (m.qk_norm == QkNorm::L2) {  // Llama 4: after RoPE
     QkProducers n = emit_qk_norm(e, m, run, T, {x.q, x.k});

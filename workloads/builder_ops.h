@@ -96,4 +96,21 @@ struct CacheKv {
 CacheKv emit_hf_cache_update(Emitter& e, const ModelConfig& m, const RunConfig& run,
                              const BlockShape& s, CacheKv x);
 
+// TorchInductor's kernels (inductor_kernels.cpp), where a runtime profile chooses them.
+struct InductorQkv {
+  OpVertex q, k, v;
+};
+// Whether the block's attention is Inductor's compiled set (mask "inductor_sdpa").
+bool inductor_attention(const BlockChoices& c);
+// RoPE on k (writing K into the cache in decode), V's cache write, RoPE on q.
+InductorQkv emit_inductor_positions(Emitter& e, const ModelConfig& m, const RunConfig& run,
+                                    const BlockShape& s, InductorQkv x);
+// repeat_kv of K and V to every head, the mask, and in decode the cache position's update.
+InductorQkv emit_inductor_mask(Emitter& e, const ModelConfig& m, const RunConfig& run,
+                               const BlockShape& s, InductorQkv x);
+// The key length SDPA attends over: the StaticCache's in decode, the prompt's otherwise.
+int64_t inductor_span(const RunConfig& run, const BlockShape& s);
+// Once a forward: the RoPE freqs bmm.
+void emit_inductor_forward_prologue(Emitter& e, const ModelConfig& m, const RunConfig& run);
+
 }  // namespace ridgeline

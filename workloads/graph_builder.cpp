@@ -31,6 +31,7 @@ GraphSection embedding_section(const ModelConfig& m, const RunConfig& run, int64
     e.emit(role::embedding(EmbeddingPart::Tokens), "embed_scale",
            ew_op(ElementwiseKind::MulScalar, T * m.hidden, run.activations));
   emit_hf_forward_prologue(e, m, run);  // transformers' masks and RoPE tables, if chosen
+  emit_inductor_forward_prologue(e, m, run);  // torch.compile's RoPE freqs, if chosen
   return s;
 }
 

@@ -110,7 +110,8 @@ void check_run_config(const RunConfig& run, const ModelConfig& model) {
   }
   if (run.cache_capacity != 0) {
     const BlockChoices& c = run.runtime.choices_for(model);
-    if (c.cache_update != CacheUpdate::StaticIndexCopy)
+    // torch.compile's decode (mask inductor_sdpa) runs on a StaticCache too.
+    if (c.cache_update != CacheUpdate::StaticIndexCopy && c.mask != AttentionMask::InductorSdpa)
       fail("--max-cache-len", "only a StaticCache has a length of its own; runtime " +
                                   run.runtime.name +
                                   " updates its cache otherwise (with --runtime hf-transformers, "

@@ -33,15 +33,19 @@ const ChoiceTable<NormChoice> kNormImpl = {
     {"single_pass", {RowImpl::SinglePass, NormKernels::OneKernel}},
     {"hf_fp32_decomposed", {RowImpl::PyTorch, NormKernels::HfFp32Decomposed}}};
 const ChoiceTable<RopeTables> kRopeTables = {
-    {"cached", RopeTables::Cached}, {"recomputed_per_forward", RopeTables::RecomputedPerForward}};
+    {"cached", RopeTables::Cached},
+    {"recomputed_per_forward", RopeTables::RecomputedPerForward},
+    {"inline_per_forward", RopeTables::InlinePerForward}};
 const ChoiceTable<AttentionMask> kMask = {{"none", AttentionMask::None},
-                                          {"hf_sdpa", AttentionMask::HfSdpa}};
+                                          {"hf_sdpa", AttentionMask::HfSdpa},
+                                          {"inductor_sdpa", AttentionMask::InductorSdpa}};
 const ChoiceTable<ResidualAdd> kResidualAdd = {{"separate", ResidualAdd::Separate},
                                                {"fused_into_norm", ResidualAdd::FusedIntoNorm}};
 const ChoiceTable<QkvProjection> kQkv = {{"separate", QkvProjection::Separate},
                                          {"fused", QkvProjection::Fused}};
 const ChoiceTable<RopeImpl> kRope = {{"hf_rotate_half", RopeImpl::HfRotateHalf},
-                                     {"fused", RopeImpl::Fused}};
+                                     {"fused", RopeImpl::Fused},
+                                     {"inductor", RopeImpl::Inductor}};
 const ChoiceTable<CacheUpdate> kCacheUpdate = {{"copy_per_kv", CacheUpdate::CopyPerKv},
                                                {"fused_with_rope", CacheUpdate::FusedWithRope},
                                                {"none", CacheUpdate::None},
@@ -109,6 +113,17 @@ void check_choices(const JsonReader& r, const BlockChoices& c, const std::string
               "\"fused_with_rope\" writes the cache from the fused RoPE kernel; it needs "
               "/attention/rope \"fused\"");
   }
+  // Inductor's RoPE, tables and mask are one compiled set (inductor_kernels.cpp).
+  bool inductor[] = {c.rope == RopeImpl::Inductor, c.rope_tables == RopeTables::InlinePerForward,
+                     c.mask == AttentionMask::InductorSdpa};
+  if (inductor[0] != inductor[1] || inductor[0] != inductor[2])
+    r.fail_at(at + "attention",
+              "rope \"inductor\", rope_tables \"inline_per_forward\" and mask "
+              "\"inductor_sdpa\" are TorchInductor's compiled set; choose all three or none");
+  if (inductor[0] && c.cache_update != CacheUpdate::None)
+    r.fail_at(at + "kv_cache/update",
+              "rope \"inductor\" writes the cache itself (K from its RoPE kernel); it needs "
+              "\"none\"");
   if (c.norm_kernels == NormKernels::HfFp32Decomposed &&
       c.residual_add == ResidualAdd::FusedIntoNorm) {
     r.fail_at(at + "norm/residual_add",

@@ -20,8 +20,10 @@ enum class ResidualAdd { Separate, FusedIntoNorm };
 // q, k, v as three GEMMs or one over the concatenated weight (a model whose weights are stored
 // fused, GPT-2's c_attn, always launches one).
 enum class QkvProjection { Separate, Fused };
-// RoPE as Hugging Face's rotate_half (mul, neg, cat, mul, add on q and on k) or one kernel.
-enum class RopeImpl { HfRotateHalf, Fused };
+// RoPE as Hugging Face's rotate_half (mul, neg, cat, mul, add on q and on k), one kernel, or
+// TorchInductor's fusions (inductor_kernels.cpp): one kernel on q and one on k that compute
+// cos/sin inline, the k kernel also writing K into a StaticCache in decode (V's write its own).
+enum class RopeImpl { HfRotateHalf, Fused, Inductor };
 // How K and V reach the cache: a copy (a cast) each, inside the fused RoPE kernel, no kernel,
 // transformers' DynamicCache (torch.cat of the whole cache with the new tokens, per layer and
 // step) or StaticCache (index_copy_ into a preallocated cache that attention reads whole).
@@ -31,11 +33,15 @@ enum class CacheUpdate { CopyPerKv, FusedWithRope, None, DynamicCat, StaticIndex
 enum class NormKernels { OneKernel, HfFp32Decomposed };
 // RoPE's cos/sin tables: read from a cached table (no kernel), or recomputed by every forward
 // (transformers' LlamaRotaryEmbedding: inv_freq x positions, cat, cos, sin, scale, casts).
-enum class RopeTables { Cached, RecomputedPerForward };
+// Inductor (inline_per_forward): the fp32 freqs bmm (an extern cuBLAS call) once a forward, the
+// rest computed inside the RoPE kernels.
+enum class RopeTables { Cached, RecomputedPerForward, InlinePerForward };
 // The attention mask: none (causal or none inside the kernel), or transformers' mask creation
 // per forward (positions, compare) and, where a mask reaches SDPA (a StaticCache decode), the
 // mask's conversion per layer and K/V repeated to every head (GQA is not used with a mask).
-enum class AttentionMask { None, HfSdpa };
+// Inductor (inductor_sdpa): transformers' mask traced and compiled, one mask kernel and K/V
+// repeated to every head per layer, in prefill as in decode, and SDPA over the masked span.
+enum class AttentionMask { None, HfSdpa, InductorSdpa };
 // The host's cost to issue a kernel in eager launch: the GPU description's one figure
 // (launch.python_eager_us) for every kernel, or this runtime's table per op kind.
 enum class HostCost { GpuFigure, PerOpKind };

@@ -30,6 +30,16 @@ def test_predict_switches_and_lists_become_flags(cli_json):
     assert got == want
 
 
+def test_predict_generate_equals_cli_json(cli_json):
+    got = ridgeline.predict(gpu="h200-sxm", model="llama-3-8b", phase="generate", seq=512,
+                            new_tokens=64, runtime="hf-transformers", launch="eager")
+    want = cli_json("predict", "--gpu", "h200-sxm", "--model", "llama-3-8b", "--phase",
+                    "generate", "--seq", "512", "--new-tokens", "64", "--runtime",
+                    "hf-transformers", "--launch", "eager", "--format", "json")
+    assert got == want
+    assert got["total_us"] == pytest.approx(got["ttft_us"] + 63 * got["per_token_us"])
+
+
 def test_predict_on_a_cluster_equals_cli_json(cli_json):
     got = ridgeline.predict(cluster="dgx-h100", model="llama-3-70b", phase="train", gpus=16,
                             tp=8, pp=2, microbatch=1, global_batch=16, seq=2048)

@@ -1,0 +1,77 @@
+// generate() predictions (model/generate_predict.h): the call is the prompt's prefill plus
+// new_tokens - 1 decode steps priced at the mean cache length, its memory the last step's, and
+// each bad input names the flag to change.
+#include "model/generate_predict.h"
+#include "test_helpers.h"
+#include "workloads/graph_builder.h"
+
+#include <catch2/catch.hpp>
+
+using namespace ridgeline;
+using test::require_input_error;
+
+namespace {
+
+RunConfig prompt(int64_t seq) {
+  RunConfig r;
+  r.phase = Phase::Prefill;
+  r.seq = seq;
+  return r;
+}
+
+ModelConfig llama() {
+  return load_model("llama-3-8b");
+}
+
+}  // namespace
+
+TEST_CASE("generate: total is the first token plus new_tokens - 1 decode steps", "[generate]") {
+  GenerateSteps g = predict_generate_steps(llama(), prompt(512), 33, test::h100());
+  REQUIRE(g.decode);
+  CHECK(g.times.ttft_us == g.prefill.total_us);
+  CHECK(g.times.per_token_us == g.decode->total_us);
+  CHECK(g.times.total_us == Approx(g.times.ttft_us + 32 * g.times.per_token_us));
+  // Decode steps over 512 .. 543 cached tokens, priced at their mean.
+  CHECK(g.decode_kv_first == 512);
+  CHECK(g.decode_kv_last == 543);
+  CHECK(g.decode->run.kv_len == 527);
+  CHECK(g.tokens_per_s == Approx(33 / (g.times.total_us * 1e-6)));
+}
+
+TEST_CASE("generate: one new token is the prefill alone; two add one decode step", "[generate]") {
+  GenerateSteps one = predict_generate_steps(llama(), prompt(512), 1, test::h100());
+  CHECK_FALSE(one.decode);
+  CHECK(one.times.per_token_us == 0);
+  CHECK(one.times.total_us == one.times.ttft_us);
+  GenerateSteps two = predict_generate_steps(llama(), prompt(512), 2, test::h100());
+  REQUIRE(two.decode);
+  CHECK(two.decode->run.kv_len == 512);
+  CHECK(two.times.total_us == Approx(two.times.ttft_us + two.times.per_token_us));
+}
+
+TEST_CASE("generate: a longer call needs the memory of its longer last step", "[generate]") {
+  GenerateSteps s = predict_generate_steps(llama(), prompt(1024), 2, test::h100());
+  GenerateSteps l = predict_generate_steps(llama(), prompt(1024), 4096, test::h100());
+  CHECK(l.memory.kv_cache_bytes > s.memory.kv_cache_bytes);
+  CHECK(l.times.per_token_us > s.times.per_token_us);  // a longer mean cache
+  CHECK(predict_generate(llama(), prompt(1024), 4096, test::h100()).total_us == l.times.total_us);
+}
+
+TEST_CASE("generate error: no prompt names --seq", "[generate][errors]") {
+  require_input_error([&] { predict_generate_steps(llama(), prompt(0), 4, test::h100()); },
+                      {"--seq: generate needs a prompt of at least one token"});
+}
+
+TEST_CASE("generate error: fewer than one new token names --new-tokens", "[generate][errors]") {
+  require_input_error([&] { predict_generate_steps(llama(), prompt(8), 0, test::h100()); },
+                      {"--new-tokens: generate needs at least one new token, got 0"});
+}
+
+TEST_CASE("generate error: positions past the model's name --new-tokens", "[generate][errors]") {
+  ModelConfig m = llama();  // 8192 positions: 4096 + 4097 reach 8192, one more is over
+  predict_generate_steps(m, prompt(4096), 4097, test::h100());
+  require_input_error(
+      [&] { predict_generate_steps(m, prompt(4096), 4098, test::h100()); },
+      {"--new-tokens: 4096 prompt tokens and 4098 new tokens reach 8193 positions, over the "
+       "model's 8192 (max_position_embeddings)"});
+}
