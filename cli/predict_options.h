@@ -20,6 +20,7 @@ struct PredictOptions {
   std::string phase;
   long long batch = 1, seq = 0, kv_len = 0, blocks = 0, max_cache_len = 0;
   std::string kv_cache_impl;  // --kv-cache-impl: empty = the runtime's own
+  std::string attention_backend;  // --attention-backend: empty = the runtime's own
   std::string logits = "last";
   std::string launch = "graph";
   std::string runtime = "pytorch-eager";

@@ -93,6 +93,8 @@ constexpr double kCatShareOfStridedRate = 0.4;
 }  // namespace
 
 OpCost elementwise_cost(const ElementwiseOp& e, const Op& op, const GpuSpec& gpu) {
+  if (e.kind == ElementwiseKind::AdamW && e.adamw != AdamwImpl::Fused)
+    return adamw_impl_cost(e, gpu);
   double out_bytes = (double)e.numel * dtype_bytes(e.dtype);
   OpCost c = stream_cost(op, ceil_div(out_bytes, gpu.model.vector.cta_bytes.value), gpu);
   if (e.strided) {  // index arithmetic per element, no vector loads: an issue-rate limit (a
