@@ -32,8 +32,8 @@ namespace ridgeline {
 namespace {
 
 // Fitted on the fit split of validate/data/h200-sxm-hf-kernels-2026-12-01.json (H200).
-constexpr double kFa2MmaEfficiency = 0.52;        // FA2's mma.sync main loop, of the tensor peak
-constexpr double kFa2CombineUs = 3.6;             // flash_fwd_splitkv_combine_kernel
+constexpr double kFa2MmaEfficiency = 0.44;        // FA2's mma.sync main loop, of the tensor peak
+constexpr double kFa2CombineUs = 2.0;             // flash_fwd_splitkv_combine_kernel
 constexpr double kEfficientMmaEfficiency = 0.19;  // CUTLASS mem-eff (sm80 rf kernel) on Hopper
 
 bool cudnn_first(const GpuSpec& gpu) {
