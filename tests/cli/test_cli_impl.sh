@@ -18,7 +18,7 @@ expect "op names SDPA's pick on Hopper" 0 "cudnn: 128x128 tiles" -- "$bin" op --
 expect "op names SDPA's pick on Ampere" 0 "flash2: " -- "$bin" op --gpu a100-sxm-80gb $attn
 expect "op --impl flash2 on Hopper" 0 "flash2: 128x64 tiles" -- "$bin" op --gpu h200-sxm $attn --impl flash2
 expect "op --impl math in JSON" 0 '"impl": "math"' -- "$bin" op --gpu h200-sxm $attn --impl math --format json
-expect "op --impl efficient in CSV" 0 ",attention,efficient," -- "$bin" op --gpu h200-sxm $attn --impl efficient --format csv
+expect "op --impl efficient in CSV" 0 ",efficient," -- "$bin" op --gpu h200-sxm $attn --impl efficient --format csv
 expect "op --impl unknown" 1 'flags: /impl: unknown implementation "flash9"; attention takes cudnn, flash2, flash3, efficient, math' -- "$bin" op --gpu h200-sxm $attn --impl flash9
 expect "op --impl flash3 before Hopper" 1 "flags: /impl: flash3 (FlashAttention-3) runs only on Hopper GPUs (sm_90); a100-sxm-80gb is ampere" -- "$bin" op --gpu a100-sxm-80gb $attn --impl flash3
 expect "op --impl flash3 on Hopper" 0 "flash3: 128x128 tiles" -- "$bin" op --gpu h100-sxm $attn --impl flash3
@@ -50,6 +50,6 @@ expect "predict --attention-backend unknown" 1 "--attention-backend xformers: un
 expect "predict --attention-backend flash3 before Hopper" 1 "/impl: flash3 (FlashAttention-3) runs only on Hopper GPUs" -- "$bin" predict --gpu a100-sxm-80gb --model llama-3-8b --phase prefill --batch 1 --seq 2048 --blocks 1 --attention-backend flash3
 }
 
-expect "impl baseline holds (H200, SDPA backends and ATen norms)" 0 "ok    attention/flash2" -- "$bin" validate --check validate/accuracy_baseline_h200_impl.json
+expect "impl baseline holds (H200, SDPA backends and ATen norms)" 0 "ok    kernels/attention/flash2" -- "$bin" validate --check validate/accuracy_baseline_h200_impl.json
 expect "validate scores each implementation as a family" 0 "attention/efficient" -- "$bin" validate --data validate/data/h200-sxm-hf-kernels-2026-12-01.json --split holdout
 finish
