@@ -53,7 +53,7 @@ struct AttentionOp {  // fused attention (one kernel but for math), GQA when kv_
   // (FlashMLA), V read from the same cached latent as K, so K/V bytes are one K's.
   int64_t v_head_dim = 0;
   bool v_in_k = false;
-  std::optional<AttentionImpl> impl;  // unset: what SDPA picks on the GPU (attention_impl.h)
+  std::optional<AttentionImpl> impl{};  // unset: what SDPA picks on the GPU (attention_impl.h)
   DType kv_storage() const { return kv_dtype.value_or(dtype); }
   int64_t v_dim() const { return v_head_dim > 0 ? v_head_dim : head_dim; }
 };
