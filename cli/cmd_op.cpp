@@ -24,7 +24,7 @@ struct OpOptions {
   std::string input;
   std::string format;
   std::string id = "op";
-  std::string op, dtype = "bf16", kind;
+  std::string op, dtype = "bf16", kind, impl;
   long long m = 0, n = 0, k = 0, batch = 0, heads = 0, kv_heads = 0, head_dim = 0, q_len = 0,
             kv_len = 0;
   long long numel = 0, rows = 0, cols = 0;
@@ -57,6 +57,7 @@ nlohmann::json flags_object(const OpOptions& o, CLI::App& cmd) {
   else if (cmd.count("--causal") > 0)
     j["causal"] = o.causal;
   if (cmd.count("--kind") > 0) j["kind"] = o.kind;
+  if (cmd.count("--impl") > 0) j["impl"] = o.impl;
   if (cmd.count("--warm-l2") > 0) j["warm_l2"] = o.warm_l2;
   return j;
 }
@@ -82,6 +83,10 @@ Command add_op_command(CLI::App& app) {
                   "gemm, attention, elementwise, reduce, rmsnorm, layernorm, softmax");
   cmd->add_option("--dtype", o->dtype, "fp32, tf32, bf16, fp16, fp8 (default bf16)");
   cmd->add_option("--kind", o->kind, "elementwise or reduce kind");
+  cmd->add_option("--impl", o->impl,
+                  "Implementation: attention cudnn, flash2, flash3, efficient or math; rmsnorm, "
+                  "layernorm and softmax aten or triton; elementwise vectorized or generic "
+                  "(default: what PyTorch runs on the GPU)");
   for (auto [flag, target] :
        std::initializer_list<std::pair<const char*, long long*>>{{"--m", &o->m},
                                                                  {"--n", &o->n},

@@ -48,6 +48,9 @@ void add_workload_flags(CLI::App& cmd, PredictOptions& o, bool required) {
                  "transformers' cache class: dynamic (DynamicCache, the hf-transformers default) "
                  "or static (StaticCache); only with a runtime that uses them")
       ->check(CLI::IsMember({"dynamic", "static"}));
+  cmd.add_option("--attention-backend", o.attention_backend,
+                 "Attention kernel: sdpa (what PyTorch's SDPA picks on the GPU), cudnn, flash2, "
+                 "flash3, efficient or math (default: the runtime's attention/backend)");
   cmd.add_option(
          "--max-cache-len", o.max_cache_len,
          "A StaticCache's length, which attention spans in decode (runtimes with "
@@ -106,6 +109,8 @@ RunConfig run_config_from(const PredictOptions& o) {
   r.launch = o.launch == "eager" ? LaunchMode::Eager : LaunchMode::Graph;
   r.runtime = load_runtime(o.runtime);
   if (!o.kv_cache_impl.empty()) select_cache_impl(r.runtime, o.kv_cache_impl, "--kv-cache-impl");
+  if (!o.attention_backend.empty())
+    select_attention_backend(r.runtime, o.attention_backend, "--attention-backend");
   if (o.weights == "int8" || o.weights == "int4") {  // weight-only: bf16 math, narrow weights
     r.weights = DType::Bf16;
     r.weight_bits = o.weights == "int8" ? 8 : 4;

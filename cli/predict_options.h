@@ -21,6 +21,7 @@ struct PredictOptions {
   long long batch = 1, seq = 0, kv_len = 0, blocks = 0, max_cache_len = 0;
   long long new_tokens = 0;   // --new-tokens (--phase generate); 0 = not given
   std::string kv_cache_impl;  // --kv-cache-impl: empty = the runtime's own
+  std::string attention_backend;  // --attention-backend: empty = the runtime's own
   std::string logits = "last";
   std::string launch = "graph";
   std::string runtime = "pytorch-eager";

@@ -46,7 +46,9 @@ Layout lay_out(const AttentionOp& a, const GpuSpec& gpu, double slots) {
   // with its full query tile, which walks all keys even when that leaves SMs idle (measured on
   // H200: 8 to 128 queries over 4096 keys all take ~53 us at batch 1).
   bool decode_kernel = a.q_len == 1;
-  bool pack_gqa = decode_kernel && groups > 1;
+  // CUTLASS's memory-efficient kernel packs nothing: every (batch, head) is its own 64-row tile.
+  bool packs = !a.impl || *a.impl != AttentionImpl::Efficient;
+  bool pack_gqa = decode_kernel && groups > 1 && packs;
   l.head_items = (double)a.batch * (double)(pack_gqa ? a.kv_heads : a.heads);
   l.q_rows = pack_gqa ? groups : (double)a.q_len;
   l.block_m = decode_kernel ? p.decode_block_m.value : p.block_m.value;

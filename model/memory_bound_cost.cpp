@@ -23,6 +23,12 @@ namespace ridgeline {
 
 namespace {
 
+// ATen's register softmax (cunn_SoftMaxForwardReg: a block per row holding it in registers, a
+// max, an exp-sum and a write pass with two block reductions) issues ~1.15 elements per clock per
+// SM busy: fitted on the fit split of validate/data/h200-sxm-hf-kernels-2026-12-01.json (H200,
+// 1024-16384 rows of 4096 and 8192 columns at 0.97-1.23).
+constexpr double kAtenSoftmaxElementsPerClk = 1.15;
+
 OpCost stream_cost(const Op& op, double ctas, const GpuSpec& gpu) {
   OpWork w = op_work(op);
   OpCost c;
@@ -71,6 +77,12 @@ OpCost pytorch_row_cost(const RowOp& r, const Op& op, const GpuSpec& gpu) {
   require_invariant(r.launch.blocks_per_sm > 0, "an ATen row kernel without its launch");
   double row_waves = ceil_div((double)r.rows, r.launch.blocks_per_sm * sm_count(gpu));
   double serial_us = row_waves * (double)r.cols * v.pytorch_row_ns_per_col.value / 1000;
+  if (softmax) {  // cunn_SoftMaxForwardReg: max, exp-sum and write passes over registers
+    double elements_us =
+        (double)r.rows * (double)r.cols /
+        (c.detail.active_sms * kAtenSoftmaxElementsPerClk * gpu.compute.max_clock_MHz.value);
+    serial_us = elements_us;  // spread over the block's threads, not walked serially
+  }
   c.hbm_us /= v.pytorch_row_bandwidth_fraction.value;
   c.compute_us = std::max(c.compute_us, serial_us);
   double top = std::max({c.compute_us, c.hbm_us, c.l2_us});
@@ -93,6 +105,8 @@ constexpr double kCatShareOfStridedRate = 0.4;
 }  // namespace
 
 OpCost elementwise_cost(const ElementwiseOp& e, const Op& op, const GpuSpec& gpu) {
+  if (e.kind == ElementwiseKind::AdamW && e.adamw != AdamwImpl::Fused)
+    return adamw_impl_cost(e, gpu);
   double out_bytes = (double)e.numel * dtype_bytes(e.dtype);
   OpCost c = stream_cost(op, ceil_div(out_bytes, gpu.model.vector.cta_bytes.value), gpu);
   if (e.strided) {  // index arithmetic per element, no vector loads: an issue-rate limit (a

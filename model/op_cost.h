@@ -51,6 +51,9 @@ struct OpCost {
   // The plain datasheet roofline for the same op: max(FLOPs / peak, unique bytes / HBM bandwidth).
   double roofline_us = 0;
   LaunchShape detail;
+  // The implementation that ran, for op kinds that have a choice ("cudnn", "flash2", "aten",
+  // "triton", "vectorized", ...; workloads/op.h's name tables); null for the others.
+  const char* impl = nullptr;
   double flops() const { return matrix_flops + vector_flops; }
 };
 

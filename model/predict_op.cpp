@@ -2,6 +2,7 @@
 // counts of the op (useful work, not padded tiles) and the plain datasheet roofline.
 #include "common/errors.h"
 #include "hardware/derived.h"
+#include "model/attention_impl.h"
 #include "model/cost_models.h"
 #include "model/kernel_terms.h"
 #include "model/op_cost.h"
@@ -17,7 +18,7 @@ struct Dispatch {
   const GpuSpec& gpu;
   const Op& op;  // the memory-bound models read where its inputs come from (warm_l2)
   OpCost operator()(const GemmOp& g) const { return gemm_cost(g, gpu); }
-  OpCost operator()(const AttentionOp& a) const { return attention_cost(a, gpu); }
+  OpCost operator()(const AttentionOp& a) const { return attention_impl_cost(a, gpu); }
   OpCost operator()(const ElementwiseOp& e) const { return elementwise_cost(e, op, gpu); }
   OpCost operator()(const ReduceOp& r) const { return reduce_cost(r, op, gpu); }
   OpCost operator()(const RowOp& r) const { return row_op_cost(r, op, gpu); }
@@ -50,6 +51,8 @@ OpCost predict_op(const Op& op, const GpuSpec& gpu) {
   c.vector_flops = w.vector_flops;
   c.sfu_ops = w.sfu_ops;
   c.roofline_us = plain_roofline_us(op, gpu);
+  if (auto* r = std::get_if<RowOp>(&op.shape)) c.impl = row_impl_name(r->impl);
+  if (auto* e = std::get_if<ElementwiseOp>(&op.shape)) c.impl = elementwise_impl_name(*e);
   return c;
 }
 

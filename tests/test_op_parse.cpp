@@ -82,8 +82,8 @@ TEST_CASE("op error: unknown dtype", "[op][errors]") {
 }
 TEST_CASE("op error: attention in fp32", "[op][errors]") {
   expect_error(
-      R"({"op":"attention","batch":1,"heads":8,"kv_heads":8,"head_dim":64,"q_len":8,"kv_len":8,"causal":false,"dtype":"fp32"})",
-      {"/dtype: flash attention runs in bf16, fp16 or fp8"});
+      R"({"op":"attention","batch":1,"heads":8,"kv_heads":8,"head_dim":64,"q_len":8,"kv_len":8,"causal":false,"dtype":"fp32","impl":"cudnn"})",
+      {"/impl: cudnn runs in bf16 or fp16, not fp32"});
 }
 TEST_CASE("op error: heads not a multiple of kv_heads", "[op][errors]") {
   expect_error(
@@ -92,8 +92,8 @@ TEST_CASE("op error: heads not a multiple of kv_heads", "[op][errors]") {
 }
 TEST_CASE("op error: head_dim beyond flash attention", "[op][errors]") {
   expect_error(
-      R"({"op":"attention","batch":1,"heads":8,"kv_heads":8,"head_dim":512,"q_len":8,"kv_len":8,"causal":false,"dtype":"bf16"})",
-      {"/head_dim: flash attention supports head_dim up to 256"});
+      R"({"op":"attention","batch":1,"heads":8,"kv_heads":8,"head_dim":512,"q_len":8,"kv_len":8,"causal":false,"dtype":"bf16","impl":"flash2"})",
+      {"/head_dim: flash2 supports head_dim up to 256"});
 }
 TEST_CASE("op error: causal missing", "[op][errors]") {
   expect_error(

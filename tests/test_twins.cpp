@@ -59,12 +59,12 @@ TEST_CASE("name tables: every name parses back to its value; inputs may leave so
   CHECK_FALSE(parse_dtype("bfloat16"));
   require_input_error(
       [] {
-        parse_op(nlohmann::json::parse(R"({"op":"elementwise","kind":"adamw",
+        parse_op(nlohmann::json::parse(R"({"op":"elementwise","kind":"cat",
       "numel":8,"dtype":"bf16"})"),
                  "t", "x");
       },
       {"t: /kind: expected one of copy, add, mul, mul_scalar, gelu, silu, "
-       "silu_mul"});
+       "silu_mul, adamw; got \"cat\""});
 }
 
 TEST_CASE("view sets: the formats a command accepts are the views it has", "[twins]") {

@@ -11,7 +11,12 @@
 //  - a memory-bound record whose rotated inputs fit in L2 (tiny ops: the measurement could not
 //    make them cold) is compared as warm_l2, which is what was measured, with all the rotated
 //    buffers as what L2 holds (a rotation near L2's size still misses);
-//  - row ops (rmsnorm, layernorm, softmax) are compared with a single-pass kernel (alt_impl
+//  - measure_hf.py's optimizer steps (its other whole-model records are left out and listed) are
+//    one AdamW op each ("adamw/foreach", "adamw/fused");
+//  - records of one implementation among several ("kind": "op", validate/measure's hf_ops: SDPA's
+//    backends, ATen's norms and softmax) are compared with that implementation ("impl") and
+//    scored as their own family ("attention/flash2", "rmsnorm/aten");
+//  - other row ops (rmsnorm, layernorm, softmax) are compared with a single-pass kernel (alt_impl
 //    "triton_*": the row read once into registers): PyTorch's own kernels are single launches
 //    too, but re-read or re-compute (F.layer_norm and softmax run at 0.3-0.7 of bandwidth); their
 //    times stay in the data for the runtime profiles. A layernorm or softmax record without the
@@ -29,26 +34,10 @@ namespace ridgeline {
 
 namespace {
 
-const char* const kOpKeys[] = {"id",
-                               "op",
-                               "m",
-                               "n",
-                               "k",
-                               "batch",
-                               "groups",
-                               "heads",
-                               "kv_heads",
-                               "head_dim",
-                               "q_len",
-                               "kv_len",
-                               "causal",
-                               "dtype",
-                               "kind",
-                               "numel",
-                               "rows",
-                               "cols",
-                               "warm_l2",
-                               "l2_working_set_bytes",
+const char* const kOpKeys[] = {"id",     "op",     "m",      "n",        "k",
+                               "batch",  "groups", "heads",  "kv_heads", "head_dim",
+                               "q_len",  "kv_len", "causal", "dtype",    "kind",
+                               "numel",  "rows",   "cols",   "warm_l2",  "l2_working_set_bytes",
                                "strided"};
 
 nlohmann::json op_fields(const nlohmann::json& record) {
@@ -57,6 +46,22 @@ nlohmann::json op_fields(const nlohmann::json& record) {
     if (record.contains(k)) j[k] = record[k];
   }
   return j;
+}
+
+// A record of one implementation among several (validate/measure's hf_ops: "kind": "op", its
+// "impl" as SDPA's backend or the PyTorch function timed) and the ridgeline impl it stands for;
+// nullopt for transformers' LlamaRMSNorm (eight PyTorch ops: the hf-transformers runtime's norm,
+// not one kernel), which is left out and listed.
+std::optional<std::string> ridgeline_impl(JsonReader& rec) {
+  std::string impl =
+      rec.one_of("impl", {"flash_attention", "efficient_attention", "cudnn_attention", "math",
+                          "aten_rms_norm", "aten_layer_norm", "aten_softmax", "hf_llama_rmsnorm"});
+  if (impl == "hf_llama_rmsnorm") return std::nullopt;
+  if (impl == "flash_attention") return "flash2";
+  if (impl == "efficient_attention") return "efficient";
+  if (impl == "cudnn_attention") return "cudnn";
+  if (impl == "math") return "math";
+  return "aten";
 }
 
 // The measured time of a record: "measured_us" (measure_ops.py, and suite points it re-times),
@@ -88,6 +93,29 @@ std::optional<std::pair<std::string, double>> alternative(JsonReader& rec) {
   if (!rec.has("alt_measured_us") && !rec.has("alt_impl")) return std::nullopt;
   double us = rec.positive("alt_measured_us");
   return std::make_pair(rec.string("alt_impl"), us);
+}
+
+// An optimizer step of measure_hf.py (torch.optim.AdamW, foreach or fused, over the gradients of
+// transformers' Llama-3-8B shape cut to "layers" layers: 9 weight tensors a layer, plus the
+// embedding, the final norm and the LM head) as one AdamW op, scored as "adamw/<impl>".
+Measurement optimizer_step(JsonReader& rec, const std::string& id) {
+  Measurement m;
+  ElementwiseOp e;
+  e.kind = ElementwiseKind::AdamW;
+  e.numel = rec.integer("params", 1);
+  if (rec.string("model") != "hf-llama3-8b")
+    rec.fail("model", "an optimizer step is read for hf-llama3-8b only (its tensor count)");
+  e.tensors = 9 * rec.integer("layers", 1) + 3;
+  std::string optimizer = rec.one_of("optimizer", {"adamw_foreach", "adamw_fused"});
+  e.adamw = optimizer == "adamw_foreach" ? AdamwImpl::Foreach : AdamwImpl::Fused;
+  e.dtype = rec.one_of("precision", {"bf16", "fp32amp"}) == "bf16" ? DType::Bf16 : DType::Fp32;
+  m.op = Op{id, e, false};
+  m.split = rec.one_of("split", {"fit", "holdout"});
+  m.measured_us = 1000 * rec.positive("device_median_ms");
+  m.spread = rec.positive("device_p90_ms") / rec.positive("device_p10_ms");
+  m.impl = adamw_impls().name(e.adamw);
+  m.family = "adamw/" + m.impl;
+  return m;
 }
 
 // One array of measurements ("benchmarks" or "records") into d. Fields the comparison depends on
@@ -124,8 +152,30 @@ void parse_records(Dataset& d, const nlohmann::json& records, const std::string&
                           "not the kernel the model describes (torch.sum's)");
       continue;
     }
+    if (r.contains("kind") && r["kind"] == "workload") {  // measure_hf.py's whole-model records
+      if (!r.contains("phase") || r["phase"] != "optimizer") {
+        d.skipped.push_back(id + ": a whole-model step (validate --workloads reads it)");
+        continue;
+      }
+      d.records.push_back(optimizer_step(rec, id));
+      continue;
+    }
     Measurement m;
-    m.op = parse_op(op_fields(r), where, id);
+    nlohmann::json fields = op_fields(r);
+    bool impl_record = r.contains("kind") && r["kind"] == "op";
+    if (impl_record) {
+      std::optional<std::string> impl = ridgeline_impl(rec);
+      if (!impl) {
+        d.skipped.push_back(id +
+                            ": transformers' LlamaRMSNorm runs as 8 PyTorch ops, not one kernel");
+        continue;
+      }
+      fields.erase("kind");
+      fields["impl"] = *impl;
+      m.impl = *impl;
+    }
+    m.op = parse_op(fields, where, id);
+    if (impl_record) m.family = std::string(op_family(m.op)) + "/" + m.impl;
     std::string mask =
         rec.has("mask") ? rec.one_of("mask", {"top_left", "bottom_right"}) : "top_left";
     if (const auto* a = std::get_if<AttentionOp>(&m.op.shape);
@@ -145,7 +195,11 @@ void parse_records(Dataset& d, const nlohmann::json& records, const std::string&
     std::string family = op_family(m.op);
     bool library_call = family == "gemm" || family == "attention";
     bool row_op = family == "rmsnorm" || family == "layernorm" || family == "softmax";
-    if (row_op && alt && alt->first.rfind("triton_", 0) == 0) {
+    if (row_op && !impl_record)  // compared with the single-pass kernel, as below
+      std::get<RowOp>(m.op.shape).impl = RowImpl::SinglePass;
+    if (impl_record) {
+      if (kernels > 1 && !library_call) rec.fail("kernels_per_call", "expected one kernel");
+    } else if (row_op && alt && alt->first.rfind("triton_", 0) == 0) {
       m.measured_us = alt->second;
       m.impl = alt->first;
     } else if (row_op && family != "rmsnorm") {

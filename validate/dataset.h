@@ -19,6 +19,10 @@ struct Measurement {
   double measured_us;  // median device time per kernel
   std::string impl;    // which implementation was timed, when there were two
   double spread = 1;   // p90 / p10 of the samples, where the file gives both
+  // The scorecard family when the record times one implementation of several
+  // ("attention/flash2", "rmsnorm/aten"): records of validate/measure's hf_ops ("kind": "op");
+  // empty: the op's family.
+  std::string family;
 };
 
 struct Dataset {

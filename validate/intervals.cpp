@@ -139,6 +139,9 @@ const IntervalTable& builtin_interval_table() {
 
 std::string kernel_category(const Op& op) {
   if (const auto* g = std::get_if<GemmOp>(&op.shape); g && g->groups > 0) return "grouped_gemm";
+  // A named attention kernel is its own category (the table's attention is SDPA's default).
+  if (const auto* a = std::get_if<AttentionOp>(&op.shape); a && a->impl)
+    return std::string("attention/") + attention_impl_name(*a->impl);
   return op_family(op);
 }
 

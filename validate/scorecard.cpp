@@ -41,7 +41,7 @@ ErrorStats error_stats(const std::vector<double>& signed_errors) {
 namespace {
 
 bool memory_bound_family(const std::string& f) {
-  return f != "gemm" && f != "attention";
+  return f != "gemm" && f.rfind("attention", 0) != 0;  // "attention/flash2" too
 }
 
 FamilyScore family_score(const std::string& name, const std::vector<const CaseResult*>& cases) {
@@ -133,7 +133,7 @@ Scorecard score(const Dataset& data, const GpuSpec& gpu, const std::string& spli
   for (const auto& m : data.records) {
     if (split != "all" && m.split != split) continue;
     OpCost c = predict_op(m.op, gpu);
-    sc.cases.push_back({m.op.id, op_family(m.op), m.split, m.measured_us, c.time_us, c.roofline_us,
+    sc.cases.push_back({m.op.id, m.family.empty() ? op_family(m.op) : m.family, m.split, m.measured_us, c.time_us, c.roofline_us,
                         bottleneck_name(c.bottleneck)});
   }
   add_families(sc, true);

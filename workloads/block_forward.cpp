@@ -147,6 +147,7 @@ AttentionOp attention_shape(const ModelConfig& m, const RunConfig& run, const Bl
   a.causal = s.causal;
   a.dtype = attention_dtype(run);
   if (kv_from_cache && run.kv_cache != a.dtype) a.kv_dtype = run.kv_cache;
+  a.impl = run.runtime.choices_for(m).attention_impl;  // unset: what SDPA picks on the GPU
   return a;
 }
 

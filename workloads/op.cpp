@@ -39,6 +39,38 @@ const NameTable<RowOpKind>& row_op_kinds() {
   return t;
 }
 
+const NameTable<AttentionImpl>& attention_impls() {
+  static const NameTable<AttentionImpl> t = {{AttentionImpl::Cudnn, "cudnn"},
+                                             {AttentionImpl::Flash2, "flash2"},
+                                             {AttentionImpl::Flash3, "flash3"},
+                                             {AttentionImpl::Efficient, "efficient"},
+                                             {AttentionImpl::Math, "math"}};
+  return t;
+}
+
+const NameTable<RowImpl>& row_impls() {
+  static const NameTable<RowImpl> t = {{RowImpl::PyTorch, "aten"}, {RowImpl::SinglePass, "triton"}};
+  return t;
+}
+
+const char* attention_impl_name(AttentionImpl i) {
+  return attention_impls().name(i);
+}
+const char* row_impl_name(RowImpl i) {
+  return row_impls().name(i);
+}
+const NameTable<AdamwImpl>& adamw_impls() {
+  static const NameTable<AdamwImpl> t = {{AdamwImpl::Fused, "fused"},
+                                         {AdamwImpl::Foreach, "foreach"},
+                                         {AdamwImpl::ForLoop, "for-loop"}};
+  return t;
+}
+
+const char* elementwise_impl_name(const ElementwiseOp& e) {
+  if (e.kind == ElementwiseKind::AdamW) return adamw_impls().name(e.adamw);
+  return e.strided ? "generic" : "vectorized";
+}
+
 const NameTable<CollectiveKind>& collective_kinds() {
   static const NameTable<CollectiveKind> t = {
       {CollectiveKind::AllReduce, "all_reduce"},         {CollectiveKind::AllGather, "all_gather"},

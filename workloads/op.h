@@ -35,7 +35,13 @@ struct GemmOp {  // C[batch, m, n] = A[batch, m, k] * B[batch, n, k]^T
   double problems() const { return groups > 0 ? groups : (double)batch; }
 };
 
-struct AttentionOp {  // flash-style fused attention (one kernel), GQA when kv_heads < heads
+// The attention kernels PyTorch's scaled_dot_product_attention can run: cuDNN's fused kernel,
+// FlashAttention-2 (pytorch_flash), FlashAttention-3 (Hopper only), CUTLASS memory-efficient
+// attention, and the math fallback (bmm, softmax, bmm as separate kernels). Unset on an op: the
+// one SDPA picks on the GPU for the dtype (model/attention_impl.h).
+enum class AttentionImpl { Cudnn, Flash2, Flash3, Efficient, Math };
+
+struct AttentionOp {  // fused attention (one kernel but for math), GQA when kv_heads < heads
   int64_t batch = 1, heads = 0, kv_heads = 0, head_dim = 0, q_len = 0, kv_len = 0;
   bool causal = false;        // bottom-right aligned mask when q_len < kv_len
   DType dtype = DType::Bf16;  // Q, O and the math
@@ -47,6 +53,7 @@ struct AttentionOp {  // flash-style fused attention (one kernel), GQA when kv_h
   // (FlashMLA), V read from the same cached latent as K, so K/V bytes are one K's.
   int64_t v_head_dim = 0;
   bool v_in_k = false;
+  std::optional<AttentionImpl> impl{};  // unset: what SDPA picks on the GPU (attention_impl.h)
   DType kv_storage() const { return kv_dtype.value_or(dtype); }
   int64_t v_dim() const { return v_head_dim > 0 ? v_head_dim : head_dim; }
 };
@@ -56,6 +63,10 @@ struct AttentionOp {  // flash-style fused attention (one kernel), GQA when kv_h
 // whole KV cache every step): a vectorized copy, or with strided inputs ATen's element by element
 // CatArrayBatchedCopy.
 enum class ElementwiseKind { Copy, Add, Mul, MulScalar, Gelu, Silu, SiluMul, AdamW, Cat };
+// How torch.optim.AdamW runs its step (AdamW kind only): fused (_fused_adamw_: one pass, ATen's
+// multi_tensor_apply), foreach (the _foreach_* ops: eight multi-tensor passes) or for-loop (eight
+// kernels per parameter tensor).
+enum class AdamwImpl { Fused, Foreach, ForLoop };
 struct ElementwiseOp {
   ElementwiseKind kind = ElementwiseKind::Copy;
   int64_t numel = 0;
@@ -66,6 +77,8 @@ struct ElementwiseOp {
   // A cast (copy kind only): the output is stored in this dtype, e.g. an fp8 KV cache written
   // from bf16 keys or dequantized back to bf16.
   std::optional<DType> out_dtype;
+  AdamwImpl adamw = AdamwImpl::Fused;  // AdamW kind: the implementation
+  int64_t tensors = 1;                 // AdamW kind: parameter tensors the step walks
 };
 
 // How a full reduction is launched (ATen's setReduceConfig): blocks of threads_per_block threads;
@@ -149,12 +162,20 @@ const char* elementwise_kind_name(ElementwiseKind k);
 const char* reduce_kind_name(ReduceKind k);
 const char* row_op_kind_name(RowOpKind k);
 const char* collective_kind_name(CollectiveKind k);
+// The implementation names of `ridgeline op`'s "impl" (attention: cudnn flash2 flash3 efficient
+// math; norms and softmax: aten triton; elementwise: vectorized generic).
+const char* attention_impl_name(AttentionImpl i);
+const char* row_impl_name(RowImpl i);
+const char* elementwise_impl_name(const ElementwiseOp& e);  // AdamW's, else the indexing path
 
 // The name tables behind the functions above, for parsing.
 const NameTable<DType>& dtype_names();
 const NameTable<ElementwiseKind>& elementwise_kinds();
 const NameTable<ReduceKind>& reduce_kinds();
 const NameTable<RowOpKind>& row_op_kinds();
+const NameTable<AttentionImpl>& attention_impls();
+const NameTable<RowImpl>& row_impls();      // "aten" (PyTorch), "triton" (SinglePass)
+const NameTable<AdamwImpl>& adamw_impls();  // "fused", "foreach", "for-loop"
 // "all_reduce", "all_gather", "reduce_scatter", "all_to_all", "broadcast", "send_recv"
 const NameTable<CollectiveKind>& collective_kinds();
 

@@ -32,6 +32,44 @@ DType read_dtype(Reader& r, std::initializer_list<DType> allowed, const char* wh
   r.fail(key, std::string(why) + "; got " + name);
 }
 
+// "impl": one of the op kind's implementations (`kind` names the op in the message). A name
+// that belongs to another op kind's implementations gets its own message.
+template <class Reader, class E>
+E read_impl(Reader& r, const NameTable<E>& table, const std::string& kind) {
+  std::string name = r.string("impl");
+  if (auto v = table.parse(name)) return *v;
+  std::string list;
+  for (const auto& n : table.names()) list += (list.empty() ? "" : ", ") + n;
+  bool elsewhere = attention_impls().parse(name) || row_impls().parse(name) ||
+                   adamw_impls().parse(name) || name == "vectorized" || name == "generic";
+  if (elsewhere)
+    r.fail("impl",
+           "\"" + name + "\" is not an implementation of " + kind + "; " + kind + " takes " + list);
+  r.fail("impl", "unknown implementation \"" + name + "\"; " + kind + " takes " + list);
+}
+
+// What an attention implementation runs (the GPU's limits are checked when it is predicted,
+// model/attention_impl.h): FlashAttention and cuDNN in 16-bit (FlashAttention-3 and cuDNN also
+// fp8) with head_dim up to 256; the memory-efficient kernel and math in fp32, bf16 or fp16 with
+// any head_dim. Without "impl", an fp32 or head_dim > 256 op is the one SDPA falls back to.
+template <class Reader>
+void check_attention_impl(Reader& r, const AttentionOp& a) {
+  if (!a.impl) return;
+  AttentionImpl i = *a.impl;
+  std::string name = attention_impl_name(i);
+  bool fused =
+      i == AttentionImpl::Cudnn || i == AttentionImpl::Flash2 || i == AttentionImpl::Flash3;
+  if (fused && a.dtype == DType::Fp32)
+    r.fail("impl", name + " runs in bf16 or fp16, not fp32 (efficient and math take fp32)");
+  bool fp8 = i == AttentionImpl::Cudnn || i == AttentionImpl::Flash3;
+  if (!fp8 && (a.dtype == DType::Fp8 || a.kv_storage() == DType::Fp8))
+    r.fail(a.dtype == DType::Fp8 ? "impl" : "kv_dtype",
+           name + " does not read fp8 (cudnn and flash3 do)");
+  if (fused && a.head_dim > 256)
+    r.fail("head_dim", name + " supports head_dim up to 256 (efficient and math take more); got " +
+                           std::to_string(a.head_dim));
+}
+
 template <class Reader>
 GemmOp read_gemm(Reader& r) {
   GemmOp g;
@@ -58,8 +96,9 @@ AttentionOp read_attention(Reader& r) {
   a.q_len = dim(r, "q_len");
   a.kv_len = dim(r, "kv_len");
   a.causal = r.boolean("causal");
-  a.dtype = read_dtype(r, {DType::Bf16, DType::Fp16, DType::Fp8},
-                       "flash attention runs in bf16, fp16 or fp8");
+  a.dtype = read_dtype(r, {DType::Fp32, DType::Bf16, DType::Fp16, DType::Fp8},
+                       "attention runs in fp32, bf16, fp16 or fp8");
+  if (r.has("impl")) a.impl = read_impl(r, attention_impls(), "attention");
   if (r.has("kv_dtype")) {  // the KV cache's storage, dequantized as the kernel loads it
     DType kv = read_dtype(r, {DType::Bf16, DType::Fp16, DType::Fp8},
                           "a KV cache is stored in bf16, fp16 or fp8", "kv_dtype");
@@ -69,7 +108,7 @@ AttentionOp read_attention(Reader& r) {
     r.fail("kv_heads", "heads (" + std::to_string(a.heads) + ") must be a multiple of kv_heads (" +
                            std::to_string(a.kv_heads) + ")");
   }
-  if (a.head_dim > 256) r.fail("head_dim", "flash attention supports head_dim up to 256");
+  check_attention_impl(r, a);
   return a;
 }
 
@@ -77,12 +116,24 @@ constexpr std::initializer_list<DType> kStorageTypes = {DType::Fp32, DType::Bf16
                                                         DType::Fp8};
 constexpr const char* kNotStorage = "tf32 is a tensor-core mode, not a storage type";
 
+// An AdamW step over `numel` parameters in `tensors` tensors (params, grads and both moments in
+// dtype): torch.optim.AdamW's default on CUDA is foreach; "impl" says fused or for-loop.
+template <class Reader>
+void read_adamw(Reader& r, ElementwiseOp& e) {
+  if (e.dtype == DType::Fp8) r.fail("dtype", "AdamW keeps its parameters in fp32, bf16 or fp16");
+  if (r.has("strided")) r.fail("strided", "an AdamW step takes no strided (its tensors are whole)");
+  e.tensors = dim(r, "tensors");
+  if (e.tensors > e.numel) r.fail("tensors", "more tensors than parameters (numel)");
+  e.adamw = AdamwImpl::Foreach;
+  if (r.has("impl")) e.adamw = read_impl(r, adamw_impls(), "adamw");
+}
+
 template <class Reader>
 ElementwiseOp read_elementwise(Reader& r) {
-  // An optimizer step is a training op, and a cat a workload's kernel: not `ridgeline op` inputs.
+  // A cat is a workload's kernel, not a `ridgeline op` input.
   ElementwiseOp e;
   e.kind = *elementwise_kinds().parse(
-      r.one_of("kind", elementwise_kinds().names({ElementwiseKind::AdamW, ElementwiseKind::Cat})));
+      r.one_of("kind", elementwise_kinds().names({ElementwiseKind::Cat})));
   e.numel = dim(r, "numel");
   e.dtype = read_dtype(r, kStorageTypes, kNotStorage);
   if (r.has("out_dtype")) {  // a cast
@@ -90,6 +141,21 @@ ElementwiseOp read_elementwise(Reader& r) {
       r.fail("out_dtype", "only a copy casts (\"kind\": \"copy\" with out_dtype)");
     DType out = read_dtype(r, kStorageTypes, kNotStorage, "out_dtype");
     if (out != e.dtype) e.out_dtype = out;
+  }
+  if (e.kind == ElementwiseKind::AdamW) {
+    read_adamw(r, e);
+    return e;
+  }
+  if (r.has("tensors")) r.fail("tensors", "only an AdamW step (\"kind\": \"adamw\") takes tensors");
+  if (r.has("strided")) e.strided = r.boolean("strided");
+  if (r.has("impl")) {  // the vectorized path on contiguous operands, ATen's generic one on views
+    static const NameTable<bool> kPaths = {{false, "vectorized"}, {true, "generic"}};
+    bool generic = read_impl(r, kPaths, "elementwise");
+    if (r.has("strided") && generic != e.strided)
+      r.fail("impl", std::string(generic ? "generic" : "vectorized") +
+                         " contradicts \"strided\": " + (e.strided ? "true" : "false") +
+                         " (strided operands run generic)");
+    e.strided = generic;
   }
   return e;
 }
@@ -113,6 +179,10 @@ RowOp read_row_op(Reader& r, RowOpKind kind) {
   x.dtype = read_dtype(r, {DType::Fp32, DType::Bf16, DType::Fp16},
                        "normalizations run in fp32, bf16 or fp16");
   x.launch = default_runtime().launch.rows;  // an op line runs PyTorch's (ATen's) launch
+  // torch.rms_norm, F.layer_norm and softmax run ATen's own kernels unless "impl" says triton
+  // (a single-pass kernel: the row read once into registers).
+  x.impl = RowImpl::PyTorch;
+  if (r.has("impl")) x.impl = read_impl(r, row_impls(), row_op_kind_name(kind));
   return x;
 }
 
@@ -139,11 +209,12 @@ Op read_op(Reader& r, const std::string& fallback_id) {
     }
     op.warm_l2 = r.boolean("warm_l2");
   }
-  if (r.has("strided")) {
-    if (kind != "elementwise")
-      r.fail("strided", "only elementwise ops take strided (operands that are strided views)");
-    std::get<ElementwiseOp>(op.shape).strided = r.boolean("strided");
-  }
+  if (r.has("strided") && kind != "elementwise")
+    r.fail("strided", "only elementwise ops take strided (operands that are strided views)");
+  if (r.has("impl") && (kind == "gemm" || kind == "reduce"))
+    r.fail("impl", kind +
+                       " has no implementation choice (attention, rmsnorm, layernorm, softmax "
+                       "and elementwise ops take \"impl\")");
   if (r.has("l2_working_set_bytes")) {
     if (!op.warm_l2) {
       r.fail("l2_working_set_bytes", "only with \"warm_l2\": true (what else L2 holds then)");

@@ -62,6 +62,13 @@ const ChoiceTable<MoeImpl> kMoe = {{"hf_grouped_mm", MoeImpl::HfGroupedMm},
 const ChoiceTable<MlaImpl> kMla = {{"hf_expand_kv", MlaImpl::HfExpandKv},
                                    {"absorbed", MlaImpl::Absorbed}};
 
+// "attention/backend" and --attention-backend: "sdpa" (PyTorch's pick) or an implementation.
+std::vector<std::string> attention_backend_names() {
+  std::vector<std::string> names = {"sdpa"};
+  for (const auto& n : attention_impls().names()) names.push_back(n);
+  return names;
+}
+
 // Reads `key` of `r` into `out` when present; a missing key is an error unless `optional`.
 template <class E>
 void read_choice(JsonReader& r, const std::string& key, const ChoiceTable<E>& table, E& out,
@@ -94,6 +101,13 @@ void read_choices(JsonReader& r, BlockChoices& c, bool optional) {
     read_choice(*a, "rope_tables", kRopeTables, c.rope_tables, optional);
     read_choice(*a, "mask", kMask, c.mask, optional);
     read_choice(*a, "mla", kMla, c.mla, optional);
+    // optional everywhere: a file without it runs what SDPA picks
+    std::optional<AttentionImpl> backend = c.attention_impl;
+    if (a->has("backend")) {
+      std::string b = a->one_of("backend", attention_backend_names());
+      backend = attention_impls().parse(b);  // "sdpa": unset
+    }
+    c.attention_impl = backend;
   }
   if (JsonReader* kv = object("kv_cache")) {
     read_choice(*kv, "update", kCacheUpdate, c.cache_update, optional);
@@ -252,6 +266,18 @@ std::vector<std::string> runtime_preset_names() {
 
 RuntimeProfile load_runtime_text(const std::string& text, const std::string& label) {
   return from_document(parse_json_text(text, label), label);
+}
+
+void select_attention_backend(RuntimeProfile& r, const std::string& backend,
+                              const std::string& flag) {
+  std::vector<std::string> names = attention_backend_names();
+  if (std::find(names.begin(), names.end(), backend) == names.end()) {
+    std::string list;
+    for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
+    throw InputError(flag + " " + backend + ": unknown attention backend; expected one of " + list);
+  }
+  r.block.attention_impl = attention_impls().parse(backend);
+  r.learned_positions.attention_impl = r.block.attention_impl;
 }
 
 RuntimeProfile load_runtime(const std::string& name_or_path) {

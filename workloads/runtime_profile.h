@@ -72,6 +72,9 @@ struct BlockChoices {
   MlpActivation activation = MlpActivation::Separate;
   MoeImpl moe = MoeImpl::HfGroupedMm;
   MlaImpl mla = MlaImpl::HfExpandKv;
+  // "attention/backend": the attention kernel; unset ("sdpa"): the one PyTorch's SDPA picks on
+  // the GPU for the dtype (model/attention_impl.h), which outputs name.
+  std::optional<AttentionImpl> attention_impl;
   bool operator==(const BlockChoices&) const = default;
 };
 
@@ -123,6 +126,11 @@ struct RuntimeProfile {
 // dynamic_cat) or "static" (StaticCache: static_index_copy), for a runtime whose cache is one of
 // the two; any other runtime is an InputError naming `flag`.
 void select_cache_impl(RuntimeProfile& r, const std::string& impl, const std::string& flag);
+
+// --attention-backend: sdpa (PyTorch's pick), cudnn, flash2, flash3, efficient or math for every
+// model of the runtime; an unknown name is an InputError naming `flag`.
+void select_attention_backend(RuntimeProfile& r, const std::string& backend,
+                              const std::string& flag);
 
 // A preset name ("pytorch-eager", "fused") or a path to a runtime JSON file.
 RuntimeProfile load_runtime(const std::string& name_or_path);

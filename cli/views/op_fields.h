@@ -21,6 +21,7 @@ void op_result_fields(const OpResult& r, Out& o) {
   }
   const OpCost& c = *r.cost;
   o.field("op", op_family(*r.op));
+  if (c.impl) o.field("impl", std::string(c.impl));  // the implementation that ran, where there is a choice
   o.field("time_us", c.time_us);
   if (r.interval) {  // the 80% interval of time_us (validate/intervals.h)
     o.begin("interval");

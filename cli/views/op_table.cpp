@@ -4,6 +4,9 @@
 //   id            op         time        80% interval        bound    TFLOP/s   HBM GB/s  launch
 //   gemm-4k       gemm       169.0 us    163.2-178.5 us      compute  813.2     595       128x256
 //   tiles, 4 waves (97% full)
+//   attn          attention   88.7 us     81.1-97.4 us        compute  390.5     473       35.0 us
+//   cudnn: 128x128 tiles, 2.7 waves (77% full)
+// An op kind with implementations names the one that ran at the start of its launch column.
 #include "cli/views/interval_views.h"
 #include "cli/views/views.h"
 
@@ -15,15 +18,15 @@ namespace {
 
 std::string launch_text(const OpCost& c) {
   const LaunchShape& d = c.detail;
-  std::string s;
+  std::string s = c.impl ? std::string(c.impl) + ": " : "";
   if (d.tile_m > 0) {
-    s = std::to_string(d.tile_m) + "x" + std::to_string(d.tile_n) + " tiles, " +
-        fixed(d.waves, d.waves < 10 ? 1 : 0) + " waves (" + fixed(100 * d.wave_efficiency, 0) +
-        "% full)";
+    s += std::to_string(d.tile_m) + "x" + std::to_string(d.tile_n) + " tiles, " +
+         fixed(d.waves, d.waves < 10 ? 1 : 0) + " waves (" + fixed(100 * d.wave_efficiency, 0) +
+         "% full)";
     if (d.split > 1) s += ", split " + std::to_string(d.split);
     if (d.alignment_bytes < 16) s += ", " + fixed(d.alignment_bytes, 0) + "-byte aligned";
   } else {
-    s = fixed(d.active_sms, 0) + " SMs busy";
+    s += fixed(d.active_sms, 0) + " SMs busy";
   }
   if (d.l2_hit_fraction > 0 && d.tile_m == 0)
     s += ", " + fixed(100 * d.l2_hit_fraction, 0) + "% L2 hits";

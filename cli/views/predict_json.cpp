@@ -1,6 +1,7 @@
 // JSON and CSV views of a prediction. JSON holds total_us, tokens_per_s, time by bound, a
 // per-layer list, a per-op list (every kernel of every layer: name, section, layer, time_us,
-// bottleneck, flops, bytes by level, and from the timeline its stream and start_us in the step) and
+// bottleneck, flops, bytes by level, and from the timeline its stream and start_us in the step;
+// impl where the op kind has implementations: the attention backend, aten/triton norms) and
 // memory (weights, KV cache, activations, gradients, optimizer state, total, capacity, fits,
 // max_batch).
 #include "cli/views/interval_views.h"
@@ -69,6 +70,7 @@ void print_prediction_json(std::ostream& os, const Prediction& p) {
               {{"hbm", k.cost.bytes.hbm}, {"l2", k.cost.bytes.l2}, {"smem", k.cost.bytes.smem}}},
              {"stream", stream_name(e.stream)},
              {"start_us", e.start_us}});
+        if (k.cost.impl) j["ops"].back()["impl"] = k.cost.impl;  // where there is a choice
       });
   j["memory"] = memory_json(p.memory);
   os << j.dump(2) << "\n";
@@ -82,20 +84,21 @@ void print_prediction_csv(std::ostream& os, const Prediction& p) {
     os << "# " << it.key() << "," << (it->is_string() ? it->get<std::string>() : it->dump())
        << "\n";
   }
-  os << "section,layer,name,op,start_us,time_us,bottleneck,flops,bytes_hbm,bytes_l2\n";
+  os << "section,layer,name,op,start_us,time_us,bottleneck,flops,bytes_hbm,bytes_l2,impl\n";
   double flops = 0, hbm = 0, l2 = 0;
   for_each_kernel(
       p, [&](const SectionPrediction& s, const TimelineEvent& e, const KernelPrediction& k) {
         os << s.name << "," << e.layer << "," << k.name << "," << k.family << ","
            << exact(e.start_us) << "," << exact(k.device_us) << ","
            << bottleneck_name(k.cost.bottleneck) << "," << exact(k.cost.flops()) << ","
-           << exact(k.cost.bytes.hbm) << "," << exact(k.cost.bytes.l2) << "\n";
+           << exact(k.cost.bytes.hbm) << "," << exact(k.cost.bytes.l2) << ","
+           << (k.cost.impl ? k.cost.impl : "") << "\n";
         flops += k.cost.flops();
         hbm += k.cost.bytes.hbm;
         l2 += k.cost.bytes.l2;
       });
   os << "total,-1,step,step,0," << exact(p.total_us) << ",-," << exact(flops) << "," << exact(hbm)
-     << "," << exact(l2) << "\n";
+     << "," << exact(l2) << ",\n";
 }
 
 }  // namespace ridgeline

@@ -1,0 +1,139 @@
+// Attention implementations (attention_impl.h). Each fused kernel is the flash-style model of
+// attention_cost.cpp with its own structure, read off the kernels PyTorch 2.11 launched on an
+// H200 (validate/data/h200-sxm-hf-kernels-2026-12-01.json):
+//  - cudnn: the GPU's own attention parameters (hardware/arch, calibrated profiles), which
+//    describe cuDNN's fused kernel on Hopper and Blackwell (sm90 wgmma, 128-row query tiles;
+//    decode: the 16x128 kernel and a split-KV reduction) and the FlashAttention-2-like kernel
+//    elsewhere;
+//  - flash2: pytorch_flash::flash_fwd_kernel<traits<128, 128, 64, 4>>: 128 query rows x 64 keys
+//    per step (128 keys at head_dim <= 64) on sm80 mma.sync, also on Hopper (no wgmma: a lower
+//    share of the tensor peak, kFa2MmaEfficiency); decode runs flash_fwd_splitkv_kernel
+//    <traits<128, 64, 128, 4>> (64-row tiles of the packed GQA heads, 128 keys a step), splitting
+//    the keys whenever items leave SMs idle, then flash_fwd_splitkv_combine_kernel;
+//  - flash3: FlashAttention-3 (Hopper only; NOT measured here): the same wgmma main loop as
+//    cuDNN's Hopper kernel (128 x 128 tiles, producer/consumer warpgroups; its paper reports
+//    ~75% of H100's bf16 peak, cuDNN's band), with FlashAttention's split-KV decode and combine;
+//  - efficient: CUTLASS fmha_cutlassF_*_64x128_rf_sm80: 64 queries x 128 keys a step, one CTA per
+//    SM, no GQA packing and no split-KV: in decode each (batch, head) is one CTA whose 64-row tile
+//    holds a single query, walking every key block alone;
+//  - math: separate ATen kernels (attention_math.cpp).
+// The efficiencies below were fitted on the fit split of that file only (scripts: by hand, see
+// the constants); the held-out split is validate/accuracy_baseline_h200_impl.json's.
+#include "model/attention_impl.h"
+
+#include "common/errors.h"
+#include "model/cost_models.h"
+#include "model/kernel_terms.h"
+
+#include <string>
+
+namespace ridgeline {
+
+namespace {
+
+// Fitted on the fit split of validate/data/h200-sxm-hf-kernels-2026-12-01.json (H200).
+constexpr double kFa2MmaEfficiency = 0.44;        // FA2's mma.sync main loop, of the tensor peak
+constexpr double kFa2CombineUs = 2.0;             // flash_fwd_splitkv_combine_kernel
+constexpr double kEfficientMmaEfficiency = 0.19;  // CUTLASS mem-eff (sm80 rf kernel) on Hopper
+
+bool cudnn_first(const GpuSpec& gpu) {
+  return gpu.architecture == "hopper" || gpu.architecture == "blackwell";
+}
+
+std::string impl_error(AttentionImpl i, const std::string& why) {
+  return std::string("/impl: ") + attention_impl_name(i) + " " + why;
+}
+
+void check_gpu(AttentionImpl i, const GpuSpec& gpu) {
+  if (i == AttentionImpl::Flash3 && gpu.architecture != "hopper")
+    throw InputError(impl_error(i, "(FlashAttention-3) runs only on Hopper GPUs (sm_90); " +
+                                       gpu.name + " is " + gpu.architecture));
+  if (i == AttentionImpl::Cudnn && gpu.architecture == "cdna3")
+    throw InputError(impl_error(i, "is NVIDIA's library; " + gpu.name + " (" + gpu.architecture +
+                                       ") runs flash2, efficient or math"));
+}
+
+// FlashAttention's split-KV decode: split whenever items leave SMs idle, up to 128 splits.
+void flash_decode_splits(GpuSpec& g) {
+  auto& p = g.model.attention;
+  p.max_kv_splits.value = 128;
+  p.decode_split_max_waves.value = 1e9;
+  p.decode_split_min_kv_len.value = 0;
+}
+
+OpCost flash2_cost(const AttentionOp& a, const GpuSpec& gpu) {
+  // On Ampere, Ada and CDNA the GPU's own attention parameters describe this kernel already.
+  if (!cudnn_first(gpu)) return attention_cost(a, gpu);
+  GpuSpec g = gpu;
+  auto& p = g.model.attention;
+  bool decode = a.q_len == 1;
+  p.block_m.value = 128;
+  p.block_n.value = decode || a.head_dim <= 64 ? 128 : 64;
+  p.decode_block_m.value = 64;
+  p.mma_efficiency.value = kFa2MmaEfficiency;
+  flash_decode_splits(g);
+  OpCost c = attention_cost(a, g);
+  if (c.detail.split > 1) add_overhead(c, kFa2CombineUs);
+  return c;
+}
+
+OpCost flash3_cost(const AttentionOp& a, const GpuSpec& gpu) {
+  GpuSpec g = gpu;
+  auto& p = g.model.attention;
+  p.block_m.value = 128;
+  p.block_n.value = 128;
+  flash_decode_splits(g);
+  OpCost c = attention_cost(a, g);
+  if (c.detail.split > 1) add_overhead(c, kFa2CombineUs);
+  return c;
+}
+
+OpCost efficient_cost(const AttentionOp& a, const GpuSpec& gpu) {
+  GpuSpec g = gpu;
+  auto& p = g.model.attention;
+  p.block_m.value = 64;
+  p.decode_block_m.value = 64;
+  p.block_n.value = 128;
+  p.ctas_per_sm.value = 1;
+  p.max_kv_splits.value = 1;
+  p.mma_efficiency.value = kEfficientMmaEfficiency;
+  return attention_cost(a, g);
+}
+
+}  // namespace
+
+AttentionImpl attention_impl_for(const AttentionOp& a, const GpuSpec& gpu) {
+  if (a.impl) {
+    check_gpu(*a.impl, gpu);
+    return *a.impl;
+  }
+  if (a.dtype == DType::Fp32 || a.head_dim > 256) return AttentionImpl::Efficient;
+  if (a.dtype == DType::Fp8 || cudnn_first(gpu)) return AttentionImpl::Cudnn;
+  return AttentionImpl::Flash2;
+}
+
+OpCost attention_impl_cost(const AttentionOp& a, const GpuSpec& gpu) {
+  AttentionImpl i = attention_impl_for(a, gpu);
+  OpCost c;
+  switch (i) {
+    case AttentionImpl::Cudnn:
+      c = attention_cost(a, gpu);
+      break;
+    case AttentionImpl::Flash2:
+      c = flash2_cost(a, gpu);
+      break;
+    case AttentionImpl::Flash3:
+      c = flash3_cost(a, gpu);
+      break;
+    case AttentionImpl::Efficient:
+      c = efficient_cost(a, gpu);
+      break;
+    case AttentionImpl::Math:
+      c = math_attention_cost(a, gpu);
+      break;
+  }
+  c.impl = attention_impl_name(i);
+  return c;
+}
+
+}  // namespace ridgeline
