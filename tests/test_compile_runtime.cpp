@@ -4,6 +4,7 @@
 // equals the profile's, leaving out the kernels libraries add inside one call (cuBLASLt's split-K
 // reduce, cuDNN's lean reduction, memsets) and, in mode reduce-overhead, the CUDA-graph tree's
 // own input copies and fills (ATen's multi_tensor_apply and fill kernels outside the model).
+#include "hf_records.h"
 #include "model/prediction.h"
 #include "test_helpers.h"
 #include "validate/workload_dataset.h"
@@ -22,31 +23,12 @@ using test::require_input_error;
 
 namespace {
 
-const std::string kData = "/validate/data/h200-sxm-hf-compile-2026-12-01.json";
-
-const nlohmann::json& compile_data() {
-  static const nlohmann::json d = read_json_file(std::string(RIDGELINE_SOURCE_DIR) + kData);
-  return d;
-}
-
 const nlohmann::json& record(const std::string& id) {
-  for (const auto& r : compile_data()["records"])
-    if (r["id"] == id) return r;
-  FAIL("no record " << id);
-  throw;
+  return test::measured_record("/validate/data/h200-sxm-hf-compile-2026-12-01.json", id);
 }
 
 int64_t profiled_kernels(const nlohmann::json& r) {
-  double n = 0;
-  for (const auto& k : r["kernels"]) {
-    std::string name = k["name"];
-    bool library = name.find("splitKreduce") != std::string::npos ||
-                   name.find("lean_reduction") != std::string::npos ||
-                   name.rfind("Memset", 0) == 0 || name.rfind("Memcpy", 0) == 0 ||
-                   name.find("at::native::") != std::string::npos;  // CUDA-graph tree's copies
-    if (!library) n += k["count"].get<double>();
-  }
-  return (int64_t)n;
+  return test::profiled_kernels(r, true);
 }
 
 RunConfig compile_run(const nlohmann::json& r) {

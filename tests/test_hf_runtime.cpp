@@ -4,6 +4,7 @@
 // profile's, leaving out the kernels libraries add inside one call (cuBLASLt's split-K reduce,
 // cuDNN's lean reduction, memsets and copies of workspaces). Cases where ATen splits a copy over
 // 2^31 bytes into 32-bit-indexable pieces (StaticCache b32 kv8192, b128 kv2048+) are not matched.
+#include "hf_records.h"
 #include "model/op_cost.h"
 #include "model/prediction.h"
 #include "model/timeline.h"
@@ -22,29 +23,12 @@ using test::require_input_error;
 
 namespace {
 
-const nlohmann::json& hf_data() {
-  static const nlohmann::json d = read_json_file(std::string(RIDGELINE_SOURCE_DIR) +
-                                                 "/validate/data/h200-sxm-hf-2026-12-01.json");
-  return d;
-}
-
 const nlohmann::json& record(const std::string& id) {
-  for (const auto& r : hf_data()["records"])
-    if (r["id"] == id) return r;
-  FAIL("no record " << id);
-  throw;
+  return test::measured_record("/validate/data/h200-sxm-hf-2026-12-01.json", id);
 }
 
 int64_t profiled_kernels(const nlohmann::json& r) {
-  double n = 0;
-  for (const auto& k : r["kernels"]) {
-    std::string name = k["name"];
-    bool library = name.find("splitKreduce") != std::string::npos ||
-                   name.find("lean_reduction") != std::string::npos ||
-                   name.rfind("Memset", 0) == 0 || name.rfind("Memcpy", 0) == 0;
-    if (!library) n += k["count"].get<double>();
-  }
-  return (int64_t)n;
+  return test::profiled_kernels(r, false);
 }
 
 int64_t built_kernels(const nlohmann::json& r) {
