@@ -9,6 +9,8 @@ without torch (py_compile, --dry-run); what needs torch looks it up when called.
 
 import gc
 import importlib.util
+import json
+import os
 import time
 
 import measure_hf as mh  # time_eager, capture, time_replays, profile_step, caches
@@ -63,12 +65,44 @@ FAMILIES = {
         "vocab_size": 100352, "max_position_embeddings": 4096, "rope_theta": 500000.0, "rms_norm_eps": 1e-6,
         "tie_word_embeddings": False, "hidden_act": "silu", "attention_bias": False, "num_hidden_layers": 32}),
 }
+
+# Families added on 2026-12-01's second run (issue 14's never-measured model types): the public
+# config.json values as ridgeline's own presets hold them (workloads/models/*.json, each with its
+# source), Qwen2-57B-A14B written here (no preset).
+PRESET_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "workloads", "models")
+PRESET_DROP = ("architectures", "auto_map", "torch_dtype", "transformers_version", "model_type")
+
+
+def preset_config(name):
+    with open(os.path.join(PRESET_DIR, name + ".json")) as f:
+        doc = json.load(f)
+    return {k: v for k, v in doc.items() if not k.startswith("_") and k not in PRESET_DROP}
+
+
+FAMILIES_2 = {
+    "gemma2-27b": ("Gemma2Config", "Gemma2ForCausalLM", 4, preset_config("gemma-2-27b")),
+    "qwen2-57b-a14b": ("Qwen2MoeConfig", "Qwen2MoeForCausalLM", 4, {
+        "hidden_size": 3584, "intermediate_size": 18944, "moe_intermediate_size": 2560,
+        "shared_expert_intermediate_size": 20480, "num_attention_heads": 28, "num_key_value_heads": 4,
+        "num_experts": 64, "num_experts_per_tok": 8, "norm_topk_prob": False, "decoder_sparse_step": 1,
+        "mlp_only_layers": [], "vocab_size": 151936, "max_position_embeddings": 32768, "rms_norm_eps": 1e-6,
+        "rope_theta": 1000000.0, "tie_word_embeddings": False, "hidden_act": "silu", "use_sliding_window": False,
+        "num_hidden_layers": 28}),
+    "llama4-scout": ("Llama4TextConfig", "Llama4ForCausalLM", 4, preset_config("llama-4-scout")),
+    "deepseek-v2-lite": ("DeepseekV2Config", "DeepseekV2ForCausalLM", 4, preset_config("deepseek-v2-lite")),
+}
+FAMILIES.update(FAMILIES_2)
+
 # What we change besides the layer count (recorded per record).
 DEVIATIONS = {
     "deepseek-v3": {"first_k_dense_replace": 2,
                     "why": "4 layers: 2 dense (as the first 3 of 61 are) + 2 MoE with all 256 experts"},
     "gemma3-27b": {"why": "6 layers so that the 5-sliding : 1-global pattern has its global layer"},
     "gpt-oss-20b": {"why": "experts in bf16: MXFP4 needs the hub kernels (triton_kernels), not on the machine"},
+    "gemma2-27b": {"why": "4 layers: 2 sliding + 2 global, alternating as in the 46"},
+    "llama4-scout": {"why": "text model only (Llama4ForCausalLM, no vision tower); 4 layers, every one MoE as in "
+                             "the 48 (interleave_moe_layer_step 1); no_rope_layers cut to the 4 layers built"},
+    "deepseek-v2-lite": {"why": "4 layers: 1 dense (as the first of 27 is) + 3 MoE with all 64 experts"},
 }
 
 
@@ -87,6 +121,8 @@ def family_config(fam, layers):
         kw["first_k_dense_replace"] = min(DEVIATIONS[fam]["first_k_dense_replace"], layers - 1)
     if fam == "gpt-oss-20b":
         kw["layer_types"] = ["sliding_attention" if i % 2 == 0 else "full_attention" for i in range(layers)]
+    if fam == "llama4-scout" and kw.get("no_rope_layers"):
+        kw["no_rope_layers"] = kw["no_rope_layers"][:layers]
     if fam == "gemma3-27b":
         kw["layer_types"] = ["sliding_attention" if (i + 1) % 6 else "full_attention" for i in range(layers)]
     return cfg_name, cls_name, kw

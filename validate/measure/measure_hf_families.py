@@ -67,7 +67,12 @@ METHOD_TEXT = (
     "each graph case timed and profiled): each case set up again, one warm step, torch.profiler "
     "(CPU + CUDA) over one step (one "
     "replay in graph mode): kernels with count and device us (names cut to 200 chars), the 40 most "
-    "frequent CPU ops. Split: split_of(id), sha256 of the id, 30% holdout.")
+    "frequent CPU ops. Second run (h200-sxm-families2-*.json): the same method for Gemma2ForCausalLM "
+    "(gemma-2-27b), Qwen2MoeForCausalLM (Qwen2-57B-A14B), Llama4ForCausalLM (Llama-4-Scout text, 16 "
+    "experts top-1, chunked attention, NoPE every 4th layer) and DeepseekV2ForCausalLM (DeepSeek-V2-Lite), "
+    "their configs from ridgeline's presets (workloads/models/*.json, the published config.json values); "
+    "and for every family six more shapes: prefill b2 s1024 and b4 s512, decode b4 kv1024 and b8 kv512, each "
+    "cropped-cache eager and StaticCache graph. Split: split_of(id), sha256 of the id, 30% holdout.")
 
 
 def cases_for(smoke=False):
@@ -80,6 +85,14 @@ def cases_for(smoke=False):
             specs.append(("decode", b, kv, "dynamic", "eager"))
             specs.append(("decode", b, kv, "static", "graph"))
             specs.append(("decode", b, kv, "dynamic_crop", "eager"))
+        # second run (2026-12-01): more shapes for every family, so that each has held-out records
+        specs.append(("prefill", 2, 256 if smoke else 1024, "dynamic", "eager"))
+        specs.append(("prefill", 4, 128 if smoke else 512, "dynamic", "eager"))
+        if not smoke:
+            specs.append(("decode", 4, 1024, "dynamic_crop", "eager"))
+            specs.append(("decode", 4, 1024, "static", "graph"))
+            specs.append(("decode", 8, 512, "dynamic_crop", "eager"))
+            specs.append(("decode", 8, 512, "static", "graph"))
         if fam == "qwen3-32b":  # diagnostic: the growing-cache decode with SDPA held to the flash backend
             specs.append(("decode", 1, kv, "dynamic", "eager-sdpa_flash"))
         for phase, b, n, cache, launch in specs:

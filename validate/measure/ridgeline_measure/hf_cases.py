@@ -96,8 +96,8 @@ TRACE_IDS = ("hf-llama3-8b-L8-decode-b8-kv2048-dynamic-eager", "hf-llama3-8b-L8-
 SDPA_BACKENDS = ("FLASH_ATTENTION", "EFFICIENT_ATTENTION", "CUDNN_ATTENTION", "MATH")
 
 
-def attn_base_id(b, q, kv):
-    shape = f"b{b}-h32-kv8-d128"
+def attn_base_id(b, q, kv, h=32, kvh=8, d=128):
+    shape = f"b{b}-h{h}-kv{kvh}-d{d}"
     return f"attn-prefill-{shape}-s{q}-causal" if q == kv else f"attn-decode-{shape}-ctx{kv}"
 
 
@@ -119,6 +119,33 @@ def kernel_cases(smoke=False):
                       ("softmax", ("aten_softmax",))):
         for cols in cols_list:
             for rows in rows_list:
+                base = f"{op}-bf16-{rows}x{cols}"
+                for impl in impls:
+                    cases.append({"kind": "op", "id": f"{base}-impl-{impl}", "split_key": base,
+                                  "split": split_of(base), "op": op, "rows": rows, "cols": cols, "dtype": "bf16",
+                                  "impl": impl})
+    return cases
+
+
+def extra_kernel_cases():
+    """The second kernel run (2026-12-01, measure_hf.py --set extra-kernels): other head shapes
+    (Llama-3-70B's 64/8/128, Qwen2.5-7B-like 28/4/128, GPT-2-like 16/16/64) and sizes, and norms /
+    softmax at other widths, so that each implementation has held-out shapes beyond Llama-3-8B's."""
+    cases = []
+    heads = [(64, 8, 128), (28, 4, 128), (16, 16, 64)]
+    shapes = [(2, 1024, 1024), (1, 4096, 4096), (4, 1, 4096), (16, 1, 1024), (32, 1, 512)]
+    for h, kvh, d in heads:
+        for b, q, kv in shapes:
+            base = attn_base_id(b, q, kv, h, kvh, d)
+            for be in SDPA_BACKENDS:
+                cases.append({"kind": "op", "id": f"{base}-impl-{be.lower()}", "split_key": base,
+                              "split": split_of(base), "op": "attention", "batch": b, "heads": h, "kv_heads": kvh,
+                              "head_dim": d, "q_len": q, "kv_len": kv, "causal": q == kv, "dtype": "bf16",
+                              "impl": be.lower()})
+    for op, impls in (("rmsnorm", ("aten_rms_norm", "hf_llama_rmsnorm")), ("layernorm", ("aten_layer_norm",)),
+                      ("softmax", ("aten_softmax",))):
+        for cols in (2048, 3584, 5120):
+            for rows in (8, 256, 2048, 8192):
                 base = f"{op}-bf16-{rows}x{cols}"
                 for impl in impls:
                     cases.append({"kind": "op", "id": f"{base}-impl-{impl}", "split_key": base,
