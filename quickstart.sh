@@ -49,12 +49,12 @@ case "${1:-}" in
   test)
     install_missing
     build build -DCMAKE_BUILD_TYPE=Release
-    (cd build && ctest --output-on-failure)
+    (cd build && ctest --output-on-failure -j "$(nproc)")
     ;;
   sanitize)
     install_missing
     build build-sanitize -DCMAKE_BUILD_TYPE=Debug -DRIDGELINE_SANITIZE=ON -DRIDGELINE_BENCH=OFF
-    (cd build-sanitize && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure)
+    (cd build-sanitize && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure -j "$(nproc)")
     ;;
   fuzz)
     install_missing clang libclang-rt-14-dev

@@ -164,6 +164,16 @@ TEST_CASE("families: qwen2_moe's shared expert with its gate", "[model][families
   j["shared_expert_intermediate_size"] = 1;
   int64_t small = parameter_count(load(j));
   CHECK(parameter_count(m) - small == 3 * (3 * 2048 * (5632 - 1)));
+  // transformers 5 writes layer_types (all full attention without a window): read, checked.
+  j["layer_types"] = std::vector<std::string>(4, "full_attention");
+  CHECK(parameter_count(load(j)) == small);
+  j["layer_types"][2] = "sliding_attention";
+  expect_error(j, {"test.json: /layer_types/2: expected one of \"full_attention\""});
+  j.erase("layer_types");
+  CHECK(load(j).qkv_bias);  // Qwen2MoeAttention's biases, also when written as qkv_bias
+  j["qkv_bias"] = false;
+  CHECK(!load(j).qkv_bias);
+  CHECK(parameter_count(load(j)) < small);
 }
 
 TEST_CASE("families: graph structures (QK-norm, caps, sinks, windows)", "[workloads][families]") {
@@ -346,4 +356,33 @@ TEST_CASE("families error: parallel prediction of mixed layers", "[model][errors
   RunConfig r = decode(1, 128);
   require_input_error([&] { check_parallel_config(p, g, r, {}); },
                       {"--cluster: gemma-3-27b's layers differ"});
+}
+
+// transformers' Llama4TextExperts runs every expert on every token (two bmm over all 16 experts,
+// the input repeated per expert); vLLM's fused MoE runs only the routed ones. The H200 profiles
+// of Llama4ForCausalLM (validate/data/h200-sxm-families-2026-12-01b.json) list the bmm at the
+// cost of all experts: a 2048-token prefill's gate_up is 6.2 ms a layer.
+TEST_CASE("families: transformers' Llama 4 experts run every expert on every token",
+          "[workloads][families]") {
+  ModelConfig m = load_model("llama-4-scout");
+  CHECK(m.moe.hf_dense_experts);
+  RunConfig r = decode(1, 0, "hf-transformers");
+  r.phase = Phase::Prefill;
+  r.batch = 1;
+  r.seq = 2048;
+  OpGraph hf = build_graph(m, r);
+  CHECK(count_named(hf, "experts.repeat") > 0);
+  CHECK(count_named(hf, "experts.ids_sort") == 0);  // no sort/gather dispatch
+  RunConfig f = r;
+  f.runtime = load_runtime("fused");
+  OpGraph fused = build_graph(m, f);
+  CHECK(count_named(fused, "experts.repeat") == 0);
+  // Every expert's FLOPs: the dense experts cost about E / top_k = 16 times the routed ones.
+  GpuSpec gpu = load_gpu("h200-sxm");
+  double hf_us = predict_workload(hf, m, r, gpu).total_us;
+  double fused_us = predict_workload(fused, m, f, gpu).total_us;
+  CHECK(hf_us > 2.5 * fused_us);
+  // Qwen3-MoE under transformers keeps the grouped (routed) experts.
+  CHECK(!load_model("qwen3-30b-a3b").moe.hf_dense_experts);
+  CHECK(count_named(build_graph(load_model("qwen3-30b-a3b"), r), "experts.repeat") == 0);
 }

@@ -67,13 +67,16 @@ void read_qwen_moe(JsonReader& r, ModelConfig& m, int64_t experts_default, int64
 
 void read_qwen2_moe(JsonReader& r, ModelConfig& m) {
   read_llama_shape(r, m);
-  m.qkv_bias = true;  // Qwen2MoeAttention hard-wires biases on q, k, v; none on o
-  from(m, "qkv_bias", "fixed by model_type qwen2_moe (Qwen2MoeAttention)");
+  // Qwen2MoeAttention has biases on q, k, v (none on o); transformers 5 writes it as qkv_bias.
+  m.qkv_bias = flag(r, "qkv_bias", true);
+  from(m, "qkv_bias", r.has("qkv_bias") ? "qkv_bias" : "default true (Qwen2MoeAttention)");
   m.sliding_window = 0;
   if (flag(r, "use_sliding_window", false))
     r.fail("use_sliding_window", "a windowed Qwen2-MoE is not modelled");
   given(r, "sliding_window");  // ignored without use_sliding_window, as transformers ignores it
   given(r, "max_window_layers");
+  read_layer_types(r, m,
+                   {"full_attention"});  // transformers 5 writes them: all full without a window
   m.moe.shared_intermediate =
       size_or(r, m, "shared_expert", "shared_expert_intermediate_size", 5632);
   m.moe.shared_gate = true;  // Qwen2MoeSparseMoeBlock.shared_expert_gate
@@ -135,6 +138,9 @@ void read_llama4(JsonReader& r, ModelConfig& m) {
     bool is_moe = std::find(moe.begin(), moe.end(), i) != moe.end();
     kinds.push_back(LayerKind{chunked ? chunk : 0, chunked, (bool)rope[(size_t)i], is_moe});
   }
+  m.moe.hf_dense_experts = true;
+  from(m, "hf_dense_experts",
+       "fixed by model_type llama4_text (transformers' Llama4TextExperts: bmm over all experts)");
   m.qk_norm = flag(r, "use_qk_norm", true) ? QkNorm::L2 : QkNorm::None;
   from(m, "qk_norm", r.has("use_qk_norm") ? "use_qk_norm" : "default true (Llama4TextConfig)");
   m.attn_out_bias = m.qkv_bias = flag(r, "attention_bias", false);
@@ -200,7 +206,9 @@ const Keys kQwenMoe = {"num_experts",           "num_local_experts",  "num_exper
 std::vector<Family> moe_families() {
   return {
       {"qwen2_moe",
-       join({kLlamaShape, {"hidden_act", "shared_expert_intermediate_size"}, kQwenMoe}),
+       join({kLlamaShape,
+             {"hidden_act", "shared_expert_intermediate_size", "layer_types", "qkv_bias"},
+             kQwenMoe}),
        join({kRopeAndNorm, kRouter, {"use_mrope"}}), "Qwen2MoeConfig", read_qwen2_moe},
       {"qwen3_moe", join({kLlamaShape, {"hidden_act", "attention_bias", "layer_types"}, kQwenMoe}),
        join({kRopeAndNorm, kRouter}), "Qwen3MoeConfig", read_qwen3_moe},

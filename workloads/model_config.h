@@ -33,6 +33,10 @@ struct MoeConfig {
   bool sigmoid_router = false;  // Llama 4: sigmoid of the top-k logits scales each token's input
   bool clamped_swiglu = false;  // gpt-oss: clamp(gate), clamp(up), gate*sigmoid(a*gate)*(up+1)
   bool mxfp4_experts = false;   // expert weights stored as MXFP4 (gpt-oss's quantization_config)
+  // transformers' own expert code runs every expert on every token (Llama4TextExperts: the
+  // input repeated per expert, scaled by its router score, two bmm over all experts); runtimes
+  // of transformers' code (moe impl hf_grouped_mm) launch that, serving engines do not.
+  bool hf_dense_experts = false;
 };
 
 // One decoder layer where layers differ (alternating sliding/global attention, MoE interleaved

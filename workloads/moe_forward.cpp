@@ -1,7 +1,8 @@
 // The MoE MLP of a decoder block (Mixtral-style: a router, top-k of E SwiGLU experts, the
 // weighted sum), as each runtime launches it. Only experts that receive tokens run and read
 // their weights (moe_routing.h); each projection of all experts is one grouped GEMM. The
-// runtime profile's "moe" "impl" picks one of the two kernel sets below.
+// runtime profile's "moe" "impl" picks one of the two kernel sets below (and transformers'
+// Llama 4 experts, which run every expert on every token, under hf_grouped_mm).
 //
 // hf_grouped_mm (pytorch-eager): Hugging Face transformers' grouped_mm experts backend, the default
 // of
@@ -23,6 +24,7 @@
 #include "workloads/mla_forward.h"
 #include "workloads/moe_routing.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace ridgeline {
@@ -165,6 +167,44 @@ OpVertex emit_hf_experts(Emitter& e, const Moe& x, const RunConfig& run) {
   return e.emit(combine, "experts.to_dtype", cast_op(x.T * x.H, DType::Fp32, e.act));
 }
 
+// transformers' Llama 4 experts (Llama4TextMoe + Llama4TextExperts, the "eager" experts
+// implementation): the router's top-k scattered into a -inf row of E scores and put through a
+// sigmoid, the input repeated once per expert and scaled by its score, then every expert runs
+// on every token: gate_up and down as bmm over all E experts (T rows each, every weight read),
+// the gate's SiLU on its strided half, the gating mul, and the E outputs summed. The kernels
+// (and their times) as the H200 profiles of Llama4ForCausalLM list them
+// (validate/data/h200-sxm-families-2026-12-01b.json, fit records).
+OpVertex emit_hf_dense_experts(Emitter& e, const Moe& x, const RunConfig& run, OpVertex in) {
+  int64_t TE = x.T * x.E;
+  OpVertex logits =
+      e.emit(role::gemm(Projection::Router), "router", weight_gemm(x.T, x.E, x.H, run), {in});
+  e.emit(routing, "router_topk", index_op(TE), {logits});
+  e.emit(routing, "router_scores_fill", ew_op(ElementwiseKind::MulScalar, TE, e.act));
+  e.emit(routing, "router_scores_scatter", index_op(x.pairs));
+  e.emit(routing, "router_sigmoid", ew_op(ElementwiseKind::Silu, TE, DType::Fp32));
+  OpVertex scores = e.emit(routing, "router_scores_to_dtype", cast_op(TE, DType::Fp32, e.act));
+  e.emit(dispatch, "experts.repeat", ew_op(ElementwiseKind::Copy, TE * x.H, e.act), {in});
+  e.emit(dispatch, "experts.scale_input", ew_op(ElementwiseKind::Mul, TE * x.H, e.act),
+         {e.last, scores});
+  // With expert parallelism a rank holds E / ep experts and runs them on the tokens of all ep
+  // ranks it exchanges with.
+  int64_t ep = std::max<int64_t>(1, run.expert_ranks);
+  auto bmm = [&](int64_t n, int64_t k) {  // torch.bmm: cuBLAS's batched GEMM, one per expert
+    Op op = weight_gemm(x.T * ep, n, k, run);
+    std::get<GemmOp>(op.shape).batch = x.E / ep;
+    return op;
+  };
+  OpVertex gu =
+      e.emit(role::gemm(Projection::ExpertsGateUp), "experts.gate_up_proj", bmm(2 * x.I, x.H));
+  OpVertex silu = e.emit(role::activation(Activation::Silu), "experts.silu",
+                         strided(ew_op(ElementwiseKind::Silu, TE * x.I, e.act)), {gu});
+  e.emit(role::activation(Activation::GateMul), "experts.mul",
+         ew_op(ElementwiseKind::Mul, TE * x.I, e.act), {silu, gu});
+  e.emit(role::gemm(Projection::ExpertsDown), "experts.down_proj", bmm(x.H, x.I));
+  // E rows per token summed into one: read as E/2 adds of two rows each.
+  return e.emit(combine, "experts.sum", ew_op(ElementwiseKind::Add, TE * x.H / 2, e.act));
+}
+
 }  // namespace
 
 OpVertex emit_moe_mlp(Emitter& e, const ModelConfig& m, const RunConfig& run, int64_t T,
@@ -179,6 +219,8 @@ OpVertex emit_moe_mlp(Emitter& e, const ModelConfig& m, const RunConfig& run, in
   OpVertex routed;
   if (run.runtime.choices_for(m).moe == MoeImpl::FusedMoe) {
     routed = emit_fused(e, x, run, in);
+  } else if (m.moe.hf_dense_experts) {
+    routed = emit_hf_dense_experts(e, x, run, in);
   } else {
     if (m.deepseek.moe.enabled())
       emit_deepseek_hf_router(e, m, run, T, in);  // sigmoid or softmax, group-limited top-k

@@ -44,4 +44,5 @@ c=validate/data/h200-sxm-hf-compile-2026-12-01.json
 expect "validate: compiled records with torch-compile" 0 "decode-compile-ro" -- "$bin" validate --workloads --data $c --runtime torch-compile --split all
 expect "validate: compiled records need torch-compile" 0 "a torch.compile run is predicted with --runtime torch-compile" -- "$bin" validate --workloads --data $c --runtime hf-transformers --split all --format json
 expect "torch-compile baseline holds (H200)" 0 "ok    steps/" -- "$bin" validate --check validate/accuracy_baseline_h200_compile.json
+expect "torch-compile long-cache baseline holds (H200, second run)" 0 "ok    steps/decode-compile-ro" -- "$bin" validate --check validate/accuracy_baseline_h200_compile_long.json
 finish
