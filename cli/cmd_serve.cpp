@@ -168,9 +168,7 @@ Command add_serve_command(CLI::App& app) {
       std::ofstream out = open_output("--trace", f->trace);
       write_serve_trace(out, s, run);
     }
-    // Intervals come from one GPU's kernel errors: not stated for a multi-GPU or disaggregated
-    // replica, whose collectives and transfers they do not cover.
-    const bool one_gpu = replica.tp * replica.pp * replica.ep == 1 && !disaggregate;
+    const bool one_gpu = replica.states_intervals(disaggregate.has_value());
     ServingIntervals iv;
     if (one_gpu && o.format != "csv" && run.report.requests > 0)
       iv = run_intervals(replica.gpu, model, serve_run_config(o.precision, engine), run.report);
