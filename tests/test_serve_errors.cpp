@@ -138,8 +138,10 @@ TEST_CASE("serve errors: an engine whose memory leaves no KV block") {
   EngineConfig e = engine_json("vllm_v1", 64, 8, 16);
   e.memory_fraction = 0.2;  // 0.2 x 80 GB < 16 GB of weights
   FixedStepModel m(1, 0);
+  // The fraction as given (not "0.200000"), the block in the unit that shows it (not "0.00 GiB").
   require_input_error([&] { size_kv_cache(e, m); },
-                      {"test-engine.json: /kv_cache/memory_fraction", "leaves no KV block"});
+                      {"test-engine.json: /kv_cache/memory_fraction: 0.2 leaves no KV block",
+                       "capacity 74.51 GiB", "a block needs 2.00 MiB"});
   e.memory_fraction = 0.9;
   CHECK(size_kv_cache(e, m).blocks > 0);
 }
