@@ -7,6 +7,8 @@
 #include "cli/views/strategy_fields.h"
 #include "common/errors.h"
 
+#include <utility>
+
 namespace ridgeline {
 
 namespace {
@@ -32,16 +34,16 @@ std::array<double, N> array_from(const ojson& j, const char* key, const std::str
 }
 
 // The field tables: each key once, for the writer and the reader below (M, R, H const to write).
+using PM = ParallelMemory;
+constexpr std::pair<const char*, double PM::*> kMemoryBytes[] = {
+    {"weights_bytes", &PM::weights_bytes},     {"gradient_bytes", &PM::gradient_bytes},
+    {"optimizer_bytes", &PM::optimizer_bytes}, {"activation_bytes", &PM::activation_bytes},
+    {"kv_cache_bytes", &PM::kv_cache_bytes},   {"comm_buffer_bytes", &PM::comm_buffer_bytes},
+    {"reserved_bytes", &PM::reserved_bytes},   {"capacity_bytes", &PM::capacity_bytes}};
+
 template <class M, class V>
 void memory_fields(M& m, V& v) {
-  v("weights_bytes", m.weights_bytes);
-  v("gradient_bytes", m.gradient_bytes);
-  v("optimizer_bytes", m.optimizer_bytes);
-  v("activation_bytes", m.activation_bytes);
-  v("kv_cache_bytes", m.kv_cache_bytes);
-  v("comm_buffer_bytes", m.comm_buffer_bytes);
-  v("reserved_bytes", m.reserved_bytes);
-  v("capacity_bytes", m.capacity_bytes);
+  for (const auto& [key, field] : kMemoryBytes) v(key, m.*field);
   v("stage", m.stage);
   v("in_flight", m.in_flight);
   v("reason", m.reason);
