@@ -133,6 +133,13 @@ Command add_capacity_command(CLI::App& app) {
     for (size_t r = 0; r < replicas.size(); ++r)
       for (const std::string& sp : splits)
         layouts[r].push_back(sp.empty() ? DisaggSpec{} : replica_disaggregation(sp, replicas[r]));
+    auto gpu_label = [](const ReplicaGpus& r, const std::string& split) {
+      return split.empty() ? r.label() : r.label() + " " + split;
+    };
+    std::vector<std::string> labels;  // every row's, so that each shard's table is alike
+    for (const ReplicaGpus& r : replicas)
+      for (const std::string& sp : splits) labels.push_back(gpu_label(r, sp));
+    const int gpu_width = capacity_gpu_width(labels);
     // Row i: GPU outermost (then TP size, then P:D split), then engine, then precision.
     auto row_at = [&](int64_t i) {
       const std::string& p = precisions[(size_t)(i % (int64_t)precisions.size())];
@@ -154,7 +161,7 @@ Command add_capacity_command(CLI::App& app) {
       if (!splits[si].empty()) setup.disaggregate = &layouts[ri][si];
       std::optional<double> pr;
       if (price.count(gpus[gi])) pr = price.at(gpus[gi]);
-      ServeSubject s{splits[si].empty() ? replica.label() : replica.label() + " " + splits[si],
+      ServeSubject s{gpu_label(replica, splits[si]),
                      model.name,
                      engine.name,
                      engine.file,
@@ -174,8 +181,7 @@ Command add_capacity_command(CLI::App& app) {
         return std::make_pair(CapacityRow{s, none}, std::optional<ServingIntervals>{});
       }
       CapacityRow row{s, search_capacity(w, setup, kv, f->target, pr)};
-      // One GPU's kernel errors: not stated for multi-GPU or disaggregated replicas (see serve).
-      const bool one_gpu = replica.tp * replica.pp * replica.ep == 1 && splits[si].empty();
+      const bool one_gpu = replica.states_intervals(!splits[si].empty());
       std::optional<ServingIntervals> iv;
       if (one_gpu && row.result.at_max.requests > 0)
         iv = run_intervals(replica.gpu, model, serve_run_config(p, engine), row.result.at_max);
@@ -186,7 +192,7 @@ Command add_capacity_command(CLI::App& app) {
     RowDocHead head{"capacity",
                     run_inputs_text(*cmd),
                     total,
-                    capacity_table_head(describe(slo), f->target),
+                    capacity_table_head(describe(slo), f->target, gpu_width),
                     "",
                     capacity_json_head(describe(slo), f->target),
                     "configurations",
@@ -203,7 +209,7 @@ Command add_capacity_command(CLI::App& app) {
         [&](int64_t k) {
           auto [row, iv] = row_at(batch.shard.index + k * batch.shard.count);
           RowText t;
-          if (forms.table) t.table = capacity_table_row(row);
+          if (forms.table) t.table = capacity_table_row(row, gpu_width);
           if (forms.json) {
             t.json = capacity_json_row(row);
             if (iv) t.json["intervals"] = capacity_intervals_json(*iv, row.result, f->target);

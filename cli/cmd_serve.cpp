@@ -131,8 +131,9 @@ Command add_serve_command(CLI::App& app) {
     }
     // The callback also ends the run on SIGINT (exit 130, a --out file removed).
     const bool show = count >= 5000;
+    bool shown = false;  // a progress line is on stderr: an error mid-run starts a new line
     catch_sigint();
-    setup.progress = [show](int64_t done, int64_t total, double t) {
+    setup.progress = [show, &shown](int64_t done, int64_t total, double t) {
       if (interrupted()) {
         if (show) std::cerr << "\n";
         throw Interrupted();
@@ -140,11 +141,17 @@ Command add_serve_command(CLI::App& app) {
       if (show)
         std::cerr << "\rserve: " << done << "/" << total << " requests finished, t = " << t << " s"
                   << std::flush;
+      shown = show;
     };
     KvSizing kv = engine_kv(engine, step);
     OutputFile out("--out", f->out);  // an unwritable path fails before the run
-    ServeRun run =
-        from_file ? run_serving(std::move(w), setup, kv) : run_serving(lengths, setup, kv);
+    ServeRun run;
+    try {  // lengths from flags are checked as they are drawn, inside the run
+      run = from_file ? run_serving(std::move(w), setup, kv) : run_serving(lengths, setup, kv);
+    } catch (const InputError&) {
+      if (shown) std::cerr << "\n";
+      throw;
+    }
     if (interrupted()) throw Interrupted();
     if (show) std::cerr << "\n";
     std::string on = replica.long_label();
@@ -161,9 +168,7 @@ Command add_serve_command(CLI::App& app) {
       std::ofstream out = open_output("--trace", f->trace);
       write_serve_trace(out, s, run);
     }
-    // Intervals come from one GPU's kernel errors: not stated for a multi-GPU or disaggregated
-    // replica, whose collectives and transfers they do not cover.
-    const bool one_gpu = replica.tp * replica.pp * replica.ep == 1 && !disaggregate;
+    const bool one_gpu = replica.states_intervals(disaggregate.has_value());
     ServingIntervals iv;
     if (one_gpu && o.format != "csv" && run.report.requests > 0)
       iv = run_intervals(replica.gpu, model, serve_run_config(o.precision, engine), run.report);

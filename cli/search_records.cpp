@@ -1,8 +1,13 @@
-// Search shard records; see search_records.h. Enums are written as their names and read back
-// through the same tables the views use; every key is required.
+// Search shard records; see search_records.h. Each key is listed once, in a field table that a
+// writer and a reader both walk (the prediction's timed fields are the JSON view's table,
+// cli/views/strategy_fields.h). Enums are written as their names and read back through the same
+// tables the views use; every key is required.
 #include "cli/search_records.h"
 
+#include "cli/views/strategy_fields.h"
 #include "common/errors.h"
+
+#include <utility>
 
 namespace ridgeline {
 
@@ -20,13 +25,6 @@ T get(const ojson& j, const char* key, const std::string& where) {
 }
 
 template <size_t N>
-ojson array_of(const std::array<double, N>& a) {
-  ojson out = ojson::array();
-  for (double x : a) out.push_back(x);
-  return out;
-}
-
-template <size_t N>
 std::array<double, N> array_from(const ojson& j, const char* key, const std::string& where) {
   auto v = get<std::vector<double>>(j, key, where);
   if (v.size() != N) throw InputError(where + ": /" + key + ": expected " + std::to_string(N));
@@ -35,110 +33,135 @@ std::array<double, N> array_from(const ojson& j, const char* key, const std::str
   return out;
 }
 
-ojson memory_record(const ParallelMemory& m) {
-  return {{"weights_bytes", m.weights_bytes},
-          {"gradient_bytes", m.gradient_bytes},
-          {"optimizer_bytes", m.optimizer_bytes},
-          {"activation_bytes", m.activation_bytes},
-          {"kv_cache_bytes", m.kv_cache_bytes},
-          {"comm_buffer_bytes", m.comm_buffer_bytes},
-          {"reserved_bytes", m.reserved_bytes},
-          {"capacity_bytes", m.capacity_bytes},
-          {"stage", m.stage},
-          {"in_flight", m.in_flight},
-          {"reason", m.reason}};
+// The field tables: each key once, for the writer and the reader below (M, R, H const to write).
+using PM = ParallelMemory;
+constexpr std::pair<const char*, double PM::*> kMemoryBytes[] = {
+    {"weights_bytes", &PM::weights_bytes},     {"gradient_bytes", &PM::gradient_bytes},
+    {"optimizer_bytes", &PM::optimizer_bytes}, {"activation_bytes", &PM::activation_bytes},
+    {"kv_cache_bytes", &PM::kv_cache_bytes},   {"comm_buffer_bytes", &PM::comm_buffer_bytes},
+    {"reserved_bytes", &PM::reserved_bytes},   {"capacity_bytes", &PM::capacity_bytes}};
+
+template <class M, class V>
+void memory_fields(M& m, V& v) {
+  for (const auto& [key, field] : kMemoryBytes) v(key, m.*field);
+  v("stage", m.stage);
+  v("in_flight", m.in_flight);
+  v("reason", m.reason);
 }
 
-ParallelMemory memory_from(const ojson& j, const std::string& w) {
-  ParallelMemory m;
-  m.weights_bytes = get<double>(j, "weights_bytes", w);
-  m.gradient_bytes = get<double>(j, "gradient_bytes", w);
-  m.optimizer_bytes = get<double>(j, "optimizer_bytes", w);
-  m.activation_bytes = get<double>(j, "activation_bytes", w);
-  m.kv_cache_bytes = get<double>(j, "kv_cache_bytes", w);
-  m.comm_buffer_bytes = get<double>(j, "comm_buffer_bytes", w);
-  m.reserved_bytes = get<double>(j, "reserved_bytes", w);
-  m.capacity_bytes = get<double>(j, "capacity_bytes", w);
-  m.stage = get<int>(j, "stage", w);
-  m.in_flight = get<int64_t>(j, "in_flight", w);
-  m.reason = get<std::string>(j, "reason", w);
-  return m;
+template <class R, class V>
+void row_fields(R& row, V& v) {
+  v.strategy(row.parallel);  // "strategy" (its text), "gpus", "global_batch"
+  v.memory("memory", row.memory);
+  v("timed", row.timed);
+  if (row.timed) {
+    prediction_fields(row.prediction, v);
+    v("stage_busy_us", row.prediction.pipeline.stage_busy_us);
+  }
 }
+
+template <class R, class H, class V>
+void head_fields(R& r, H& h, V& v) {
+  v("description", h.description);
+  v("top", h.top);
+  v("all", h.all);
+  v("model", r.model);
+  v("cluster", r.cluster);
+  v("gpu", r.gpu);
+  v("gpus", r.space.gpus);
+  v("global_batch", r.space.global_batch);
+  v("candidates", r.candidates);
+  v("valid", r.valid);
+  v("refused", r.refused);
+}
+
+struct Writer {
+  ojson& j;
+  template <class T>
+  void operator()(const char* key, const T& x) {
+    j[key] = x;
+  }
+  template <class A>
+  void streams(const char* key, const A& a) {
+    j[key] = a;
+  }
+  template <class A>
+  void groups(const char* key, const A& a) {
+    j[key] = a;
+  }
+  void strategy(const ParallelConfig& p) {
+    j["strategy"] = strategy_text(p);
+    j["gpus"] = p.gpus;
+    j["global_batch"] = p.global_batch;
+  }
+  void memory(const char* key, const ParallelMemory& m) {
+    ojson out;
+    Writer w{out};
+    memory_fields(m, w);
+    j[key] = out;
+  }
+};
+
+struct Reader {
+  const ojson& j;
+  const std::string& w;
+  template <class T>
+  void operator()(const char* key, T& x) {
+    x = get<T>(j, key, w);
+  }
+  template <size_t N>
+  void streams(const char* key, std::array<double, N>& a) {
+    a = array_from<N>(j, key, w);
+  }
+  template <size_t N>
+  void groups(const char* key, std::array<double, N>& a) {
+    a = array_from<N>(j, key, w);
+  }
+  void strategy(ParallelConfig& p) {
+    std::string text = get<std::string>(j, "strategy", w);
+    int64_t gpus = get<int64_t>(j, "gpus", w), global_batch = get<int64_t>(j, "global_batch", w);
+    p = parse_strategy(text, gpus, global_batch, w + ": /strategy");
+  }
+  void memory(const char* key, ParallelMemory& m) {
+    if (!j.contains(key) || !j[key].is_object())
+      throw InputError(w + ": /" + key + ": missing or of the wrong type");
+    std::string where = w + ": /" + key;
+    Reader r{j[key], where};
+    memory_fields(m, r);
+  }
+};
 
 }  // namespace
 
 ojson strategy_row_record(const StrategyRow& row) {
   ojson j;
-  j["strategy"] = strategy_text(row.parallel);
-  j["gpus"] = row.parallel.gpus;
-  j["global_batch"] = row.parallel.global_batch;
-  j["memory"] = memory_record(row.memory);
-  j["timed"] = row.timed;
-  if (row.timed) {
-    const ParallelPrediction& p = row.prediction;
-    j["total_us"] = p.total_us;
-    j["mfu"] = p.mfu;
-    j["tokens_per_s"] = p.tokens_per_s;
-    j["bubble_fraction"] = p.bubble_fraction;
-    j["time_by_stream_us"] = array_of(p.time_by_stream_us);
-    j["comm_us"] = array_of(p.comm_us);
-    j["exposed_comm_us"] = array_of(p.exposed_comm_us);
-    j["stage_busy_us"] = p.pipeline.stage_busy_us;
-  }
+  Writer w{j};
+  row_fields(row, w);
   return j;
 }
 
 StrategyRow strategy_row_from(const ojson& j, const std::string& w) {
   StrategyRow row;
-  row.parallel = parse_strategy(get<std::string>(j, "strategy", w), get<int64_t>(j, "gpus", w),
-                                get<int64_t>(j, "global_batch", w), w + ": /strategy");
-  if (!j.contains("memory") || !j["memory"].is_object())
-    throw InputError(w + ": /memory: missing or of the wrong type");
-  row.memory = memory_from(j["memory"], w + ": /memory");
-  row.timed = get<bool>(j, "timed", w);
+  Reader r{j, w};
+  row_fields(row, r);
   if (row.timed) {
-    ParallelPrediction& p = row.prediction;
-    p.parallel = row.parallel;
-    p.memory = row.memory;
-    p.total_us = get<double>(j, "total_us", w);
-    p.mfu = get<double>(j, "mfu", w);
-    p.tokens_per_s = get<double>(j, "tokens_per_s", w);
-    p.bubble_fraction = get<double>(j, "bubble_fraction", w);
-    p.time_by_stream_us = array_from<kStreams>(j, "time_by_stream_us", w);
-    p.comm_us = array_from<kCommGroups>(j, "comm_us", w);
-    p.exposed_comm_us = array_from<kCommGroups>(j, "exposed_comm_us", w);
-    p.pipeline.stage_busy_us = get<std::vector<double>>(j, "stage_busy_us", w);
+    row.prediction.parallel = row.parallel;
+    row.prediction.memory = row.memory;
   }
   return row;
 }
 
 ojson search_head_record(const SearchResult& r, const SearchHead& h) {
-  return {{"description", h.description},
-          {"top", h.top},
-          {"all", h.all},
-          {"model", r.model},
-          {"cluster", r.cluster},
-          {"gpu", r.gpu},
-          {"gpus", r.space.gpus},
-          {"global_batch", r.space.global_batch},
-          {"candidates", r.candidates},
-          {"valid", r.valid},
-          {"refused", r.refused}};
+  ojson j;
+  Writer w{j};
+  head_fields(r, h, w);
+  return j;
 }
 
 SearchResult search_result_from(const ojson& j, SearchHead& h, const std::string& w) {
   SearchResult r;
-  h.description = get<std::string>(j, "description", w);
-  h.top = get<int>(j, "top", w);
-  h.all = get<bool>(j, "all", w);
-  r.model = get<std::string>(j, "model", w);
-  r.cluster = get<std::string>(j, "cluster", w);
-  r.gpu = get<std::string>(j, "gpu", w);
-  r.space.gpus = get<int64_t>(j, "gpus", w);
-  r.space.global_batch = get<int64_t>(j, "global_batch", w);
-  r.candidates = get<int64_t>(j, "candidates", w);
-  r.valid = get<int64_t>(j, "valid", w);
-  r.refused = get<std::map<std::string, int64_t>>(j, "refused", w);
+  Reader reader{j, w};
+  head_fields(r, h, reader);
   return r;
 }
 

@@ -39,6 +39,9 @@ struct ReplicaGpus {
   int64_t tp = 1, pp = 1, ep = 1;
   std::string label() const;       // "h200-sxm" or "h200-sxm tp4"
   std::string long_label() const;  // "h200-sxm" or "h200-sxm tp4 (hgx-h200)"
+  // One GPU, aggregated: the only replica whose serving intervals are stated (they come from one
+  // GPU's kernel errors, which cover neither collectives nor disaggregated KV transfers).
+  bool states_intervals(bool disaggregated) const { return tp * pp * ep == 1 && !disaggregated; }
 };
 
 // --gpu G alone, or --cluster C's GPU with `tp` of them.

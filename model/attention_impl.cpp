@@ -25,6 +25,7 @@
 #include "model/cost_models.h"
 #include "model/kernel_terms.h"
 
+#include <optional>
 #include <string>
 
 namespace ridgeline {
@@ -53,51 +54,62 @@ void check_gpu(AttentionImpl i, const GpuSpec& gpu) {
                                        ") runs flash2, efficient or math"));
 }
 
-// FlashAttention's split-KV decode: split whenever items leave SMs idle, up to 128 splits.
-void flash_decode_splits(GpuSpec& g) {
+// A fused kernel's structure laid over the GPU's own attention parameters (an unset one keeps
+// the GPU's): its tiles (query rows x keys a step; decode's query-row tile of packed GQA heads),
+// CTAs per SM, the share of the tensor peak its main loop reaches, and its split-KV decode.
+enum class SplitKv {
+  Flash,  // FlashAttention's: split whenever items leave SMs idle (<= 128 splits), then combine
+  None,
+};
+struct KernelShape {
+  double block_m = 0, block_n = 0;
+  std::optional<double> decode_block_m = {}, ctas_per_sm = {}, mma_efficiency = {};
+  SplitKv splits = SplitKv::Flash;
+};
+
+OpCost shaped_cost(const AttentionOp& a, const GpuSpec& gpu, const KernelShape& k) {
+  GpuSpec g = gpu;
   auto& p = g.model.attention;
+  p.block_m.value = k.block_m;
+  p.block_n.value = k.block_n;
+  if (k.decode_block_m) p.decode_block_m.value = *k.decode_block_m;
+  if (k.ctas_per_sm) p.ctas_per_sm.value = *k.ctas_per_sm;
+  if (k.mma_efficiency) p.mma_efficiency.value = *k.mma_efficiency;
+  if (k.splits == SplitKv::None) {
+    p.max_kv_splits.value = 1;
+    return attention_cost(a, g);
+  }
   p.max_kv_splits.value = 128;
   p.decode_split_max_waves.value = 1e9;
   p.decode_split_min_kv_len.value = 0;
+  OpCost c = attention_cost(a, g);
+  if (c.detail.split > 1) add_overhead(c, kFa2CombineUs);
+  return c;
 }
 
 OpCost flash2_cost(const AttentionOp& a, const GpuSpec& gpu) {
   // On Ampere, Ada and CDNA the GPU's own attention parameters describe this kernel already.
   if (!cudnn_first(gpu)) return attention_cost(a, gpu);
-  GpuSpec g = gpu;
-  auto& p = g.model.attention;
-  bool decode = a.q_len == 1;
-  p.block_m.value = 128;
-  p.block_n.value = decode || a.head_dim <= 64 ? 128 : 64;
-  p.decode_block_m.value = 64;
-  p.mma_efficiency.value = kFa2MmaEfficiency;
-  flash_decode_splits(g);
-  OpCost c = attention_cost(a, g);
-  if (c.detail.split > 1) add_overhead(c, kFa2CombineUs);
-  return c;
+  double block_n = a.q_len == 1 || a.head_dim <= 64 ? 128 : 64;
+  return shaped_cost(a, gpu,
+                     {.block_m = 128,
+                      .block_n = block_n,
+                      .decode_block_m = 64,
+                      .mma_efficiency = kFa2MmaEfficiency});
 }
 
 OpCost flash3_cost(const AttentionOp& a, const GpuSpec& gpu) {
-  GpuSpec g = gpu;
-  auto& p = g.model.attention;
-  p.block_m.value = 128;
-  p.block_n.value = 128;
-  flash_decode_splits(g);
-  OpCost c = attention_cost(a, g);
-  if (c.detail.split > 1) add_overhead(c, kFa2CombineUs);
-  return c;
+  return shaped_cost(a, gpu, {.block_m = 128, .block_n = 128});
 }
 
 OpCost efficient_cost(const AttentionOp& a, const GpuSpec& gpu) {
-  GpuSpec g = gpu;
-  auto& p = g.model.attention;
-  p.block_m.value = 64;
-  p.decode_block_m.value = 64;
-  p.block_n.value = 128;
-  p.ctas_per_sm.value = 1;
-  p.max_kv_splits.value = 1;
-  p.mma_efficiency.value = kEfficientMmaEfficiency;
-  return attention_cost(a, g);
+  return shaped_cost(a, gpu,
+                     {.block_m = 64,
+                      .block_n = 128,
+                      .decode_block_m = 64,
+                      .ctas_per_sm = 1,
+                      .mma_efficiency = kEfficientMmaEfficiency,
+                      .splits = SplitKv::None});
 }
 
 }  // namespace

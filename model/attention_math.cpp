@@ -31,6 +31,17 @@ Op elementwise(ElementwiseKind k, double numel, DType d, bool strided = false,
   return Op{"", e, false};
 }
 
+// One of the math path's two FP32 batched matmuls (scores = q.k^T, out = p.v).
+Op fp32_bmm(int64_t batch, int64_t m, int64_t n, int64_t k) {
+  GemmOp g;
+  g.batch = batch;
+  g.m = m;
+  g.n = n;
+  g.k = k;
+  g.dtype = DType::Fp32;
+  return Op{"", g, false};
+}
+
 std::vector<Op> math_kernels(const AttentionOp& a) {
   double b = (double)a.batch, h = (double)a.heads, hk = (double)a.kv_heads;
   double s = (double)a.q_len, l = (double)a.kv_len, d = (double)a.head_dim;
@@ -48,13 +59,7 @@ std::vector<Op> math_kernels(const AttentionOp& a) {
   }
   ops.push_back(elementwise(ElementwiseKind::MulScalar, q, DType::Fp32));  // q * sqrt(scale)
   ops.push_back(elementwise(ElementwiseKind::MulScalar, b * h * l * d, DType::Fp32));  // k's
-  GemmOp qk;
-  qk.batch = a.batch * a.heads;
-  qk.m = a.q_len;
-  qk.n = a.kv_len;
-  qk.k = a.head_dim;
-  qk.dtype = DType::Fp32;
-  ops.push_back(Op{"", qk, false});
+  ops.push_back(fp32_bmm(a.batch * a.heads, a.q_len, a.kv_len, a.head_dim));           // q.k^T
   if (a.causal) {  // the mask: ones, tril, its float bias (fills, masked_fill), added to scores
     ops.push_back(elementwise(ElementwiseKind::Copy, s * l, DType::Fp8));
     ops.push_back(elementwise(ElementwiseKind::Copy, s * l, DType::Fp8, true));
@@ -73,13 +78,7 @@ std::vector<Op> math_kernels(const AttentionOp& a) {
   ops.push_back(elementwise(ElementwiseKind::Copy, scores, DType::Fp32, false, DType::Fp8));
   ops.push_back(elementwise(ElementwiseKind::Copy, scores / 2, DType::Fp8));
   ops.push_back(elementwise(ElementwiseKind::Copy, scores, DType::Fp32, true));
-  GemmOp pv;
-  pv.batch = a.batch * a.heads;
-  pv.m = a.q_len;
-  pv.n = a.head_dim;
-  pv.k = a.kv_len;
-  pv.dtype = DType::Fp32;
-  ops.push_back(Op{"", pv, false});
+  ops.push_back(fp32_bmm(a.batch * a.heads, a.q_len, a.head_dim, a.kv_len));  // p.v
   if (cast) {  // the output and the attention weights it also returns, cast back
     ops.push_back(elementwise(ElementwiseKind::Copy, q, DType::Fp32, false, a.dtype));
     ops.push_back(elementwise(ElementwiseKind::Copy, scores, DType::Fp32, false, a.dtype));

@@ -11,9 +11,24 @@ namespace ridgeline {
 
 namespace {
 
-std::string gib(double bytes) {
+// Bytes in GiB, or in the largest binary unit below it that shows the value as non-zero
+// (a 5 MiB block reads "5.00 MiB", not "0.00 GiB"); zero reads "0.00 GiB".
+std::string binary_bytes(double bytes) {
+  const char* units[] = {"B", "KiB", "MiB", "GiB"};
+  int u = 3;
+  double scaled = bytes / (1024.0 * 1024 * 1024);
+  while (u > 0 && bytes != 0 && std::fabs(scaled) < 1) {
+    scaled *= 1024;
+    --u;
+  }
+  char b[48];
+  std::snprintf(b, sizeof b, "%.2f %s", scaled, units[u]);
+  return b;
+}
+
+std::string fraction_text(double f) {
   char b[32];
-  std::snprintf(b, sizeof b, "%.2f GiB", bytes / (1024.0 * 1024 * 1024));
+  std::snprintf(b, sizeof b, "%g", f);
   return b;
 }
 
@@ -38,11 +53,12 @@ KvSizing size_kv_cache(const EngineConfig& e, StepModel& model) {
   k.blocks = avail > 0 ? (int64_t)std::floor(avail / block_bytes) : 0;
   if (e.max_blocks > 0) k.blocks = std::min(k.blocks, e.max_blocks);
   if (k.blocks < 1)
-    throw InputError(e.file + ": /kv_cache/memory_fraction: " + std::to_string(e.memory_fraction) +
-                     " leaves no KV block: " + gib(avail) + " for the cache (capacity " +
-                     gib(m.capacity_bytes) + ", weights " + gib(m.weights_bytes) +
-                     ", activation peak " + gib(k.activation_peak_bytes) + ", reserved " +
-                     gib(m.reserved_bytes) + "); a block needs " + gib(block_bytes));
+    throw InputError(e.file + ": /kv_cache/memory_fraction: " + fraction_text(e.memory_fraction) +
+                     " leaves no KV block: " + binary_bytes(avail) + " for the cache (capacity " +
+                     binary_bytes(m.capacity_bytes) + ", weights " + binary_bytes(m.weights_bytes) +
+                     ", activation peak " + binary_bytes(k.activation_peak_bytes) + ", reserved " +
+                     binary_bytes(m.reserved_bytes) + "); a block needs " +
+                     binary_bytes(block_bytes));
   k.kv_bytes = (double)k.blocks * block_bytes;
   return k;
 }

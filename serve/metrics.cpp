@@ -14,9 +14,7 @@ namespace ridgeline {
 
 double percentile(const std::vector<double>& v, double p) {
   if (v.empty()) return 0;
-  double pos = p / 100.0 * (double)(v.size() - 1);
-  size_t lo = (size_t)std::floor(pos), hi = std::min(lo + 1, v.size() - 1);
-  return v[lo] + (v[hi] - v[lo]) * (pos - (double)lo);
+  return interpolated_percentile((int64_t)v.size(), p, [&](int64_t i) { return v[(size_t)i]; });
 }
 
 Stat summarise(std::vector<double> v) {

@@ -12,6 +12,9 @@
 
 #include "serve/simulator.h"
 
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -23,6 +26,15 @@ struct Stat {
 };
 Stat summarise(std::vector<double> values);
 double percentile(const std::vector<double>& sorted, double p);  // p in [0, 100]
+// The p-th percentile of `count` (> 0) sorted values, value_at(i) the i-th: linear between the
+// order statistics around p / 100 * (count - 1). percentile() and the streaming fold's share it.
+template <class ValueAt>
+double interpolated_percentile(int64_t count, double p, ValueAt value_at) {
+  double pos = p / 100.0 * (double)(count - 1);
+  int64_t lo = (int64_t)std::floor(pos), hi = std::min(lo + 1, count - 1);
+  double a = value_at(lo), b = value_at(hi);
+  return a + (b - a) * (pos - (double)lo);
+}
 
 // An SLO term: "ttft_p99=2s" -> {ttft, 99, 2000 ms}. Metrics: ttft, tpot, itl, e2e, queue;
 // statistics: mean, p50, p90, p99.

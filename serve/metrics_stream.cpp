@@ -81,15 +81,10 @@ Stat ValueFold::summary() {
   } else {
     s.mean = sum_ / (double)count_;
   }
-  auto pct = [&](double p) {
-    double pos = p / 100.0 * (double)(count_ - 1);
-    int64_t lo = (int64_t)std::floor(pos), hi = std::min(lo + 1, count_ - 1);
-    double a = value_at(lo), b = value_at(hi);
-    return a + (b - a) * (pos - (double)lo);
-  };
-  s.p50 = pct(50);
-  s.p90 = pct(90);
-  s.p99 = pct(99);
+  auto at = [&](int64_t rank) { return value_at(rank); };
+  s.p50 = interpolated_percentile(count_, 50, at);
+  s.p90 = interpolated_percentile(count_, 90, at);
+  s.p99 = interpolated_percentile(count_, 99, at);
   return s;
 }
 

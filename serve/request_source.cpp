@@ -25,6 +25,7 @@ bool DrawnSource::next(Request& r, int64_t& index) {
   if (next_ >= count_) return false;
   index = next_;
   r = draws_.next(next_++);
+  if (check_) check_(r, index);
   r.arrival_s = clock_.next();
   return true;
 }

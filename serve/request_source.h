@@ -9,6 +9,7 @@
 #include "serve/workload.h"
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 namespace ridgeline {
@@ -41,11 +42,15 @@ class DrawnSource : public RequestSource {
       : draws_(input, output, seed), clock_(arrivals, seed), count_(count) {}
   int64_t size() const override { return count_; }
   bool next(Request& r, int64_t& index) override;
+  // Called on each request as it is drawn (with its index), before the loop sees it; it may
+  // throw (run_serving's check that the request can ever run).
+  void check_each(std::function<void(const Request&, int64_t)> check) { check_ = std::move(check); }
 
  private:
   LengthDraws draws_;
   ArrivalClock clock_;
   int64_t count_, next_ = 0;
+  std::function<void(const Request&, int64_t)> check_;
 };
 
 }  // namespace ridgeline

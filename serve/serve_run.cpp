@@ -107,16 +107,14 @@ ServeRun run_serving(const GeneratedWorkload& workload, const ServeSetup& setup,
   run.engine = *setup.engine;
   run.kv = kv;
   run.arrivals = setup.arrivals;
-  StepMemory mem = setup.model->memory();
-  check_warmup(setup, workload.count);  // first: the check below draws every request
-  LengthDraws draws(workload.input, workload.output, workload.seed);
-  for (int64_t i = 0; i < workload.count; ++i) {
-    std::string why = never_fits(draws.next(i), mem, kv, run.engine);
-    if (!why.empty())
-      throw InputError("--input-len/--output-len: request " + std::to_string(i) + ": " + why);
-  }
+  check_warmup(setup, workload.count);
   DrawnSource source(workload.input, workload.output, workload.count, workload.seed,
                      setup.arrivals);
+  source.check_each([mem = setup.model->memory(), &kv, &run](const Request& r, int64_t i) {
+    std::string why = never_fits(r, mem, kv, run.engine);
+    if (!why.empty())
+      throw InputError("--input-len/--output-len: request " + std::to_string(i) + ": " + why);
+  });
   simulate_into(run, source, setup);
   return run;
 }

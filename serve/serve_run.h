@@ -73,8 +73,9 @@ KvSizing engine_kv(const EngineConfig& engine, StepModel& model);
 // Runs `workload` (arrivals assigned here from setup.arrivals and the seed).
 ServeRun run_serving(Workload workload, const ServeSetup& setup, const KvSizing& kv);
 // Runs generated lengths, each request drawn when it arrives (the same requests and arrivals as
-// generate_workload and the Workload form): memory follows the requests in flight. Every request
-// is checked first (a request that can never fit is an error naming --input-len/--output-len).
+// generate_workload and the Workload form): memory follows the requests in flight. Each request
+// is checked as it is drawn (one that can never fit is an error naming --input-len/--output-len,
+// thrown from inside the run: nothing of the run is returned).
 ServeRun run_serving(const GeneratedWorkload& workload, const ServeSetup& setup,
                      const KvSizing& kv);
 

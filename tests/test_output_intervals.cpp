@@ -2,6 +2,7 @@
 // rules of serving intervals (times scale by the ratio, rates by its inverse, both sides), the
 // cluster step's combination (kernels and exposed collectives, nothing for hidden ones), and the
 // search shard records (cli/search_records.h) that must give `merge` back every number exactly.
+#include "parallel_fixture.h"
 #include "test_helpers.h"
 
 #include "cli/search_records.h"
@@ -11,38 +12,11 @@
 #include "workloads/model_config.h"
 
 using namespace ridgeline;
-
-namespace {
-
-const ModelConfig& tiny() {
-  static const ModelConfig m = load_model(RIDGELINE_SOURCE_DIR "/examples/models/tiny-llama.json");
-  return m;
-}
-const ClusterSpec& dgx() {
-  static const ClusterSpec c = load_cluster("dgx-h100");
-  return c;
-}
-const GpuSpec& dgx_gpu() {
-  static const GpuSpec g = load_gpu(dgx().gpu);
-  return g;
-}
-
-ParallelConfig strategy(int64_t tp, int64_t pp, int64_t dp) {
-  ParallelConfig p;
-  p.tp = tp, p.pp = pp, p.dp = dp, p.gpus = tp * pp * dp;
-  p.global_batch = 8;
-  return p;
-}
-
-RunConfig train_run() {
-  RunConfig r;
-  r.phase = Phase::Train;
-  r.seq = 128;
-  r.batch = 1;
-  return r;
-}
-
-}  // namespace
+using ridgeline::test::dgx;
+using ridgeline::test::dgx_gpu;
+using ridgeline::test::strategy;
+using ridgeline::test::tiny;
+using ridgeline::test::train_run;
 
 TEST_CASE("serving intervals: a time scales by the ratio, both sides", "[intervals][serve]") {
   ValueRange v = propagate_time(10.0, {0.9, 1.2});
@@ -85,7 +59,7 @@ TEST_CASE("serving intervals: prefill and decode steps each bracket their predic
 }
 
 TEST_CASE("cluster interval: one GPU's step has no collective part", "[intervals][parallel]") {
-  ParallelConfig p = strategy(1, 1, 1);
+  ParallelConfig p = strategy(1, 1, 1, 8);
   ParallelPrediction pr = predict_parallel(tiny(), train_run(), p, dgx(), dgx_gpu());
   PredictionInterval i =
       cluster_interval(builtin_interval_table(), dgx_gpu(), dgx(), tiny(), train_run(), p, pr);
@@ -97,7 +71,7 @@ TEST_CASE("cluster interval: one GPU's step has no collective part", "[intervals
 }
 
 TEST_CASE("cluster interval: exposed collectives join the combination", "[intervals][parallel]") {
-  ParallelConfig p = strategy(2, 1, 4);
+  ParallelConfig p = strategy(2, 1, 4, 8);
   ParallelPrediction pr = predict_parallel(tiny(), train_run(), p, dgx(), dgx_gpu());
   double exposed = 0;
   for (double e : pr.exposed_comm_us) exposed += e;
@@ -111,7 +85,7 @@ TEST_CASE("cluster interval: exposed collectives join the combination", "[interv
 }
 
 TEST_CASE("search records: a fitting row comes back with every number exact", "[search][shard]") {
-  ParallelConfig p = strategy(2, 2, 2);
+  ParallelConfig p = strategy(2, 2, 2, 8);
   p.sp = true, p.zero = 1, p.schedule = PipelineSchedule::OneFOneB;
   StrategyRow row = price_strategy(tiny(), train_run(), p, dgx(), dgx_gpu());
   REQUIRE(row.timed);
@@ -130,7 +104,7 @@ TEST_CASE("search records: a fitting row comes back with every number exact", "[
 }
 
 TEST_CASE("search records: a missing key names the record and key", "[search][shard]") {
-  StrategyRow row = price_strategy(tiny(), train_run(), strategy(1, 1, 8), dgx(), dgx_gpu());
+  StrategyRow row = price_strategy(tiny(), train_run(), strategy(1, 1, 8, 8), dgx(), dgx_gpu());
   nlohmann::ordered_json j = strategy_row_record(row);
   j.erase("timed");
   test::require_input_error([&] { strategy_row_from(j, "s.jsonl:2"); },

@@ -9,23 +9,17 @@
 #include "hardware/cluster_spec.h"
 #include "hardware/derived.h"
 #include "model/parallel_predict.h"
+#include "parallel_fixture.h"
 #include "test_helpers.h"
 #include "workloads/sharding.h"
 
 #include <numeric>
 
 using namespace ridgeline;
+using ridgeline::test::dgx;
+using ridgeline::test::dgx_gpu;
 
 namespace {
-
-const ClusterSpec& dgx() {
-  static const ClusterSpec c = load_cluster("dgx-h100");
-  return c;
-}
-const GpuSpec& gpu() {
-  static const GpuSpec g = load_gpu(dgx().gpu);
-  return g;
-}
 
 // Llama-shaped, 8 layers of h 1024, 16 heads (8 KV heads): TP 8 and PP 4 divide it.
 const ModelConfig& model8() {
@@ -43,7 +37,7 @@ double sum(const GroupTimes& t) {
 
 ParallelPrediction run(RunConfig r, ParallelConfig p) {
   p.gpus = p.tp * p.pp * p.dp * p.cp;
-  return predict_parallel(model8(), r, p, dgx(), gpu());
+  return predict_parallel(model8(), r, p, dgx(), dgx_gpu());
 }
 
 }  // namespace

@@ -5,45 +5,22 @@
 #include "hardware/cluster_spec.h"
 #include "model/parallel_predict.h"
 #include "model/prediction.h"
+#include "parallel_fixture.h"
 #include "test_helpers.h"
 #include "workloads/graph_builder.h"
 
 using namespace ridgeline;
+using ridgeline::test::dgx;
+using ridgeline::test::dgx_gpu;
+using ridgeline::test::strategy;
+using ridgeline::test::tiny;
+using ridgeline::test::train_run;
 
 namespace {
 
-const ModelConfig& tiny() {
-  static const ModelConfig m = load_model(RIDGELINE_SOURCE_DIR "/examples/models/tiny-llama.json");
-  return m;
-}
-const ClusterSpec& dgx() {
-  static const ClusterSpec c = load_cluster("dgx-h100");
-  return c;
-}
-const GpuSpec& gpu() {
-  static const GpuSpec g = load_gpu(dgx().gpu);
-  return g;
-}
-
-RunConfig train_run(int64_t seq = 128) {
-  RunConfig r;
-  r.phase = Phase::Train;
-  r.seq = seq;
-  r.batch = 1;
-  return r;
-}
-
-ParallelConfig strategy(int64_t tp, int64_t pp, int64_t dp, int64_t global_batch) {
-  ParallelConfig p;
-  p.tp = tp, p.pp = pp, p.dp = dp, p.gpus = tp * pp * dp;
-  p.microbatch = 1;
-  p.global_batch = global_batch;
-  return p;
-}
-
 ParallelPrediction predict(const ModelConfig& m, RunConfig r, const ParallelConfig& p) {
   r.batch = p.microbatch;
-  return predict_parallel(m, r, p, dgx(), gpu());
+  return predict_parallel(m, r, p, dgx(), dgx_gpu());
 }
 
 }  // namespace
@@ -53,7 +30,7 @@ TEST_CASE("parallel predict: one GPU is the single-GPU step", "[parallel][predic
   m.vocab = 1024;  // a multiple of 128: Megatron's padding changes nothing
   RunConfig r = train_run();
   ParallelPrediction p = predict(m, r, strategy(1, 1, 1, 1));
-  Prediction one = predict_workload(build_graph(m, r), m, r, gpu());
+  Prediction one = predict_workload(build_graph(m, r), m, r, dgx_gpu());
   CHECK(p.total_us == Approx(one.total_us).epsilon(1e-9));
   CHECK(p.bubble_fraction == 0);
   for (double e : p.exposed_comm_us) CHECK(e == 0);
@@ -162,13 +139,13 @@ TEST_CASE("parallel predict: decode under TP all-reduces every layer", "[paralle
   r.kv_len = 1024;
   ParallelConfig p;
   p.tp = 8, p.gpus = 8, p.microbatch = 8, p.global_batch = 8;
-  ParallelPrediction pr = predict_parallel(m, r, p, dgx(), gpu());
+  ParallelPrediction pr = predict_parallel(m, r, p, dgx(), dgx_gpu());
   int tp = (int)CommGroup::Tp;
   CHECK(pr.exposed_comm_us[tp] > 0);
   CHECK(pr.memory.kv_cache_bytes > 0);
   CHECK(pr.memory.fits());
   ParallelConfig p4 = p;
   p4.tp = 4, p4.gpus = 4;
-  CHECK(predict_parallel(m, r, p4, dgx(), gpu()).memory.weights_bytes ==
+  CHECK(predict_parallel(m, r, p4, dgx(), dgx_gpu()).memory.weights_bytes ==
         Approx(2 * pr.memory.weights_bytes).epsilon(0.01));
 }

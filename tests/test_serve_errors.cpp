@@ -138,10 +138,39 @@ TEST_CASE("serve errors: an engine whose memory leaves no KV block") {
   EngineConfig e = engine_json("vllm_v1", 64, 8, 16);
   e.memory_fraction = 0.2;  // 0.2 x 80 GB < 16 GB of weights
   FixedStepModel m(1, 0);
+  // The fraction as given (not "0.200000"), the block in the unit that shows it (not "0.00 GiB").
   require_input_error([&] { size_kv_cache(e, m); },
-                      {"test-engine.json: /kv_cache/memory_fraction", "leaves no KV block"});
+                      {"test-engine.json: /kv_cache/memory_fraction: 0.2 leaves no KV block",
+                       "capacity 74.51 GiB", "a block needs 2.00 MiB"});
   e.memory_fraction = 0.9;
   CHECK(size_kv_cache(e, m).blocks > 0);
+}
+
+TEST_CASE("serve errors: drawn lengths are checked as each request is drawn") {
+  EngineConfig e = engine_json("vllm_v1", 64, 8, 16);
+  FixedStepModel m(1, 0);
+  ServeSetup setup;
+  setup.engine = &e;
+  setup.model = &m;
+  setup.arrivals.kind = ArrivalSpec::Kind::AllAtOnce;
+  setup.lengths_from_flags = true;
+  KvSizing kv;
+  kv.blocks = 10;  // 160 tokens: inputs of 100..200 plus 10 outputs fit only below 151
+  GeneratedWorkload g{
+      {LengthSpec::Kind::Uniform, 100, 200}, {LengthSpec::Kind::Fixed, 10, 0}, 20, 0};
+  auto first_too_long = [&] {  // the first request that can never fit: the one the error names
+    LengthDraws draws(g.input, g.output, g.seed);
+    for (int64_t i = 0; i < g.count; ++i)
+      if (draws.next(i).input_tokens + 10 > 160) return i;
+    return (int64_t)-1;
+  };
+  while (first_too_long() <= 0) ++g.seed;  // a seed whose request 0 fits: a later one is named
+  int64_t first = first_too_long();
+  require_input_error([&] { run_serving(g, setup, kv); },
+                      {"--input-len/--output-len: request " + std::to_string(first) + ": ",
+                       "KV blocks; the engine's cache holds 10 blocks of 16 tokens"});
+  g.input = {LengthSpec::Kind::Uniform, 100, 150};
+  CHECK(run_serving(g, setup, kv).report.requests == 20);
 }
 
 TEST_CASE("serve errors: a request longer than the context or than the KV cache") {

@@ -23,6 +23,12 @@ nlohmann::ordered_json groups_json(const GroupTimes& t) {
   return j;
 }
 
+nlohmann::ordered_json streams_json(const std::array<double, kStreams>& t) {
+  return {{"compute", t[(int)Stream::Compute]},
+          {"comm", t[(int)Stream::Comm]},
+          {"host", t[(int)Stream::Host]}};
+}
+
 nlohmann::ordered_json parallel_config_json(const ParallelConfig& p) {
   return {{"gpus", p.gpus},
           {"tp", p.tp},
@@ -75,9 +81,7 @@ void print_parallel_json(std::ostream& os, const ParallelPrediction& p, const Ru
   j["microbatches"] = p.microbatches;
   j["bubble_fraction"] = p.bubble_fraction;
   j["nccl_sm_share"] = p.nccl_sm_share;
-  j["time_by_stream_us"] = {{"compute", p.time_by_stream_us[(int)Stream::Compute]},
-                            {"comm", p.time_by_stream_us[(int)Stream::Comm]},
-                            {"host", p.time_by_stream_us[(int)Stream::Host]}};
+  j["time_by_stream_us"] = streams_json(p.time_by_stream_us);
   j["comm_us"] = groups_json(p.comm_us);
   j["exposed_comm_us"] = groups_json(p.exposed_comm_us);
   nlohmann::ordered_json stages = nlohmann::ordered_json::array();

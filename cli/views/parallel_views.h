@@ -26,6 +26,8 @@ inline constexpr CommGroup kListedCommGroups[] = {CommGroup::Tp, CommGroup::Pp, 
                                                   CommGroup::Cp, CommGroup::Ep};
 // Times per communication group (tp, pp, dp, cp, ep), in one shape for every JSON view.
 nlohmann::ordered_json groups_json(const GroupTimes& t);
+// Times per stream (compute, comm, host), in one shape for every JSON view.
+nlohmann::ordered_json streams_json(const std::array<double, kStreams>& t);
 
 // Memory per GPU as `predict --cluster`, `search` and `compare` print it in JSON (one shape).
 nlohmann::ordered_json memory_per_gpu_json(const ParallelMemory& f);

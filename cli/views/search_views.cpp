@@ -4,6 +4,7 @@
 #include "cli/views/search_views.h"
 
 #include "cli/views/parallel_views.h"
+#include "cli/views/strategy_fields.h"
 
 #include "cli/views/views.h"
 
@@ -28,20 +29,20 @@ ordered_json loss_json(const LossReason& r) {
           {"differs", d}};
 }
 
+// prediction_fields' writer for the views: streams and groups by name.
+struct ViewFields {
+  ordered_json& j;
+  void operator()(const char* key, double x) { j[key] = x; }
+  void streams(const char* key, const std::array<double, kStreams>& t) { j[key] = streams_json(t); }
+  void groups(const char* key, const GroupTimes& t) { j[key] = groups_json(t); }
+};
+
 ordered_json row_json(const StrategyRow& r, bool ranked_after_first) {
   ordered_json j;
   j["strategy"] = parallel_config_json(r.parallel);
   if (r.timed) {
-    const ParallelPrediction& p = r.prediction;
-    j["total_us"] = p.total_us;
-    j["mfu"] = p.mfu;
-    j["tokens_per_s"] = p.tokens_per_s;
-    j["bubble_fraction"] = p.bubble_fraction;
-    j["time_by_stream_us"] = {{"compute", p.time_by_stream_us[(int)Stream::Compute]},
-                              {"comm", p.time_by_stream_us[(int)Stream::Comm]},
-                              {"host", p.time_by_stream_us[(int)Stream::Host]}};
-    j["comm_us"] = groups_json(p.comm_us);
-    j["exposed_comm_us"] = groups_json(p.exposed_comm_us);
+    ViewFields v{j};
+    prediction_fields(r.prediction, v);
   }
   j["memory_per_gpu"] = memory_per_gpu_json(r.memory);
   if (ranked_after_first) {

@@ -4,6 +4,7 @@
 #include "cli/views/serve_interval_views.h"
 #include "cli/views/views.h"
 
+#include <algorithm>
 #include <cstdio>
 
 namespace ridgeline {
@@ -71,26 +72,35 @@ void print_serve_table(std::ostream& os, const ServeSubject& s, const ServeRun& 
         "gap between tokens, pooled\n";
 }
 
-std::string capacity_table_head(const std::string& slo, double target) {
-  char b[512];
-  std::snprintf(b, sizeof b, "SLO %s, target %g req/s\n", slo.c_str(), target);
-  return std::string(b) +
-         "  gpu           engine   precision  max req/s/replica  bound       saturation  TTFT p99 "
-         "ms  TPOT p99 ms  replicas  GPUs  cost/h\n";
+int capacity_gpu_width(const std::vector<std::string>& labels) {
+  size_t w = 13;
+  for (const std::string& l : labels) w = std::max(w, l.size());
+  return (int)w;
 }
 
-std::string capacity_table_row(const CapacityRow& row) {
+std::string capacity_table_head(const std::string& slo, double target, int gpu_width) {
   char b[512];
+  std::snprintf(b, sizeof b, "SLO %s, target %g req/s\n", slo.c_str(), target);
+  std::string head = b;
+  std::snprintf(b, sizeof b, "  %-*s ", gpu_width, "gpu");
+  return head + b +
+         "engine   precision  max req/s/replica  bound       saturation  TTFT p99 ms  TPOT p99 "
+         "ms  replicas  GPUs  cost/h\n";
+}
+
+std::string capacity_table_row(const CapacityRow& row, int gpu_width) {
+  char b[1024];
   const CapacityResult& c = row.result;
   if (!c.met) {
-    std::snprintf(b, sizeof b, "  %-13s %-8s %-10s not met: %s\n", row.subject.gpu.c_str(),
-                  row.subject.engine.c_str(), row.subject.precision.c_str(), c.reason.c_str());
+    std::snprintf(b, sizeof b, "  %-*s %-8s %-10s not met: %s\n", gpu_width,
+                  row.subject.gpu.c_str(), row.subject.engine.c_str(),
+                  row.subject.precision.c_str(), c.reason.c_str());
     return b;
   }
   std::string cost = c.cost_per_hour ? std::to_string((long long)(*c.cost_per_hour + 0.5)) : "-";
   std::snprintf(
-      b, sizeof b, "  %-13s %-8s %-10s %17.3f  %-10s %11.3f %12.1f %12.1f %9lld %5lld  %s\n",
-      row.subject.gpu.c_str(), row.subject.engine.c_str(), row.subject.precision.c_str(),
+      b, sizeof b, "  %-*s %-8s %-10s %17.3f  %-10s %11.3f %12.1f %12.1f %9lld %5lld  %s\n",
+      gpu_width, row.subject.gpu.c_str(), row.subject.engine.c_str(), row.subject.precision.c_str(),
       c.max_requests_per_s, c.bound.c_str(), c.saturation_requests_per_s, c.at_max.ttft_ms.p99,
       c.at_max.tpot_ms.p99, (long long)c.replicas, (long long)c.gpus, cost.c_str());
   return b;
@@ -98,8 +108,11 @@ std::string capacity_table_row(const CapacityRow& row) {
 
 void print_capacity_table(std::ostream& os, const std::vector<CapacityRow>& rows,
                           const std::string& slo, double target) {
-  os << capacity_table_head(slo, target);
-  for (const CapacityRow& row : rows) os << capacity_table_row(row);
+  std::vector<std::string> labels;
+  for (const CapacityRow& row : rows) labels.push_back(row.subject.gpu);
+  int width = capacity_gpu_width(labels);
+  os << capacity_table_head(slo, target, width);
+  for (const CapacityRow& row : rows) os << capacity_table_row(row, width);
 }
 
 }  // namespace ridgeline

@@ -41,8 +41,10 @@ struct CapacityRow {
 };
 // The pieces of the capacity views, a head and one row a configuration (streamed and sharded by
 // cli/row_output.h; the JSON rows go under "configurations").
-std::string capacity_table_head(const std::string& slo, double target);
-std::string capacity_table_row(const CapacityRow& row);
+// The gpu column is as wide as the widest of `labels` (the rows' subject.gpu), 13 at least.
+int capacity_gpu_width(const std::vector<std::string>& labels);
+std::string capacity_table_head(const std::string& slo, double target, int gpu_width);
+std::string capacity_table_row(const CapacityRow& row, int gpu_width);
 nlohmann::ordered_json capacity_json_head(const std::string& slo, double target);
 nlohmann::ordered_json capacity_json_row(const CapacityRow& row);
 

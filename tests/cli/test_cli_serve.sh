@@ -66,7 +66,7 @@ expect "unknown engine" 1 "--engine orca: unknown engine (known: hf-cb, sglang, 
 sed 's/"max_num_seqs": 1024/"max_num_seqs": 1024, "max_running": 3/' serve/engines/vllm.json > "$tmp/mine.json"
 expect "engine file unknown key" 1 "mine.json: /scheduler/max_running: unknown key" -- "$bin" serve --gpu h200-sxm --model llama-3.1-8b --engine "$tmp/mine.json" --input-len 10 --output-len 10 --requests 2 --rate 1
 sed 's/"memory_fraction": 0.9/"memory_fraction": 0.1/' serve/engines/vllm.json > "$tmp/small.json"
-expect "engine memory leaves no KV block" 1 "small.json: /kv_cache/memory_fraction: 0.1" -- "$bin" serve --gpu h200-sxm --model llama-3.1-8b --engine "$tmp/small.json" --input-len 10 --output-len 10 --requests 2 --rate 1
+expect "engine memory leaves no KV block" 1 "small.json: /kv_cache/memory_fraction: 0.1 leaves no KV block" -- "$bin" serve --gpu h200-sxm --model llama-3.1-8b --engine "$tmp/small.json" --input-len 10 --output-len 10 --requests 2 --rate 1
 expect "slo unknown metric" 1 "--slo latency_p99=2s: unknown metric \"latency\"" -- "$bin" "${run[@]}" --rate 4 --slo latency_p99=2s
 
 cap=(capacity --gpu h200-sxm --model llama-3.1-8b --engine vllm --input-len 512 --output-len 64 --requests 200)

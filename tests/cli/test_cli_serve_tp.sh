@@ -29,6 +29,8 @@ cap=(capacity --cluster hgx-h200 --model llama-3-70b --engine vllm --input-len 5
 expect "capacity tp list" 0 "h200-sxm tp4" -- "$bin" "${cap[@]}" --tp 2,4
 expect "capacity tp1 row not met" 0 "not met: the weights leave no KV cache on a GPU" -- "$bin" "${cap[@]}" --tp 1,2
 expect "capacity disaggregated" 0 "h200-sxm tp2 1:1" -- "$bin" "${cap[@]}" --tp 2 --disaggregate 1:1,1:2
+# The gpu column is as wide as its widest label ("h200-sxm tp2 1:1"), the header with it.
+expect "capacity gpu column width" 0 "  gpu              engine   precision" -- "$bin" "${cap[@]}" --tp 2,4 --disaggregate 1:1
 expect "capacity priced" 0 '"cost_per_hour"' -- "$bin" "${cap[@]}" --tp 2 --price-per-gpu-hour 3.5 --format json
 
 # One message per bad combination.

@@ -1,0 +1,55 @@
+// MemoStepModel (see memo_step_model.h).
+#include "serve/memo_step_model.h"
+
+#include "common/errors.h"
+
+#include <algorithm>
+#include <bit>
+
+namespace ridgeline {
+
+namespace {
+
+// Rounds n up to a multiple of 1/64 of its power of two (n > 0).
+int64_t round_relative(int64_t n) {
+  int64_t grain = std::max<int64_t>(1, (int64_t)std::bit_floor((uint64_t)n) / 64);
+  return (n + grain - 1) / grain * grain;
+}
+
+}  // namespace
+
+int64_t MemoStepModel::bucket_tokens(int64_t tokens) {
+  return tokens <= 512 ? tokens : round_relative(tokens);
+}
+
+int64_t MemoStepModel::bucket_kv(int64_t kv_len) {
+  return kv_len <= 1024 ? (kv_len + 15) / 16 * 16 : round_relative(kv_len);
+}
+
+const MemoStepModel::DenseCost& MemoStepModel::dense(int64_t tokens, int64_t sequences) {
+  int64_t t = bucket_tokens(tokens), s = std::min(bucket_tokens(sequences), t);
+  auto key = std::make_pair(t, s);
+  auto it = dense_.find(key);
+  if (it != dense_.end()) return it->second;
+  return dense_.emplace(key, price_dense(t, s)).first->second;
+}
+
+double MemoStepModel::attention_us(const AttentionGroup& g) {
+  int64_t kv = std::max(bucket_kv(g.kv_len), g.q_len);
+  if (sliding_window_ > 0) kv = std::min(kv, std::max(sliding_window_, g.q_len));
+  auto key = std::make_tuple(g.requests, g.q_len, kv);
+  auto it = attention_.find(key);
+  if (it != attention_.end()) return it->second;
+  double us = price_attention(g.requests, g.q_len, kv);
+  attention_.emplace(key, us);
+  return us;
+}
+
+double MemoStepModel::step_us(const StepShape& shape) {
+  require_invariant(shape.tokens >= 1 && shape.sequences >= 1, "a step has work");
+  double us = dense(shape.tokens, shape.sequences).total_us;
+  for (const AttentionGroup& g : shape.groups) us += attention_us(g);
+  return us;
+}
+
+}  // namespace ridgeline

@@ -1,0 +1,50 @@
+// The memo every step model shares: a step is its dense part (everything but attention, one
+// price for the step's tokens and sequences) plus one attention price per request group, each
+// memoised by bucketed shape so that long runs cost few predictions: tokens exact up to 512,
+// then rounded up to 1/64 of their power of two (< 1.6% more work); cache lengths rounded up to
+// 16 tokens up to 1024, then to 1/64 of their power of two (at least the group's query length,
+// at most the model's sliding window where it has one). A step model says only how it prices
+// the two parts (price_dense, price_attention) on the bucketed shapes.
+#pragma once
+
+#include "serve/step_model.h"
+
+#include <map>
+#include <tuple>
+
+namespace ridgeline {
+
+class MemoStepModel : public StepModel {
+ public:
+  double step_us(const StepShape& shape) final;
+
+  // Distinct shapes priced so far.
+  int64_t predictions() const { return (int64_t)dense_.size() + (int64_t)attention_.size(); }
+
+  static int64_t bucket_tokens(int64_t tokens);
+  static int64_t bucket_kv(int64_t kv_len);
+
+ protected:
+  struct DenseCost {
+    double total_us = 0;
+    double tp_comm_us = 0;  // the TP collectives' share of total_us (0 on one GPU)
+  };
+  // `sliding_window`: the model's (0: none), which caps the attended cache length.
+  explicit MemoStepModel(int64_t sliding_window) : sliding_window_(sliding_window) {}
+
+  // The dense part of a step of that many tokens and sequences (memoised, bucketed).
+  const DenseCost& dense(int64_t tokens, int64_t sequences);
+
+  // The prices on bucketed shapes (sequences <= tokens; kv_len >= q_len).
+  virtual DenseCost price_dense(int64_t tokens, int64_t sequences) = 0;
+  virtual double price_attention(int64_t requests, int64_t q_len, int64_t kv_len) = 0;
+
+ private:
+  double attention_us(const AttentionGroup& g);
+
+  int64_t sliding_window_;
+  std::map<std::pair<int64_t, int64_t>, DenseCost> dense_;
+  std::map<std::tuple<int64_t, int64_t, int64_t>, double> attention_;
+};
+
+}  // namespace ridgeline
