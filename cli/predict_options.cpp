@@ -92,6 +92,13 @@ void add_workload_flags(CLI::App& cmd, PredictOptions& o, bool required) {
           throw CLI::ValidationError("takes none, selective or full, got " + v);
         return v;
       });
+  cmd.add_option("--master-weights", o.master_weights,
+                 "Training parameters: none (default: in the --weights dtype) or fp32 (fp32 "
+                 "parameters cast to --weights under torch.autocast; fp32 gradients and optimizer)")
+      ->check(CLI::IsMember({"none", "fp32"}));
+  cmd.add_flag("--grad-scaler", o.grad_scaler,
+               "torch.amp.GradScaler's kernels in an fp16 training step (with --master-weights "
+               "fp32 and --optimizer; modelled, not measured)");
   cmd.add_option("--moe-imbalance", o.moe_imbalance,
                  "Busiest expert's tokens over the mean (default 1)");
 }
@@ -123,6 +130,8 @@ RunConfig run_config_from(const PredictOptions& o) {
   r.recompute = o.recompute == "full" || o.recompute.empty() ? Recompute::Full
                 : o.recompute == "selective"                 ? Recompute::Selective
                                                              : Recompute::None;
+  r.master_weights = o.master_weights == "fp32" ? MasterWeights::Fp32 : MasterWeights::None;
+  r.grad_scaler = o.grad_scaler;
   r.moe_imbalance = o.moe_imbalance;
   return r;
 }
@@ -192,6 +201,10 @@ ParallelConfig parallel_config_from(const CLI::App& cmd, const PredictOptions& o
                : o.schedule == "interleaved" ? PipelineSchedule::Interleaved
                                              : PipelineSchedule::OneFOneB;
   p.recompute = run.recompute;
+  if (run.master_weights != MasterWeights::None || run.grad_scaler)
+    throw InputError(std::string(run.grad_scaler ? "--grad-scaler" : "--master-weights") +
+                     ": autocast over fp32 parameters is modelled on one GPU; with --cluster the "
+                     "optimizer state holds Megatron's fp32 master copy already");
   if (run.phase == Phase::Train) {
     if (given("--batch"))
       throw InputError("--batch: training on a cluster takes --microbatch and --global-batch");

@@ -19,8 +19,8 @@ struct PredictOptions {
   std::string model;
   std::string phase;
   long long batch = 1, seq = 0, kv_len = 0, blocks = 0, max_cache_len = 0;
-  long long new_tokens = 0;   // --new-tokens (--phase generate); 0 = not given
-  std::string kv_cache_impl;  // --kv-cache-impl: empty = the runtime's own
+  long long new_tokens = 0;       // --new-tokens (--phase generate); 0 = not given
+  std::string kv_cache_impl;      // --kv-cache-impl: empty = the runtime's own
   std::string attention_backend;  // --attention-backend: empty = the runtime's own
   std::string logits = "last";
   std::string launch = "graph";
@@ -28,6 +28,8 @@ struct PredictOptions {
   std::string weights = "bf16", activations = "bf16", kv_cache = "bf16";
   std::string optimizer = "none";
   std::string recompute = "none";  // --recompute alone means full (as before the modes existed)
+  std::string master_weights = "none";  // --master-weights none|fp32 (train)
+  bool grad_scaler = false;             // --grad-scaler (fp16 training)
   bool ignore_memory = false;
   double moe_imbalance = 1.0;
   std::string format = "table";

@@ -10,13 +10,14 @@
 //    selective recomputation keeps the same: a flash attention kernel saves no scores),
 //    and the fp32 logits;
 //  - gradients: one per weight, in the weight dtype; AdamW keeps two moments per weight, in the
-//    weight dtype (PyTorch's default for bf16 parameters);
+//    weight dtype (PyTorch's default for bf16 parameters), fp32 with --master-weights fp32;
 //  - reserved: the runtime profile's reserved_bytes (1 GiB in both presets) for the CUDA
 //    context, cuBLAS/cuDNN workspaces and allocator slack.
 // Sections are told apart by their kind (kernel_role.h), never by their display names.
 // The largest batch that fits scales the batch-proportional parts (KV cache, activations).
 #include "model/prediction.h"
 
+#include "workloads/autocast.h"
 #include "workloads/graph_builder.h"
 #include "workloads/op_math.h"
 
@@ -55,7 +56,8 @@ double activation_bytes(const OpGraph& g, const ModelConfig& m, const RunConfig&
   for (const auto& s : g.sections) {
     if (s.kind == SectionKind::DecoderBlock) {
       double per_block = forward_outputs(s);
-      double input = (double)step_tokens(run) * m.hidden * dtype_bytes(run.activations);
+      DType stream = under_autocast(run) ? DType::Fp32 : run.activations;  // the residual's
+      double input = (double)step_tokens(run) * m.hidden * dtype_bytes(stream);
       saved +=
           run.recompute == Recompute::Full ? s.repeat * input + per_block : s.repeat * per_block;
     } else if (s.kind == SectionKind::Embedding || s.kind == SectionKind::Head ||
@@ -79,7 +81,9 @@ MemoryFootprint memory_footprint(const OpGraph& graph, const ModelConfig& model,
                                  const RunConfig& run, const GpuSpec& gpu) {
   MemoryFootprint f;
   double params = (double)weight_parameter_count(model, run.blocks);
-  double wbytes = run.weight_bits > 0 ? run.weight_bits / 8.0 : dtype_bytes(run.weights);
+  // fp32 master parameters (--master-weights fp32): fp32 weights, gradients and AdamW state;
+  // their bf16 copies are the forward's weight casts, saved for backward as activations.
+  double wbytes = run.weight_bits > 0 ? run.weight_bits / 8.0 : dtype_bytes(param_dtype(run));
   f.weights_bytes = params * wbytes;
   f.kv_cache_bytes = kv_cache_bytes(model, run);
   f.activation_bytes = activation_bytes(graph, model, run);

@@ -74,8 +74,8 @@ HfRecord read_hf_record(JsonReader& r, const std::string& id, const std::string&
     out.skipped = "a torch.compile run is predicted with --runtime torch-compile";
   if (!compiled && inductor)
     out.skipped = "not a torch.compile run; --runtime torch-compile predicts compiled ones";
-  if (phase == "train" && r.one_of("precision", {"bf16", "fp32amp"}) == "fp32amp")
-    out.skipped = "fp32 master weights under autocast are not modelled (issue 11 part 3)";
+  // fp32amp: fp32 parameters, the forward under torch.autocast(bf16) (--master-weights fp32).
+  bool amp = phase == "train" && r.one_of("precision", {"bf16", "fp32amp"}) == "fp32amp";
   bool family = is_family_record(r);  // measure_hf_families.py (hf_family_model.h)
   if (family && out.skipped.empty()) out.skipped = family_record_skip_reason(r);
   if (!out.skipped.empty()) return out;
@@ -93,6 +93,7 @@ HfRecord read_hf_record(JsonReader& r, const std::string& id, const std::string&
   else
     run.seq = r.integer("seq", 1);
   if (run.phase == Phase::Train) {
+    if (amp) run.master_weights = MasterWeights::Fp32;
     // gradient_checkpointing_enable(): each decoder layer's forward runs again in backward.
     run.recompute =
         r.one_of("ckpt", {"ckpt", "nockpt"}) == "ckpt" ? Recompute::Full : Recompute::None;
@@ -115,7 +116,7 @@ HfRecord read_hf_record(JsonReader& r, const std::string& id, const std::string&
   if (phase == "generate") positions += r.integer("new_tokens", 1);
   model->max_positions = std::max(model->max_positions, positions);
   // Family records are scored per family (issue 14's target is a held-out MAPE per family).
-  std::string category = family ? r.string("family") : phase + "-" + launch;
+  std::string category = family ? r.string("family") : phase + (amp ? "-fp32amp-" : "-") + launch;
   if (phase != "generate") {
     out.measurements.push_back(
         measurement(id, split, category, *model, run, r.positive("device_median_ms") * 1000));

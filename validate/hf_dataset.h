@@ -3,13 +3,13 @@
 // measure_models.py's (launch, cache, device_median_ms, generate's ttft/per_token/total), so they
 // are read here, as strictly: a field that sets the predicted run is required. A record
 // ridgeline cannot predict yet is skipped with its reason (never guessed):
-//   optimizer-only steps, fp32 master weights under autocast (issue 11 part 3), Qwen2-MoE (its
-//   config is not imported yet, issue 14); torch.compile runs (launch "compile": mode default,
-//   eager launch; "compile-ro": reduce-overhead, CUDA graphs) unless scored with the
-//   torch-compile runtime, which skips every other record.
+//   optimizer-only steps, Qwen2-MoE (its config is not imported yet, issue 14); torch.compile runs
+//   (launch "compile": mode default, eager launch; "compile-ro": reduce-overhead, CUDA graphs)
+//   unless scored with the torch-compile runtime, which skips every other record.
 // A DynamicCache decode record ran on a cropped cache (measure_hf.py crops it back after each
 // step): its run says so (RunConfig::cache_cropped). A generate() record gives three measurements:
-// "<id>/ttft", "/per_token" and "/total".
+// "<id>/ttft", "/per_token" and "/total". A training record with fp32 parameters under autocast
+// (precision "fp32amp") runs with --master-weights fp32, in its own category train-fp32amp-eager.
 #pragma once
 
 #include "common/json_reader.h"

@@ -1,9 +1,11 @@
 // build_graph(): the sections of a step. Inference (prefill, decode): embedding, the decoder
 // block repeated once per layer, and the head (final norm, LM head on the last position of each
 // sequence unless logits_all). --blocks N keeps only N decoder blocks. Training adds the loss,
-// the backward sections and the optimizer step (train_builder.cpp).
+// the backward sections and the optimizer step (train_builder.cpp); with fp32 master weights
+// the forward is first rewritten as torch.autocast runs it (autocast.cpp).
 #include "workloads/graph_builder.h"
 
+#include "workloads/autocast.h"
 #include "workloads/builder_ops.h"
 #include "workloads/train_builder.h"
 
@@ -30,7 +32,7 @@ GraphSection embedding_section(const ModelConfig& m, const RunConfig& run, int64
   if (m.embedding_scale)  // Gemma: hidden_states * sqrt(hidden_size)
     e.emit(role::embedding(EmbeddingPart::Tokens), "embed_scale",
            ew_op(ElementwiseKind::MulScalar, T * m.hidden, run.activations));
-  emit_hf_forward_prologue(e, m, run);  // transformers' masks and RoPE tables, if chosen
+  emit_hf_forward_prologue(e, m, run);        // transformers' masks and RoPE tables, if chosen
   emit_inductor_forward_prologue(e, m, run);  // torch.compile's RoPE freqs, if chosen
   return s;
 }
@@ -110,6 +112,7 @@ OpGraph build_graph(const ModelConfig& model, const RunConfig& run) {
   for (const auto& group : groups)
     g.sections.push_back(block_section(model, group, groups.size(), run));
   if (whole) g.sections.push_back(head_section(model, run, T, all ? T : run.batch));
+  apply_autocast(g, run);  // --master-weights fp32: the forward as torch.autocast runs it
   if (run.phase == Phase::Train) add_training_sections(g, model, run);
   return g;
 }

@@ -82,6 +82,14 @@ KernelRole loss(LossPart part) {
   r.loss = part;
   return r;
 }
+KernelRole autocast(CastOf what, Projection p, Tensor t) {
+  KernelRole r;
+  r.kind = RoleKind::Autocast;
+  r.cast = what;
+  r.projection = p;
+  r.tensor = t;
+  return r;
+}
 KernelRole backward(KernelRole forward, GradKind grad) {
   forward.pass = Pass::Backward;
   forward.grad = grad;
@@ -126,6 +134,8 @@ constexpr std::pair<RoleKind, const char*> kKindNames[] = {
     {RoleKind::CacheRepeat, "cache_repeat"},
     {RoleKind::AttentionScores, "attention_scores"},
     {RoleKind::Softcap, "softcap"},
+    {RoleKind::Autocast, "autocast"},
+    {RoleKind::GradScaler, "grad_scaler"},
     {RoleKind::Collective, "collective"},
 };
 
@@ -256,6 +266,7 @@ constexpr std::pair<GradKind, const char*> kGradNames[] = {
     {GradKind::BranchSum, "branch_sum"},
     {GradKind::TableZero, "table_zero"},
     {GradKind::TableIndexAdd, "table_index_add"},
+    {GradKind::ToInputDtype, "to_input_dtype"},
 };
 
 const char* grad_name(GradKind v) {
@@ -271,6 +282,10 @@ constexpr std::pair<CommPurpose, const char*> kPurposeNames[] = {
     {CommPurpose::KvChunk, "kv_chunk"},
     {CommPurpose::Tokens, "tokens"},
 };
+
+const char* cast_name(CastOf c) {
+  return c == CastOf::Weight ? "weight" : c == CastOf::Input ? "input" : "";
+}
 
 void append(std::string& s, const char* part) {
   if (*part) s += std::string(".") + part;
@@ -288,6 +303,7 @@ std::string role_name(const KernelRole& r) {
   append(s, activation_name(r.activation));
   append(s, embedding_name(r.embedding));
   append(s, loss_name(r.loss));
+  append(s, cast_name(r.cast));
   append(s, comm_group_name(r.group));
   append(s, name_in(kPurposeNames, r.purpose));
   if (r.kind == RoleKind::Collective) return s;  // a backward collective moves a gradient already

@@ -42,6 +42,10 @@ enum class RoleKind : uint8_t {
   // soft-capping, attention sinks): the two batched matmuls and the kernels over the scores
   AttentionScores,
   Softcap,  // cap * tanh(x / cap) on attention scores or logits, as three kernels
+  // torch.autocast over fp32 parameters (--master-weights fp32, autocast.h): a weight or an fp32
+  // input cast to the compute dtype before the GEMM or attention that autocast runs in it
+  Autocast,
+  GradScaler,  // torch.amp.GradScaler's unscale and inf check, and its scale update (fp16)
 };
 
 // Which weight a GEMM multiplies by. Qkv is one fused weight (a serving engine's qkv_proj,
@@ -88,6 +92,8 @@ enum class Activation : uint8_t { None, Silu, Gelu, GateMul, SiluMul };
 enum class EmbeddingPart : uint8_t { None, Tokens, Positions, Add };
 enum class LossPart : uint8_t { None, LogitsToFp32, LogSoftmax, LogSoftmaxBackward, GradToBf16 };
 enum class Pass : uint8_t { Forward, Backward, Recompute };
+// What an Autocast kernel casts: the weight of its GEMM (projection), or an fp32 input.
+enum class CastOf : uint8_t { None, Weight, Input };
 // The communication group a collective runs over (parallel_config.h): tensor, pipeline, data,
 // context or expert parallel ranks.
 enum class CommGroup : uint8_t { None, Tp, Pp, Dp, Cp, Ep };
@@ -121,6 +127,9 @@ enum class GradKind : uint8_t {
   BranchSum,  // where the residual stream's two branches' gradients meet
   TableZero,  // the embedding table's gradient zeroed, then the token rows index-added
   TableIndexAdd,
+  // Under autocast (--master-weights fp32): a gradient cast back to a 16-bit input's dtype where
+  // the forward kernel promoted it to fp32 (RoPE's mul by the fp32 tables, the residual add).
+  ToInputDtype,
 };
 
 struct KernelRole {
@@ -133,6 +142,7 @@ struct KernelRole {
   Activation activation = Activation::None;  // Activation
   EmbeddingPart embedding = EmbeddingPart::None;
   LossPart loss = LossPart::None;
+  CastOf cast = CastOf::None;  // Autocast
   Pass pass = Pass::Forward;
   GradKind grad = GradKind::None;           // Pass::Backward
   CommGroup group = CommGroup::None;        // Collective
@@ -156,6 +166,9 @@ KernelRole cache_dequant(Tensor t);
 KernelRole embedding(EmbeddingPart part);
 KernelRole of(RoleKind kind);  // MoeRouting, MoeDispatch, MoeCombine, Optimizer
 KernelRole loss(LossPart part);
+// An autocast cast: the weight of the GEMM of projection `p`, or an fp32 input to that GEMM (or,
+// p None, to attention: the tensor `t` it casts).
+KernelRole autocast(CastOf what, Projection p, Tensor t = Tensor::None);
 KernelRole collective(CommGroup group, CommPurpose purpose, Pass pass = Pass::Forward);
 // The `grad` kernel of the backward of `forward`, and `forward` run again for recomputation.
 KernelRole backward(KernelRole forward, GradKind grad);

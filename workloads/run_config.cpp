@@ -39,7 +39,39 @@ const char* recompute_name(Recompute r) {
   return "?";
 }
 
+const char* master_weights_name(MasterWeights w) {
+  return w == MasterWeights::Fp32 ? "fp32" : "none";
+}
+
 namespace {
+
+// --master-weights and --grad-scaler: what torch.autocast and GradScaler accept.
+void check_mixed_precision(const RunConfig& run) {
+  auto fail = [](const std::string& flag, const std::string& msg) {
+    throw InputError(flag + ": " + msg);
+  };
+  bool master = run.master_weights == MasterWeights::Fp32;
+  if (master && run.phase != Phase::Train)
+    fail("--master-weights", "master weights belong to training (--phase train)");
+  if (master && run.weights != DType::Bf16 && run.weights != DType::Fp16)
+    fail("--master-weights", "autocast casts the fp32 parameters to --weights bf16 or fp16, got " +
+                                 std::string(dtype_name(run.weights)));
+  if (master && run.activations != run.weights)
+    fail("--master-weights", "autocast computes in one dtype: --activations must equal --weights");
+  if (!run.grad_scaler) return;
+  if (run.phase != Phase::Train)
+    fail("--grad-scaler", "loss scaling belongs to training (--phase train)");
+  if (run.weights != DType::Fp16)
+    fail("--grad-scaler", "loss scaling is for fp16 (--weights fp16); " +
+                              std::string(dtype_name(run.weights)) +
+                              " has fp32's exponent range or is fp32");
+  if (!master)
+    fail("--grad-scaler",
+         "GradScaler refuses fp16 gradients (\"Attempting to unscale FP16 "
+         "gradients\"): add --master-weights fp32");
+  if (run.optimizer == Optimizer::None)
+    fail("--grad-scaler", "GradScaler unscales in scaler.step(optimizer): add --optimizer adamw");
+}
 
 std::string format_number(double x) {
   std::ostringstream os;
@@ -121,6 +153,7 @@ void check_run_config(const RunConfig& run, const ModelConfig& model) {
       fail("--max-cache-len", std::to_string(run.cache_capacity) + " is shorter than the " +
                                   std::to_string(positions) + " positions the step reaches");
   }
+  check_mixed_precision(run);
   for (DType d : {run.weights, run.activations, run.kv_cache}) {
     if (d == DType::Tf32)
       fail("--weights/--activations/--kv-cache", "tf32 is a tensor-core mode, not a storage type");

@@ -19,6 +19,9 @@ enum class Optimizer { None, AdamW };
 // attention kernels run again in the backward pass); full (the whole block's forward runs again,
 // only its input is kept).
 enum class Recompute { None, Selective, Full };
+// Parameters in training: in the weights' dtype (none), or fp32 master parameters the forward
+// casts to --weights under torch.autocast (fp32): fp32 gradients and optimizer (autocast.h).
+enum class MasterWeights { None, Fp32 };
 
 struct RunConfig {
   Phase phase = Phase::Prefill;
@@ -41,8 +44,10 @@ struct RunConfig {
   DType activations = DType::Bf16;
   DType kv_cache = DType::Bf16;
   Optimizer optimizer = Optimizer::None;
-  Recompute recompute = Recompute::None;  // activation recomputation in training
-  double moe_imbalance = 1.0;             // busiest expert's tokens over the mean (>= 1)
+  Recompute recompute = Recompute::None;               // activation recomputation in training
+  MasterWeights master_weights = MasterWeights::None;  // --master-weights (train)
+  bool grad_scaler = false;    // --grad-scaler: torch.amp.GradScaler's kernels (fp16 training)
+  double moe_imbalance = 1.0;  // busiest expert's tokens over the mean (>= 1)
   // Expert parallelism (set by the sharding, workloads/sharding.h): the experts are spread over
   // this many ranks, each running experts / expert_ranks of them on the tokens of all the ranks.
   int64_t expert_ranks = 1;
@@ -51,7 +56,8 @@ struct RunConfig {
 const char* phase_name(Phase p);
 const char* runtime_name(const RuntimeProfile& r);
 const char* launch_name(LaunchMode l);
-const char* recompute_name(Recompute r);  // "none", "selective", "full"
+const char* recompute_name(Recompute r);           // "none", "selective", "full"
+const char* master_weights_name(MasterWeights w);  // "none", "fp32"
 
 // Throws InputError naming the flag for impossible combinations (e.g. decode without
 // --kv-len, training with fp8 weights, batch < 1).

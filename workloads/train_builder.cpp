@@ -8,11 +8,14 @@
 //   residual add             -> one add where the gradients of the two branches meet
 //   cat                      -> its halves copied into a zeroed gradient, then accumulated
 //   views, cache writes      -> nothing (q/k/v gradients are copied contiguous before their GEMMs)
+//   cast (autocast's, a norm's to(fp32)) -> the gradient cast back (ToCopyBackward0), and a
+//                            promoted kernel's (fp32 out of a bf16 input) gradient cast to bf16
 // With full recomputation the block's forward kernels run again before its backward; with
 // selective recomputation only its attention kernel does. Which rule
 // applies is read from each kernel's role (kernel_role.h), never from its name.
 #include "workloads/train_builder.h"
 
+#include "workloads/autocast.h"
 #include "workloads/builder_ops.h"
 #include "workloads/graph_builder.h"
 
@@ -57,7 +60,18 @@ RowOpKind backward_of(RowOpKind k) {
   }
 }
 
-void emit_elementwise_backward(Emitter& e, const Forward& f, const ElementwiseOp& x) {
+// The gradient of a cast or of a promoted kernel (an fp32 output from a 16-bit input) cast back
+// to the input's dtype. Back to fp32 it runs ATen's unrolled dynamic-cast copy
+// (unrolled_elementwise_kernel<direct_copy_kernel_cuda>, no vector loads), priced as the
+// non-vectorized (strided) path; to bf16 ATen's vectorized bfloat16_copy_kernel_cuda.
+void emit_cast_backward(Emitter& e, const Forward& f, const ElementwiseOp& x, GradKind g) {
+  Op op = cast_op(x.numel, *x.out_dtype, x.dtype);
+  e.emit(role::backward(f.role, g), f.name + ".grad_to_input_dtype",
+         x.dtype == DType::Fp32 ? strided(op) : op);
+}
+
+void emit_elementwise_backward(Emitter& e, const Forward& f, const ElementwiseOp& x,
+                               bool autocast) {
   // A gradient meets the same broadcast or strided operands (RoPE's cos/sin tables, the halves
   // of a cat), so ATen runs it on the same generic, non-vectorized path as the forward kernel.
   auto ew = [&](GradKind g, const std::string& suffix, ElementwiseKind k, int64_t n) {
@@ -72,8 +86,13 @@ void emit_elementwise_backward(Emitter& e, const Forward& f, const ElementwiseOp
     case ElementwiseKind::SiluMul:
       return ew(GradKind::Input, ".backward", ElementwiseKind::Mul, 2 * x.numel);
     case ElementwiseKind::Mul:  // by a constant (RoPE's cos, sin): one kernel; else one a side
-      if (r.is_rope_part(RopePart::MulCos) || r.is_rope_part(RopePart::MulSin))
-        return ew(GradKind::Input, ".backward", ElementwiseKind::Mul, x.numel);
+      if (r.is_rope_part(RopePart::MulCos) || r.is_rope_part(RopePart::MulSin)) {
+        if (!x.out_dtype) return ew(GradKind::Input, ".backward", ElementwiseKind::Mul, x.numel);
+        // Under autocast: the fp32 gradient times the fp32 table, cast back to q's bf16.
+        Op op = strided(ew_op(ElementwiseKind::Mul, x.numel, *x.out_dtype));
+        e.emit(role::backward(f.role, GradKind::Input), f.name + ".backward", op);
+        return emit_cast_backward(e, f, x, GradKind::ToInputDtype);
+      }
       ew(GradKind::InputA, ".backward_a", ElementwiseKind::Mul, x.numel);
       return ew(GradKind::InputB, ".backward_b", ElementwiseKind::Mul, x.numel);
     case ElementwiseKind::MulScalar:
@@ -86,10 +105,19 @@ void emit_elementwise_backward(Emitter& e, const Forward& f, const ElementwiseOp
       }
       return;
     case ElementwiseKind::Add:
-      if (r.kind == RoleKind::ResidualAdd)
-        ew(GradKind::BranchSum, ".grad_sum", ElementwiseKind::Add, x.numel);
+      if (r.kind != RoleKind::ResidualAdd) return;
+      if (!autocast) return ew(GradKind::BranchSum, ".grad_sum", ElementwiseKind::Add, x.numel);
+      // fp32 stream + bf16 branch: the fp32 gradients meet, and the branch's is cast to bf16.
+      e.emit(role::backward(r, GradKind::BranchSum), f.name + ".grad_sum",
+             ew_op(ElementwiseKind::Add, x.numel, x.dtype));
+      e.emit(role::backward(r, GradKind::ToInputDtype), f.name + ".grad_to_input_dtype",
+             cast_op(x.numel, x.dtype, DType::Bf16));
       return;
     case ElementwiseKind::Copy:  // a fused RoPE kernel's backward rotates the gradient back
+      // A cast's gradient is cast back (ToCopyBackward0): autocast's, and HF norms' to(fp32)
+      // and to(input_dtype) (other casts, e.g. MoE routing's, are not matched to a profile yet).
+      if (x.out_dtype && (r.kind == RoleKind::Autocast || r.kind == RoleKind::Norm))
+        return emit_cast_backward(e, f, x, GradKind::Input);
       if (r.is_rope_part(RopePart::Fused) || r.is_rope_part(RopePart::FusedWithCacheWrite))
         ew(GradKind::Input, ".backward", ElementwiseKind::Copy, x.numel);
       return;
@@ -99,7 +127,7 @@ void emit_elementwise_backward(Emitter& e, const Forward& f, const ElementwiseOp
 }
 
 // The backward kernels of `forward`, in reverse launch order, into `e`.
-void emit_backward_of(Emitter& e, const GraphSection& forward) {
+void emit_backward_of(Emitter& e, const GraphSection& forward, bool autocast) {
   std::vector<OpVertex> order = launch_order(forward);
   for (auto it = order.rbegin(); it != order.rend(); ++it) {
     const GraphNode& n = forward.dag()[*it];
@@ -115,7 +143,8 @@ void emit_backward_of(Emitter& e, const GraphSection& forward) {
       std::get<RowOp>(b.shape).impl = r->impl;
       e.emit(role::backward(n.role, GradKind::Input), n.name + ".backward", b);
     }
-    if (auto* x = std::get_if<ElementwiseOp>(&n.op.shape)) emit_elementwise_backward(e, f, *x);
+    if (auto* x = std::get_if<ElementwiseOp>(&n.op.shape))
+      emit_elementwise_backward(e, f, *x, autocast);
   }
 }
 
@@ -127,6 +156,16 @@ void copy_kernels(Emitter& e, const GraphSection& from, Recompute mode) {
     if (mode == Recompute::Selective && n.role.kind != RoleKind::Attention) continue;
     e.emit(role::recompute(n.role), "recompute." + n.name, n.op);
   }
+}
+
+// torch.amp.GradScaler's step (--grad-scaler; not measured: the data has no fp16 run):
+// _amp_foreach_non_finite_check_and_unscale_ reads and rewrites every fp32 gradient, then
+// _amp_update_scale_ updates the one-element scale (the loss's scaling is in the loss section).
+void emit_grad_scaler_step(Emitter& e, int64_t params) {
+  KernelRole r = role::of(RoleKind::GradScaler);
+  e.emit(r, "grad_scaler.unscale_check_inf",
+         ew_op(ElementwiseKind::MulScalar, params, DType::Fp32));
+  e.emit(r, "grad_scaler.update_scale", ew_op(ElementwiseKind::MulScalar, 1, DType::Fp32));
 }
 
 GraphSection loss_section(const ModelConfig& m, const RunConfig& run) {
@@ -148,6 +187,10 @@ GraphSection loss_section(const ModelConfig& m, const RunConfig& run) {
   e.emit(role::loss(LossPart::LogSoftmaxBackward), "log_softmax.backward", lsb);
   e.emit(role::loss(LossPart::GradToBf16), "logits_grad_to_bf16",
          ew_op(ElementwiseKind::Copy, n * 3 / 4, DType::Fp32));
+  // scaler.scale(loss): the loss times the scale before backward.
+  if (run.grad_scaler)
+    e.emit(role::of(RoleKind::GradScaler), "grad_scaler.scale_loss",
+           ew_op(ElementwiseKind::MulScalar, 1, DType::Fp32));
   return s;
 }
 
@@ -157,7 +200,7 @@ GraphSection backward_section(const GraphSection& forward, const RunConfig& run,
                  forward.first_layer};
   Emitter e{s, run.activations};
   if (recompute != Recompute::None) copy_kernels(e, forward, recompute);
-  emit_backward_of(e, forward);
+  emit_backward_of(e, forward, under_autocast(run));
   return s;
 }
 
@@ -173,9 +216,9 @@ void add_training_sections(OpGraph& g, const ModelConfig& model, const RunConfig
       Emitter e{s, run.activations};
       KernelRole table = role::embedding(EmbeddingPart::Tokens);
       e.emit(role::backward(table, GradKind::TableZero), "embed_grad_zero",
-             ew_op(ElementwiseKind::MulScalar, model.vocab * model.hidden / 2, run.weights));
+             ew_op(ElementwiseKind::MulScalar, model.vocab * model.hidden / 2, param_dtype(run)));
       e.emit(role::backward(table, GradKind::TableIndexAdd), "embed_grad_index_add",
-             ew_op(ElementwiseKind::Add, step_tokens(run) * model.hidden, run.weights));
+             ew_op(ElementwiseKind::Add, step_tokens(run) * model.hidden, param_dtype(run)));
       g.sections.push_back(std::move(s));
       continue;
     }
@@ -185,8 +228,10 @@ void add_training_sections(OpGraph& g, const ModelConfig& model, const RunConfig
   if (run.optimizer == Optimizer::AdamW) {
     GraphSection s{SectionKind::Optimizer, "optimizer", 1, -1};
     Emitter e{s, run.activations};
+    int64_t params = weight_parameter_count(model, run.blocks);
+    if (run.grad_scaler) emit_grad_scaler_step(e, params);
     e.emit(role::of(RoleKind::Optimizer), "adamw",
-           ew_op(ElementwiseKind::AdamW, weight_parameter_count(model, run.blocks), run.weights));
+           ew_op(ElementwiseKind::AdamW, params, param_dtype(run)));
     g.sections.push_back(std::move(s));
   }
 }

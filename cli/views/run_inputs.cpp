@@ -39,6 +39,10 @@ nlohmann::ordered_json run_inputs_json(const RunConfig& r, const RunSubject& s) 
     j["recompute"] = "selective";
   else
     j["recompute"] = r.recompute == Recompute::Full;
+  // Shown when chosen (outputs of runs without them stay as they were).
+  if (r.master_weights != MasterWeights::None)
+    j["master_weights"] = master_weights_name(r.master_weights);
+  if (r.grad_scaler) j["grad_scaler"] = true;
   j["moe_imbalance"] = r.moe_imbalance;
   j["gpu"] = s.gpu;
   j["gpu_file"] = s.gpu_file;
@@ -53,8 +57,13 @@ nlohmann::ordered_json prediction_inputs_json(const Prediction& p) {
 }
 
 std::string precision_line(const RunConfig& r) {
-  return "weights " + weights_name(r) + ", activations " + dtype_name(r.activations) +
-         ", KV cache " + dtype_name(r.kv_cache);
+  std::string line = "weights " + weights_name(r) + ", activations " + dtype_name(r.activations) +
+                     ", KV cache " + dtype_name(r.kv_cache);
+  if (r.master_weights != MasterWeights::None)
+    line +=
+        ", master weights " + std::string(master_weights_name(r.master_weights)) + " (autocast)";
+  if (r.grad_scaler) line += ", grad scaler";
+  return line;
 }
 
 std::string what_if_line(const std::vector<std::string>& what_ifs) {

@@ -40,6 +40,19 @@ def test_predict_generate_equals_cli_json(cli_json):
     assert got["total_us"] == pytest.approx(got["ttft_us"] + 63 * got["per_token_us"])
 
 
+def test_predict_master_weights_and_grad_scaler_become_flags(cli_json):
+    got = ridgeline.predict(gpu="h200-sxm", model="llama-3-8b", phase="train", seq=2048,
+                            weights="fp16", activations="fp16", master_weights="fp32",
+                            optimizer="adamw", grad_scaler=True, ignore_memory=True)
+    want = cli_json("predict", "--gpu", "h200-sxm", "--model", "llama-3-8b", "--phase", "train",
+                    "--seq", "2048", "--weights", "fp16", "--activations", "fp16",
+                    "--master-weights", "fp32", "--optimizer", "adamw", "--grad-scaler",
+                    "--ignore-memory", "--format", "json")
+    assert got == want
+    assert got["inputs"]["master_weights"] == "fp32"
+    assert got["inputs"]["grad_scaler"] is True
+
+
 def test_predict_on_a_cluster_equals_cli_json(cli_json):
     got = ridgeline.predict(cluster="dgx-h100", model="llama-3-70b", phase="train", gpus=16,
                             tp=8, pp=2, microbatch=1, global_batch=16, seq=2048)
