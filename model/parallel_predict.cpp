@@ -342,6 +342,7 @@ ParallelPrediction predict_parallel(const ModelConfig& model, const RunConfig& r
     out.description += std::string(", FP8 ") + fp8_recipe_name(fp8.recipe) +
                        (fp8.param_gather ? " (fp8 parameter gather)" : "");
   out.run = run;
+  out.fp8 = fp8;
   out.parallel = p;
   out.microbatches = m;
   out.total_us = total;

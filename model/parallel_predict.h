@@ -88,6 +88,7 @@ struct ParallelPrediction {
   std::vector<StageTime> stages;  // one per pipeline stage (pp), per micro-batch
   PipelineTimeline pipeline;      // stage ends; every slot with ParallelOptions::timeline
   ParallelMemory memory;          // per GPU (the stage that needs the most)
+  Fp8Training fp8{};              // the training precision it was predicted in (off: bf16)
 };
 
 struct ParallelOptions {

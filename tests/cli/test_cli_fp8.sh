@@ -9,6 +9,7 @@ source "$(dirname "$0")/expect.sh"
 
 run=(predict --model llama-3-8b --phase train --seq 4096 --microbatch 1 --global-batch 64 --gpus 8 --tp 1)
 expect "fp8 names its recipe" 0 "FP8 delayed" -- "$bin" "${run[@]}" --cluster dgx-h100 --precision fp8
+expect "fp8 in the JSON inputs" 0 "\"fp8_recipe\": \"delayed\"" -- "$bin" "${run[@]}" --cluster dgx-h100 --precision fp8 --format json
 expect "fp8 current scaling" 0 "FP8 current" -- "$bin" "${run[@]}" --cluster dgx-h100 --precision fp8 --fp8-recipe current
 expect "fp8 parameter gather" 0 "(fp8 parameter gather)" -- "$bin" "${run[@]}" --cluster dgx-h100 --precision fp8 --zero 1 --fp8-param-gather
 expect "mxfp8 on B200" 0 "FP8 mxfp8" -- "$bin" "${run[@]}" --cluster dgx-b200 --precision fp8 --fp8-recipe mxfp8
