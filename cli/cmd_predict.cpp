@@ -7,6 +7,7 @@
 // much there is, unless --ignore-memory. With --cluster (and the strategy flags: --gpus, --tp,
 // --pp, --dp ...) the model runs on many GPUs: model/parallel_predict.h.
 #include "cli/commands.h"
+#include "cli/fp8_options.h"
 #include "cli/output_file.h"
 #include "cli/predict_options.h"
 #include "cli/views/generate_views.h"
@@ -57,7 +58,7 @@ void check_fits(const Prediction& p, const ModelConfig& m) {
 
 // `predict --cluster`: the model on many GPUs under the strategy the flags give.
 int predict_on_cluster(const CLI::App& cmd, const PredictOptions& o, const RunConfig& run,
-                       const ParallelConfig& parallel) {
+                       const ParallelConfig& parallel, const Fp8Training& fp8) {
   auto given = [&](const char* flag) { return cmd.get_option(flag)->count() > 0; };
   ClusterSpec cluster = load_cluster(o.cluster);
   if (given("--gpu"))
@@ -70,6 +71,7 @@ int predict_on_cluster(const CLI::App& cmd, const PredictOptions& o, const RunCo
   ModelConfig model = load_model(o.model);
   ParallelOptions options;
   options.timeline = !o.trace.empty();
+  options.fp8 = fp8;
   ParallelPrediction p = predict_parallel(model, run, parallel, cluster, gpu, options);
   if (!p.memory.fits() && !o.ignore_memory)
     throw InputError("memory per GPU: " + model.name + " " + p.memory.reason +
@@ -122,8 +124,10 @@ Command add_predict_command(CLI::App& app) {
       "predict", "Predict a model's step (prefill, decode or training) on one GPU");
   add_predict_flags(*cmd, *o);
   add_parallel_flags(*cmd, *o);
+  auto f8 = std::make_shared<Fp8Flags>();
+  add_fp8_flags(*cmd, *f8);
   CLI::Option* top = cmd->get_option("--top");
-  return [o, top, cmd]() {
+  return [o, f8, top, cmd]() {
     if (top->count() > 0 && o->format != "table" && o->cluster.empty())
       throw InputError("--top: lists kernels in the table; --format " + o->format +
                        " holds every kernel");
@@ -131,9 +135,10 @@ Command add_predict_command(CLI::App& app) {
     RunConfig run = run_config_from(*o);
     if (o->phase == "generate" && !o->cluster.empty())
       throw InputError("--phase generate: a generate() call on one GPU; not with --cluster");
+    Fp8Training fp8 = fp8_training_from(*cmd, *f8, !o->cluster.empty(), o->phase);
     if (o->phase == "generate") return predict_generate_call(*cmd, *o, run);
     ParallelConfig parallel = parallel_config_from(*cmd, *o, run);
-    if (!o->cluster.empty()) return predict_on_cluster(*cmd, *o, run, parallel);
+    if (!o->cluster.empty()) return predict_on_cluster(*cmd, *o, run, parallel, fp8);
     GpuSpec gpu = load_gpu(o->gpu, o->sets, o->profile);
     ModelConfig model = load_model(o->model);
     OpGraph graph = build_graph(model, run);

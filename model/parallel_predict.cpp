@@ -4,6 +4,7 @@
 // reduction, the optimizer step and the ZeRO parameter gathers, and sum up.
 #include "model/parallel_predict.h"
 
+#include "common/errors.h"
 #include "hardware/cluster_spec.h"
 #include "hardware/derived.h"
 #include "model/collective_cost.h"
@@ -157,6 +158,26 @@ std::string describe(const Strategy& s, int64_t m) {
 
 }  // namespace
 
+void check_fp8_training(const Fp8Training& fp8, const GpuSpec& gpu, const RunConfig& run,
+                        const ParallelConfig& p) {
+  if (!fp8.on) return;
+  if (run.phase != Phase::Train)
+    throw InputError(std::string("--precision fp8: Transformer Engine FP8 is a training "
+                                 "precision; --phase ") +
+                     phase_name(run.phase) + " takes --weights / --activations fp8");
+  if (!has_unit(gpu, MathUnit::TensorFp8))
+    throw InputError("--precision fp8: " + gpu.name + " has no fp8 tensor cores (" + gpu.file +
+                     ")");
+  if (fp8.recipe == Fp8Recipe::Mxfp8 && gpu.architecture != "blackwell")
+    throw InputError("--fp8-recipe mxfp8: microscaling FP8 needs Blackwell tensor cores; " +
+                     gpu.name + " is " + gpu.architecture + " (" + gpu.file + ")");
+  if (fp8.param_gather && !(p.zero >= 1 && p.zero <= 2 && p.dp * p.cp > 1))
+    throw InputError(
+        "--fp8-param-gather: the distributed optimizer's parameter all-gather runs "
+        "with --zero 1 or 2 over dp x cp > 1 ranks; got --zero " +
+        std::to_string(p.zero) + ", dp x cp " + std::to_string(p.dp * p.cp));
+}
+
 double model_flops(const ModelConfig& m, const RunConfig& run, const ParallelConfig& p) {
   ModelConfig none = m;
   none.layers = 0;
@@ -187,11 +208,27 @@ ParallelPrediction predict_parallel(const ModelConfig& model, const RunConfig& r
   check_parallel_config(parallel, model, run, limits);
   const ParallelConfig& p = parallel;
   const bool train = run.phase == Phase::Train;
-  const Strategy s{model, run, p, cluster, gpu, limits.gpus_per_node};
+  const Strategy s{model,
+                   run,
+                   p,
+                   cluster,
+                   gpu,
+                   limits.gpus_per_node,
+                   options.fp8.on && options.fp8.param_gather};
   const int64_t P = p.pp, V = train ? p.vp : 1, m = train ? p.microbatches() : 1, G = P * V;
 
   const double host_issue = run.launch == LaunchMode::Eager ? gpu.launch.python_eager_us.value : 0;
   OpGraph graph = build_rank_graph(model, run, p, limits);
+  const Fp8Training& fp8 = options.fp8;
+  int64_t te_gemms = 0;
+  if (fp8.on) {
+    check_fp8_training(fp8, gpu, run, p);
+    // Weights cast once per step (cached over its micro-batches), every micro-batch under ZeRO-3.
+    double share = p.zero == 3 ? 1.0 : 1.0 / (double)std::max<int64_t>(1, m);
+    Fp8Rewrite r = apply_fp8_training(graph, fp8, share, run.runtime.launch.reduction);
+    graph = std::move(r.graph);
+    te_gemms = r.block_te_gemms;
+  }
   std::vector<SectionTime> sections = time_sections(graph, gpu, cluster, host_issue);
   Parts parts = parts_of(sections);
 
@@ -203,9 +240,24 @@ ParallelPrediction predict_parallel(const ModelConfig& model, const RunConfig& r
   Comm gather = comm(CollectiveKind::AllGather, layer_bytes, dpg.ranks, dpg.per_node, cluster, gpu);
   Comm scatter =
       comm(CollectiveKind::ReduceScatter, layer_bytes, dpg.ranks, dpg.per_node, cluster, gpu);
+  // Delayed scaling: the amax history all-reduced over the stage's tp x cp x dp ranks (TE's
+  // amax reduction group) after each forward and each backward of a model chunk, 4 bytes for
+  // each of the three scaling factors of each TE GEMM; blocking, so exposed.
+  Comm amax;
+  if (train && fp8.on && fp8.recipe == Fp8Recipe::Delayed) {
+    int64_t ranks = p.tp * p.cp * p.dp;
+    amax = comm(CollectiveKind::AllReduce, 12.0 * (double)te_gemms * layers, ranks,
+                even_ranks_per_node(ranks, limits.gpus_per_node), cluster, gpu);
+  }
   std::vector<ChunkWork> chunks(G);
   for (int64_t g = 0; g < G; ++g) {
     ChunkWork& w = chunks[g];
+    if (amax.time_us > 0) {
+      w.forward_us += amax.time_us, w.backward_us += amax.time_us;
+      w.comm_us[(int)CommGroup::Dp] += 2 * amax.time_us;
+      w.exposed_us[(int)CommGroup::Dp] += 2 * amax.time_us;
+      w.comm_busy_us += 2 * amax.time_us;
+    }
     w.add(parts.block, layers, false);
     if (train) w.add(parts.block_back, layers, true);
     if (train && p.zero == 3 && parts.block)
@@ -286,7 +338,11 @@ ParallelPrediction predict_parallel(const ModelConfig& model, const RunConfig& r
   out.cluster = cluster.name;
   out.model = model.name;
   out.description = describe(s, m);
+  if (fp8.on)
+    out.description += std::string(", FP8 ") + fp8_recipe_name(fp8.recipe) +
+                       (fp8.param_gather ? " (fp8 parameter gather)" : "");
   out.run = run;
+  out.fp8 = fp8;
   out.parallel = p;
   out.microbatches = m;
   out.total_us = total;
@@ -309,7 +365,8 @@ ParallelPrediction predict_parallel(const ModelConfig& model, const RunConfig& r
   double tokens = run.phase == Phase::Decode ? seqs : seqs * run.seq;
   out.tokens_per_s = tokens / (total * 1e-6);
   out.model_flops = model_flops(model, run, p);
-  out.peak_flops_per_s = peak_flops_per_s(gpu, tensor_unit(run.weights));
+  // FP8 training: against the fp8 dense peak (the DGX Cloud recipes' MFU convention).
+  out.peak_flops_per_s = peak_flops_per_s(gpu, tensor_unit(fp8.on ? DType::Fp8 : run.weights));
   out.mfu = out.model_flops / (total * 1e-6 * (double)p.gpus * out.peak_flops_per_s);
   out.hardware_flops_per_s = flops[critical] / (total * 1e-6);
   out.memory = parallel_memory(model, run, p, gpu.memory.hbm.capacity_bytes.value,

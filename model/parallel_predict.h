@@ -39,6 +39,7 @@
 #include "hardware/gpu_spec.h"
 #include "model/parallel_memory.h"
 #include "model/pipeline_schedule.h"
+#include "workloads/fp8_training.h"
 #include "workloads/kernel_role.h"
 #include "workloads/model_config.h"
 #include "workloads/op_graph.h"
@@ -87,6 +88,7 @@ struct ParallelPrediction {
   std::vector<StageTime> stages;  // one per pipeline stage (pp), per micro-batch
   PipelineTimeline pipeline;      // stage ends; every slot with ParallelOptions::timeline
   ParallelMemory memory;          // per GPU (the stage that needs the most)
+  Fp8Training fp8{};              // the training precision it was predicted in (off: bf16)
 };
 
 struct ParallelOptions {
@@ -94,7 +96,16 @@ struct ParallelOptions {
   // ParallelPrediction::pipeline, for a trace. Off, the long pipelines of a search are placed for
   // 3p micro-batches and extrapolated (exact: pipeline_schedule.h) and no slot is kept.
   bool timeline = false;
+  // Transformer Engine FP8 training (workloads/fp8_training.h); off: bf16. Its GPU must have
+  // fp8 tensor cores, mxfp8 Blackwell ones (check_fp8_training).
+  Fp8Training fp8{};
 };
+
+// Throws InputError naming --precision / --fp8-recipe / --fp8-param-gather when `gpu` cannot run
+// the recipe (no fp8 tensor cores; mxfp8 before Blackwell), the run is not training, or the
+// parameter gather it asks for is not there (ZeRO 1-2 with data parallelism).
+void check_fp8_training(const Fp8Training& fp8, const GpuSpec& gpu, const RunConfig& run,
+                        const ParallelConfig& p);
 
 // Predicts one iteration (train) or step (prefill, decode) of `model` under `parallel` on
 // `cluster` with GPUs `gpu` (the cluster's GPU preset, or a what-if of it). Throws InputError for

@@ -64,8 +64,13 @@ const StageTail& stage_tail(const Strategy& s, const StageParams& sp, StageTail&
   }
   if (s.p.zero >= 1 && s.p.zero < 3 && s.p.dp * s.p.cp > 1) {
     Group g = dp_group(s, false);
-    memo.gather = comm(CollectiveKind::AllGather, (sp.dense + sp.experts) * wbytes, g.ranks,
-                       g.per_node, s.cluster, s.gpu);
+    double bytes = (sp.dense + sp.experts) * wbytes;
+    if (s.fp8_param_gather) {  // the decoder blocks' weights as fp8 (1 byte), the rest as they are
+      double layers = (double)(s.p.pp > 0 ? s.model.layers / s.p.pp : 0);
+      if (s.run.blocks > 0) layers = (double)(s.run.blocks / s.p.pp);
+      bytes -= layers * (sp.layer_dense + sp.layer_experts) * (wbytes - 1.0);
+    }
+    memo.gather = comm(CollectiveKind::AllGather, bytes, g.ranks, g.per_node, s.cluster, s.gpu);
   }
   return memo;
 }

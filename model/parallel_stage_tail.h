@@ -33,6 +33,7 @@ struct Strategy {
   const ClusterSpec& cluster;
   const GpuSpec& gpu;
   int64_t gpn;
+  bool fp8_param_gather = false;  // ZeRO 1-2's gather carries the blocks' weights in fp8
 };
 
 // The data-parallel group (dp x cp ranks; dp / ep x cp for experts) and its ranks in a node.

@@ -96,7 +96,7 @@ TEST_CASE("training runs: Grok-1 proxy row is Mixtral-like with its layer overri
 
 TEST_CASE("training runs: rows ridgeline cannot model are skipped with their reason",
           "[validate][training]") {
-  CHECK(skip_reason("nemo_2407_perf#0071") == "fp8 training not modelled");
+  CHECK(skip_reason("megatron_bridge_perf#0174") == "fp4 training (NVFP4) not modelled");
   CHECK(skip_reason("megatron_bridge_perf#0137").rfind("GPU GB300", 0) == 0);
   CHECK(skip_reason("nemo_2407_perf#0080").find("nemotron") != std::string::npos);
   CHECK(skip_reason("dgxc_benchmarking#0430") == "");
@@ -133,4 +133,41 @@ TEST_CASE("training runs: a row without its parallel degrees is an error naming 
                             {"t.json: /rows/0/tp", "expected a positive integer"});
   test::require_input_error([&] { parse_training_runs(nlohmann::json::object(), "t.json"); },
                             {"t.json", "/rows"});
+}
+
+TEST_CASE("training runs: FP8 rows take the recipe they print", "[validate][training][fp8]") {
+  const TrainingRunCase* hybrid = find_case("nemo_2407_perf#0071");  // "fp8 (hybrid, TE)"
+  REQUIRE(hybrid);
+  CHECK(hybrid->precision == "fp8");
+  CHECK(hybrid->fp8.on);
+  CHECK(hybrid->fp8.recipe == Fp8Recipe::Delayed);
+  CHECK_FALSE(hybrid->fp8.param_gather);  // NeMo 1.x: bf16 parameter gather
+  const TrainingRunCase* bf = find_case("dgxc_benchmarking#0430");
+  REQUIRE(bf);
+  CHECK(bf->precision == "bf16");
+  CHECK_FALSE(bf->fp8.on);
+  nlohmann::json doc = nlohmann::json::parse(R"J({
+    "models": {"llama3_8b": {"arch": "llama", "layers": 32, "hidden": 4096, "heads": 32,
+                             "kv_heads": 8, "ffn": 14336, "vocab": 128256, "head_dim": 128}},
+    "rows": [{"id": "x#1", "source_id": "x", "model": "llama3_8b", "seq_len": 8192,
+              "gpu": "H100-SXM5-80GB", "num_gpus": 8, "tp": 1, "pp": 1, "dp": 8, "cp": 1,
+              "global_batch": 128, "precision": "FP8-CS", "completeness": "complete",
+              "measured": {"iter_time_s": 1}},
+             {"id": "x#3", "source_id": "x", "model": "llama3_8b", "seq_len": 8192,
+              "gpu": "B200", "num_gpus": 8, "tp": 1, "pp": 1, "dp": 8, "cp": 1,
+              "global_batch": 128, "precision": "MXFP8", "completeness": "complete",
+              "framework": "NeMo Megatron-Bridge (Megatron-Core)",
+              "measured": {"iter_time_s": 1}},
+             {"id": "x#2", "source_id": "x", "model": "llama3_8b", "seq_len": 8192,
+              "gpu": "H100-SXM5-80GB", "num_gpus": 8, "tp": 1, "pp": 1, "dp": 8, "cp": 1,
+              "global_batch": 128, "precision": "int4", "completeness": "complete",
+              "measured": {"iter_time_s": 1}}]})J");
+  TrainingRunSet s = parse_training_runs(doc, "t.json");
+  REQUIRE(s.cases.size() == 2);
+  CHECK(s.cases[0].fp8.recipe == Fp8Recipe::Current);
+  CHECK_FALSE(s.cases[0].fp8.param_gather);  // framework not printed: bf16 parameter gather
+  CHECK(s.cases[1].fp8.recipe == Fp8Recipe::Mxfp8);
+  CHECK(s.cases[1].fp8.param_gather);  // Megatron-Bridge with the distributed optimizer
+  REQUIRE(s.skipped.size() == 1);
+  CHECK(s.skipped[0].reason == "precision \"int4\" not mapped");
 }

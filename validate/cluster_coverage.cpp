@@ -33,7 +33,9 @@ std::vector<CoverageRow> cluster_coverage(const IntervalTable& t, const Training
     RunConfig run = strategy_run(c.run, c.parallel);
     ParallelPrediction p;
     try {
-      p = predict_parallel(c.model, run, c.parallel, cluster, gpu);
+      ParallelOptions options;
+      options.fp8 = c.fp8;  // an FP8 row in its recipe, as the scorecard predicts it
+      p = predict_parallel(c.model, run, c.parallel, cluster, gpu, options);
     } catch (const InputError&) {
       continue;  // a refused strategy: not scored
     }

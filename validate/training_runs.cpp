@@ -153,6 +153,33 @@ double measured_us_of(const RowReader& r, const ParallelConfig& p, int64_t seq, 
   throw Skip{"no iteration time or tokens/s/GPU printed"};
 }
 
+// The row's precision: bf16, or FP8 with its Transformer Engine recipe (training_runs.h).
+void precision_of(const RowReader& r, TrainingRunCase& c) {
+  std::string printed = r.string("precision"), p = lower(printed);
+  auto has = [&](const char* s) { return p.find(s) != std::string::npos; };
+  if (p.rfind("bf16", 0) == 0) return;
+  if (has("nvfp4") || has("fp4")) throw Skip{"fp4 training (NVFP4) not modelled"};
+  if (!has("fp8")) throw Skip{"precision \"" + printed + "\" not mapped"};
+  c.precision = "fp8";
+  c.fp8.on = true;
+  if (has("mxfp8") || has("fp8-mx")) {
+    c.fp8.recipe = Fp8Recipe::Mxfp8;
+  } else if (has("current scaling") || has("fp8-cs")) {
+    c.fp8.recipe = Fp8Recipe::Current;
+  } else if (has("granularity")) {
+    c.fp8.recipe = Fp8Recipe::Blockwise;
+  } else if (c.source == "megatron_bridge_perf" &&
+             (p == "fp8" || p.rfind("fp8 (not printed", 0) == 0)) {
+    c.fp8.recipe = Fp8Recipe::Current;
+    c.assumptions.push_back("fp8 recipe not printed: current scaling (Megatron-Bridge's)");
+  } else if (has("hybrid") || p == "fp8") {
+    c.fp8.recipe = Fp8Recipe::Delayed;
+    if (p == "fp8") c.assumptions.push_back("fp8 recipe not printed: delayed scaling (NeMo's)");
+  } else {
+    throw Skip{"precision \"" + printed + "\" not mapped"};
+  }
+}
+
 TrainingRunCase case_of(const RowReader& r, const json& models) {
   TrainingRunCase c;
   c.id = r.string("id");
@@ -170,8 +197,7 @@ TrainingRunCase case_of(const RowReader& r, const json& models) {
   c.cluster = g->cluster;
   int64_t seq = r.integer("seq_len");
   c.model = model_of(models, r.string("model"), seq, r.where, c.family);
-  std::string precision = lower(r.string("precision"));
-  if (precision.rfind("bf16", 0) != 0) throw Skip{"fp8 training not modelled"};
+  precision_of(r, c);
   if (r.given("layers_override")) {
     c.model.layers = r.integer("layers_override");
     c.assumptions.push_back("proxy model of " + std::to_string(c.model.layers) + " layers");
@@ -206,6 +232,15 @@ TrainingRunCase case_of(const RowReader& r, const json& models) {
   c.run.optimizer = Optimizer::AdamW;
   c.run.recompute = p.recompute;
   c.measured_us = measured_us_of(r, p, seq, c.measured_from);
+  if (c.fp8.on) {  // NeMo 2.0's and Megatron-Bridge's recipes keep fp8 primary weights
+    std::string fw = r.given("framework") ? r.string("framework") : "";
+    bool fp8_params =
+        fw.find("NeMo 2.0") != std::string::npos || fw.find("Megatron-Bridge") != std::string::npos;
+    if (fp8_params && p.zero >= 1 && p.zero <= 2 && p.dp * p.cp > 1) {
+      c.fp8.param_gather = true;
+      c.assumptions.push_back("fp8 parameter all-gather (the framework's fp8_params recipe)");
+    }
+  }
   return c;
 }
 

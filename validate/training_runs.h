@@ -17,14 +17,21 @@
 //  - GPUs: H100-SXM5 -> h100-sxm on dgx-h100, B200 -> b200 on dgx-b200, GB200 -> gb200 on
 //    gb200-nvl72; GB300, B300 skipped (no GPU file). The cluster gets as many nodes as the row
 //    used when the preset has fewer.
-//  - precision: bf16; FP8 rows (Transformer Engine) and MXFP8/NVFP4 rows are skipped: fp8
-//    training is not modelled.
+//  - precision: bf16, or FP8 through Transformer Engine (workloads/fp8_training.h) with the
+//    recipe the row prints: "current scaling" / "FP8-CS" -> current; "MXFP8" / "FP8-MX" ->
+//    mxfp8; "different quantization granularity" -> blockwise; "fp8" and "hybrid" (NeMo's
+//    DelayedScaling default) -> delayed; Megatron-Bridge's bare "FP8" (and its 25.09 rows with no
+//    precision column) -> current, assumed (its performance scripts' fp8 default). The
+//    parameter all-gather is in fp8 for NeMo 2.0 and Megatron-Bridge rows with the distributed
+//    optimizer (their recipes' fp8_params / fp8_param_gather), assumed; bf16 for NeMo 1.x and
+//    the JAX frameworks. NVFP4 rows are skipped (fp4 training is not modelled).
 //  - not printed: recompute -> none; sequence parallelism -> on when tp > 1 (the NeMo and
 //    Megatron-Bridge recipes' default); the distributed optimizer (ZeRO-1) when dp > 1 (their
 //    default), ZeRO-3 when FSDP spans the whole data-parallel group; vp -> 1; micro-batch -> 1.
 //  - measured: iter_time_s where printed, else global batch x seq / (tokens/s/GPU x GPUs).
 #pragma once
 
+#include "workloads/fp8_training.h"
 #include "workloads/model_config.h"
 #include "workloads/parallel_config.h"
 #include "workloads/run_config.h"
@@ -49,6 +56,8 @@ struct TrainingRunCase {
   double measured_us = 0;     // one iteration
   std::string measured_from;  // "iter_time_s" or "tokens_per_s_per_gpu"
   std::vector<std::string> assumptions;
+  std::string precision = "bf16";  // "bf16" or "fp8" (then fp8.recipe says which)
+  Fp8Training fp8{};
 };
 
 struct TrainingRunSkip {

@@ -73,7 +73,10 @@ TrainingScorecard score_training_runs(const TrainingRunSet& set) {
     if (nodes > cluster.max_nodes.value) cluster.max_nodes.value = nodes;
     ParallelPrediction p;
     try {
-      p = predict_parallel(c.model, strategy_run(c.run, c.parallel), c.parallel, cluster, t->gpu);
+      ParallelOptions options;
+      options.fp8 = c.fp8;
+      p = predict_parallel(c.model, strategy_run(c.run, c.parallel), c.parallel, cluster, t->gpu,
+                           options);
     } catch (const InputError& e) {
       std::string msg = e.what();
       ++sc.skipped["strategy refused: " + msg.substr(0, msg.find(':'))];
@@ -86,8 +89,10 @@ TrainingScorecard score_training_runs(const TrainingRunSet& set) {
   for (size_t i = 0; i < sc.cases.size(); ++i) {
     const CaseResult& r = sc.cases[i];
     const TrainingRunCase* c = scored[i];
-    for (const std::string& k :
-         {std::string("all"), "source/" + c->source, "gpu/" + c->gpu, "family/" + c->family}) {
+    std::vector<std::string> keys = {"all", "source/" + c->source, "gpu/" + c->gpu,
+                                     "family/" + c->family, "precision/" + c->precision};
+    if (c->fp8.on) keys.push_back(std::string("recipe/") + fp8_recipe_name(c->fp8.recipe));
+    for (const std::string& k : keys) {
       if (!by.count(k)) order.push_back(k);
       by[k].push_back(&r);
     }

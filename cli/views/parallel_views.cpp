@@ -68,6 +68,11 @@ void print_parallel_json(std::ostream& os, const ParallelPrediction& p, const Ru
   nlohmann::ordered_json inputs = run_inputs_json(p.run, subject);
   inputs["cluster"] = p.cluster;
   inputs["parallel"] = parallel_config_json(p.parallel);
+  if (p.fp8.on) {  // only FP8 runs say so: bf16 outputs stay as they were
+    inputs["precision"] = "fp8";
+    inputs["fp8_recipe"] = fp8_recipe_name(p.fp8.recipe);
+    inputs["fp8_param_gather"] = p.fp8.param_gather;
+  }
   j["inputs"] = inputs;
   j["description"] = p.description;
   j["total_us"] = p.total_us;

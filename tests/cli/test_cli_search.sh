@@ -63,7 +63,7 @@ expect "compare no strategy" 2 "--strategy" -- "$bin" compare "${gpt3[@]}"
 # validate --training-runs: the scorecard, its errors, and the baseline CI guards
 runs=validate/data/published-training-runs.json
 expect "training runs scorecard" 0 "category" -- "$bin" validate --training-runs $runs
-expect "training runs skipped by reason" 0 "fp8 training not modelled" -- "$bin" validate --training-runs $runs
+expect "training runs skipped by reason" 0 "fp4 training (NVFP4) not modelled" -- "$bin" validate --training-runs $runs
 expect "training runs json" 0 '"split_rule": "held out when FNV-1a 64 of the row id % 3 == 0"' -- "$bin" validate --training-runs $runs --format json
 expect "training runs markdown" 0 "| category | held-out rows | held-out MAPE | fit rows | fit MAPE |" -- "$bin" validate --training-runs $runs --format markdown
 expect "training runs take no --gpu" 1 "--gpu: not with --training-runs" -- "$bin" validate --training-runs $runs --gpu h100-sxm
