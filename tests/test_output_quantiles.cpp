@@ -96,13 +96,13 @@ TEST_CASE("coverage counts a value at a bound as inside", "[intervals]") {
   CHECK(r.above == 1);
 }
 
-TEST_CASE("coverage is too low below the binomial 1% tail of a true 80%", "[intervals]") {
-  CHECK(coverage_too_low(17, 8));        // P(X <= 8) = 0.3%
-  CHECK_FALSE(coverage_too_low(17, 9));  // 1.1%
-  CHECK(coverage_too_low(34, 20));
-  CHECK_FALSE(coverage_too_low(34, 21));
-  CHECK(coverage_too_low(226, 165));
-  CHECK_FALSE(coverage_too_low(226, 166));
+TEST_CASE("coverage is too low below the binomial 5% tail of a true 80%", "[intervals]") {
+  CHECK(coverage_too_low(17, 10));        // P(X <= 10) = 3.8%
+  CHECK_FALSE(coverage_too_low(17, 11));  // 10.6%
+  CHECK(coverage_too_low(34, 22));
+  CHECK_FALSE(coverage_too_low(34, 23));
+  CHECK(coverage_too_low(226, 170));
+  CHECK_FALSE(coverage_too_low(226, 171));
   CHECK_FALSE(coverage_too_low(0, 0));
 }
 

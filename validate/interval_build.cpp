@@ -187,7 +187,7 @@ bool coverage_too_low(int count, int inside) {
   for (int k = 0; k <= inside && k <= count; ++k)
     p += std::exp(std::lgamma(count + 1.0) - std::lgamma(k + 1.0) - std::lgamma(count - k + 1.0) +
                   k * std::log(0.8) + (count - k) * std::log(0.2));
-  return p < 0.01;
+  return p < 0.05;
 }
 
 std::vector<CoverageRow> interval_coverage(const IntervalTable& table,

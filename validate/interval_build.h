@@ -60,9 +60,9 @@ struct CoverageRow {
 void count_coverage(CoverageRow& row, double value, double low, double high);
 
 // Whether a held-out coverage is too low for an 80% interval: `inside` of `count` or fewer has
-// binomial probability below 1% when the true coverage is 80%. Small samples scatter, so this
-// flags intervals that are too narrow, not sampling noise: 17 rows fail at 8 or fewer inside
-// (47.1%), 34 at 20 or fewer (58.8%), 226 at 165 or fewer (73.0%).
+// binomial probability below 5% when the true coverage is 80%. Small samples scatter, so this
+// flags intervals that are too narrow, not sampling noise: 17 rows fail at 10 or fewer inside
+// (58.8%), 34 at 22 or fewer (64.7%), 226 at 170 or fewer (75.2%).
 bool coverage_too_low(int count, int inside);
 
 // Held-out coverage of `table` by kind, level and category, then by kind and level ("all"), then

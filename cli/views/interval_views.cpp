@@ -73,8 +73,8 @@ bool print_output_coverage(std::ostream& os, const IntervalTable& t,
     os << "  " << std::left << std::setw(30) << r.category << std::right << std::setw(6)
        << fixed(100 * r.coverage(), 1) << "% of " << std::setw(3) << r.count << " held out ("
        << r.below << " below, " << r.above << " above; " << basis << "): "
-       << (bad                  ? "TOO LOW for 80%"
-           : r.coverage() < 0.8 ? "below 80%, within binomial noise"
+       << (bad                  ? "TOO LOW for 80% (binomial 5% test)"
+           : r.coverage() < 0.8 ? "below 80%, within binomial noise (5% test)"
                                 : "ok")
        << "\n";
   }

@@ -18,14 +18,20 @@ kinds = {'cluster_step', 'serving_output_tokens_per_s', 'serving_ttft', 'serving
 ok = set(o) == kinds and all(e['split'] == 'fit' and e['data'] and e['count'] >= 10 and
     'split-conformal' in e['method'] and e['p10'] <= e['p50'] <= e['p90'] for e in o.values())
 print('ok' if ok else o)"
-expect "predict --cluster uses the cluster_step entry" 0 '"calibration": "whole-output"' -- "$bin" predict --model examples/models/tiny-llama.json --phase train --seq 128 --cluster dgx-h100 --gpus 8 --tp 2 --global-batch 8 --format json
+expect "predict --cluster uses the cluster_step entry" 0 '"calibration": "whole-output"' -- "$bin" predict --model examples/models/tiny-llama.json --phase train --seq 128 --cluster dgx-h100 --gpus 8 --tp 2 --microbatch 1 --global-batch 8 --format json
 expect "serve uses the serving entries" 0 'split-conformal 80% of measured / predicted over the fit rows' -- "$bin" serve --gpu h100-sxm --model llama-3-8b --engine vllm --input-len 512 --output-len 64 --rate inf --requests 20
 
-# Shrunk quantiles fail the coverage check (the TPOT entry cut to its median).
+# Shrunk quantiles fail the coverage check (the cluster_step entry cut to its median; the
+# provenance cut to one baseline and no serving data to keep the check short).
 python3 -c "
 import json; d = json.load(open('validate/intervals.json'))
-e = d['outputs']['serving_tpot']; e['p10'] = e['p90'] = e['p50']
-json.dump(d, open('$tmp/shrunk.json', 'w'))"
+e = d['outputs']['cluster_step']; e['p10'] = e['p90'] = e['p50']
+p = d['provenance']; p['baselines'] = ['validate/accuracy_baseline_h200_moe.json']
+for k in ('collectives', 'serving_data', 'engine_for'): p.pop(k)
+json.dump(d, open('$tmp/shrunk.json', 'w'))
+e['p10'], e['p90'] = json.load(open('validate/intervals.json'))['outputs']['cluster_step']['p10'], json.load(open('validate/intervals.json'))['outputs']['cluster_step']['p90']
+json.dump(d, open('$tmp/unshrunk.json', 'w'))"
+expect "committed cluster quantiles pass the check" 0 "cluster_step" -- "$bin" calibrate intervals --coverage "$tmp/unshrunk.json"
 expect "shrunk output quantiles fail the check" 1 "TOO LOW for 80%" -- "$bin" calibrate intervals --coverage "$tmp/shrunk.json"
 
 # Errors
