@@ -27,17 +27,6 @@ struct Flags {
   bool intervals = false;
 };
 
-std::map<std::string, std::string> engine_map(const std::vector<std::string>& items) {
-  std::map<std::string, std::string> m;
-  for (const std::string& s : items) {
-    size_t eq = s.find('=');
-    if (eq == std::string::npos || eq == 0 || eq + 1 == s.size())
-      throw InputError("--engine-for " + s + ": expected FAMILY=ENGINE, e.g. trtllm-perf=trtllm");
-    m[s.substr(0, eq)] = s.substr(eq + 1);
-  }
-  return m;
-}
-
 void print_table(std::ostream& os, const PublishedScorecard& c, bool rows) {
   char b[256];
   os << "  family                                   metric               split     rows   MAPE  "
@@ -172,7 +161,8 @@ Command add_validate_serving_command(CLI::App& app) {
     std::vector<PublishedRow> rows = read_all(f->data);  // the scores point here
     PublishedScorecard c = score_published(rows, f->split, engines);
     print_table(std::cout, c, f->format == "rows");
-    if (f->intervals) print_serving_coverage(std::cout, c, engines);
+    if (f->intervals)
+      print_serving_coverage(std::cout, serving_coverage(builtin_interval_table(), c, engines));
     if (!f->write_baseline.empty()) {
       std::ofstream out = open_output("--write-baseline", f->write_baseline);
       out << baseline_json(*f, engines, c).dump(2) << "\n";

@@ -61,8 +61,8 @@ TEST_CASE("serving intervals: prefill and decode steps each bracket their predic
 TEST_CASE("cluster interval: one GPU's step has no collective part", "[intervals][parallel]") {
   ParallelConfig p = strategy(1, 1, 1, 8);
   ParallelPrediction pr = predict_parallel(tiny(), train_run(), p, dgx(), dgx_gpu());
-  PredictionInterval i =
-      cluster_interval(builtin_interval_table(), dgx_gpu(), dgx(), tiny(), train_run(), p, pr);
+  PredictionInterval i = kernel_cluster_interval(builtin_interval_table(), dgx_gpu(), dgx(), tiny(),
+                                                 train_run(), p, pr);
   CHECK(i.p10_us < pr.total_us);
   CHECK(i.p90_us > pr.total_us);
   CHECK(i.category == "cluster step combined");
@@ -76,8 +76,8 @@ TEST_CASE("cluster interval: exposed collectives join the combination", "[interv
   double exposed = 0;
   for (double e : pr.exposed_comm_us) exposed += e;
   REQUIRE(exposed > 0);
-  PredictionInterval i =
-      cluster_interval(builtin_interval_table(), dgx_gpu(), dgx(), tiny(), train_run(), p, pr);
+  PredictionInterval i = kernel_cluster_interval(builtin_interval_table(), dgx_gpu(), dgx(), tiny(),
+                                                 train_run(), p, pr);
   CHECK(i.p10_us < pr.total_us);
   CHECK(i.p90_us > pr.total_us);
   CHECK(i.basis.find("and the exposed collectives") != std::string::npos);

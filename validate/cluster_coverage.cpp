@@ -1,5 +1,5 @@
-// Cluster-step interval coverage on the published training runs; see cluster_coverage.h. Rows the
-// scorecard cannot model (no preset, a refused strategy) are left out, as the scorecard does.
+// Cluster steps against the published training runs; see cluster_coverage.h. Rows the scorecard
+// cannot model (no preset, a refused strategy) are left out, as the scorecard does.
 #include "validate/cluster_coverage.h"
 
 #include "common/errors.h"
@@ -13,9 +13,8 @@
 
 namespace ridgeline {
 
-std::vector<CoverageRow> cluster_coverage(const IntervalTable& t, const TrainingRunSet& set) {
-  std::vector<CoverageRow> rows{{"cluster steps", "holdout", "training runs", 0, 0, 0, 0},
-                                {"cluster steps", "fit", "training runs", 0, 0, 0, 0}};
+std::vector<ClusterRow> cluster_rows(const TrainingRunSet& set, const IntervalTable* t) {
+  std::vector<ClusterRow> out;
   std::map<std::string, std::pair<ClusterSpec, GpuSpec>> presets;
   for (const TrainingRunCase& c : set.cases) {
     std::string key = c.cluster + "/" + c.gpu;
@@ -39,16 +38,26 @@ std::vector<CoverageRow> cluster_coverage(const IntervalTable& t, const Training
     } catch (const InputError&) {
       continue;  // a refused strategy: not scored
     }
-    PredictionInterval i = cluster_interval(t, gpu, cluster, c.model, run, c.parallel, p);
-    CoverageRow& r = rows[c.split == "holdout" ? 0 : 1];
-    ++r.count;
-    if (c.measured_us < i.p10_us)
-      ++r.below;
-    else if (c.measured_us > i.p90_us)
-      ++r.above;
-    else
-      ++r.inside;
+    ClusterRow row{c.id, c.split, c.measured_us, p.total_us, std::nullopt};
+    if (t) row.interval = cluster_interval(*t, gpu, cluster, c.model, run, c.parallel, p);
+    out.push_back(row);
   }
+  return out;
+}
+
+std::vector<double> cluster_ratios(const std::vector<ClusterRow>& rows, const std::string& split) {
+  std::vector<double> out;
+  for (const ClusterRow& r : rows)
+    if (r.split == split) out.push_back(r.measured_us / r.predicted_us);
+  return out;
+}
+
+std::vector<CoverageRow> cluster_coverage(const IntervalTable& t, const TrainingRunSet& set) {
+  std::vector<CoverageRow> rows{{"cluster steps", "holdout", "training runs", 0, 0, 0, 0},
+                                {"cluster steps", "fit", "training runs", 0, 0, 0, 0}};
+  for (const ClusterRow& r : cluster_rows(set, &t))
+    count_coverage(rows[r.split == "holdout" ? 0 : 1], r.measured_us, r.interval->p10_us,
+                   r.interval->p90_us);
   return rows;
 }
 

@@ -14,6 +14,7 @@
 #include "validate/workload_dataset.h"
 #include "workloads/graph_builder.h"
 
+#include <cmath>
 #include <map>
 #include <tuple>
 
@@ -128,12 +129,27 @@ IntervalTable build_interval_table(const std::vector<IntervalCase>& fit_cases, i
   IntervalTable t;
   t.provenance = provenance;
   t.min_count = min_count;
+  // kernels: interpolated quantiles of hundreds of ratios; whole steps, 5-20 a category:
+  // conformal ranks, which interpolation would make too narrow at that size
   for (auto [from, to] : {std::pair{&k, &t.kernels}, std::pair{&s, &t.steps}}) {
     for (const auto& [level, keys] : *from)
       for (const auto& [key, cats] : keys)
-        for (const auto& [cat, ratios] : cats) (*to)[level][key][cat] = ratio_quantiles(ratios);
+        for (const auto& [cat, ratios] : cats)
+          (*to)[level][key][cat] =
+              to == &t.steps ? conformal_quantiles(ratios) : ratio_quantiles(ratios);
   }
   return t;
+}
+
+OutputQuantiles output_entry(std::vector<double> fit_ratios, std::vector<std::string> data) {
+  if (fit_ratios.empty()) throw InputError(data.at(0) + ": no fit rows to take quantiles of");
+  OutputQuantiles o;
+  o.q = conformal_quantiles(std::move(fit_ratios));
+  o.data = std::move(data);
+  o.method =
+      "split-conformal: p10 and p90 the floor(0.1 (n+1))-th and ceil(0.9 (n+1))-th "
+      "smallest of the n fit rows' measured / predicted, p50 their median";
+  return o;
 }
 
 namespace {
@@ -152,17 +168,27 @@ std::optional<RatioQuantiles> entry_for(const IntervalTable& t, const IntervalCa
   return hit->q;
 }
 
-void count(CoverageRow& row, double ratio, double p10, double p90) {
+}  // namespace
+
+void count_coverage(CoverageRow& row, double value, double low, double high) {
   ++row.count;
-  if (ratio < p10)
+  if (value < low)
     ++row.below;
-  else if (ratio > p90)
+  else if (value > high)
     ++row.above;
   else
     ++row.inside;
 }
 
-}  // namespace
+bool coverage_too_low(int count, int inside) {
+  if (count <= 0) return false;
+  // P(X <= inside) for X ~ Binomial(count, 0.8), summed in logs
+  double p = 0;
+  for (int k = 0; k <= inside && k <= count; ++k)
+    p += std::exp(std::lgamma(count + 1.0) - std::lgamma(k + 1.0) - std::lgamma(count - k + 1.0) +
+                  k * std::log(0.8) + (count - k) * std::log(0.2));
+  return p < 0.05;
+}
 
 std::vector<CoverageRow> interval_coverage(const IntervalTable& table,
                                            const std::vector<IntervalCase>& holdout_cases) {
@@ -175,7 +201,7 @@ std::vector<CoverageRow> interval_coverage(const IntervalTable& table,
       r.kind = kind;
       r.level = l;
       r.category = c;
-      count(r, ratio, p10, p90);
+      count_coverage(r, ratio, p10, p90);
     }
   };
   CoverageRow overall{"all", "all", "all"};
@@ -184,7 +210,7 @@ std::vector<CoverageRow> interval_coverage(const IntervalTable& table,
     if (auto q = entry_for(table, c)) {
       std::string kind = c.step ? "steps" : "kernels";
       add(kind, level, c.category, c.ratio(), q->p10, q->p90);
-      count(overall, c.ratio(), q->p10, q->p90);
+      count_coverage(overall, c.ratio(), q->p10, q->p90);
     }
     if (c.step && c.combined_p90 > 0)
       add("steps (kernels combined)", level, c.category, c.ratio(), c.combined_p10, c.combined_p90);

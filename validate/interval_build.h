@@ -8,8 +8,9 @@
 // and, with a collectives data set, every collective row on its cluster (kernels, level none,
 // key any, category collective: the collective model has no per-GPU profile).
 // build_interval_table() takes the quantiles of measured / predicted per level, key and category
-// (and "all" per level and key) from the FIT split; interval_coverage() counts how many HELD-OUT
-// measurements fall inside the intervals the table gives them.
+// (and "all" per level and key) from the FIT split (kernels: interpolated; whole steps, a few
+// to twenty a category: split-conformal ranks, conformal_quantiles); interval_coverage() counts how
+// many HELD-OUT measurements fall inside the intervals the table gives them.
 #pragma once
 
 #include "validate/intervals.h"
@@ -40,6 +41,9 @@ struct IntervalSources {
 std::vector<IntervalCase> interval_cases(const IntervalSources& sources, const std::string& split,
                                          const IntervalTable* table = nullptr);
 
+// An output kind's entry from its fit rows' measured / predicted (conformal_quantiles).
+OutputQuantiles output_entry(std::vector<double> fit_ratios, std::vector<std::string> data);
+
 // `provenance` goes into the table as given.
 IntervalTable build_interval_table(const std::vector<IntervalCase>& fit_cases, int min_count,
                                    const nlohmann::json& provenance);
@@ -51,6 +55,15 @@ struct CoverageRow {
   int count = 0, below = 0, inside = 0, above = 0;
   double coverage() const { return count ? (double)inside / count : 0; }
 };
+
+// Counts `value` below, inside or above [low, high]: a value at a bound is inside.
+void count_coverage(CoverageRow& row, double value, double low, double high);
+
+// Whether a held-out coverage is too low for an 80% interval: `inside` of `count` or fewer has
+// binomial probability below 5% when the true coverage is 80%. Small samples scatter, so this
+// flags intervals that are too narrow, not sampling noise: 17 rows fail at 10 or fewer inside
+// (58.8%), 34 at 22 or fewer (64.7%), 226 at 170 or fewer (75.2%).
+bool coverage_too_low(int count, int inside);
 
 // Held-out coverage of `table` by kind, level and category, then by kind and level ("all"), then
 // per kind over all levels, and last the overall row (kernels and measured steps, kind "all").

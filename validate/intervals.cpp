@@ -15,6 +15,12 @@ namespace ridgeline {
 namespace {
 
 const char* const kLevels[] = {"own", "architecture", "none"};
+const char* const kOutputKinds[] = {kClusterStep, kServingTokensPerS, kServingTtft, kServingTpot};
+
+// four decimals: the quantiles of a few hundred ratios carry no more
+double r4(double x) {
+  return std::round(x * 1e4) / 1e4;
+}
 
 RatioQuantiles read_quantiles(JsonReader& r) {
   RatioQuantiles q;
@@ -48,12 +54,33 @@ nlohmann::ordered_json entries_json(const IntervalEntries& e) {
     if (it == e.end()) continue;
     for (const auto& [key, cats] : it->second) {
       for (const auto& [cat, q] : cats) {
-        // four decimals: the quantiles of a few hundred ratios carry no more
-        auto r4 = [](double x) { return std::round(x * 1e4) / 1e4; };
         out[level][key][cat] = {
             {"count", q.count}, {"p10", r4(q.p10)}, {"p50", r4(q.p50)}, {"p90", r4(q.p90)}};
       }
     }
+  }
+  return out;
+}
+
+std::map<std::string, OutputQuantiles> read_outputs(JsonReader& r) {
+  std::map<std::string, OutputQuantiles> out;
+  for (const auto& kind : r.keys()) {
+    if (std::find(std::begin(kOutputKinds), std::end(kOutputKinds), kind) == std::end(kOutputKinds))
+      r.fail(kind,
+             "unknown output kind; expected cluster_step, serving_output_tokens_per_s, "
+             "serving_ttft or serving_tpot");
+    JsonReader& kr = r.child(kind);
+    OutputQuantiles o;
+    o.q = read_quantiles(kr);
+    const nlohmann::json& data = kr.raw("data");
+    if (!data.is_array() || data.empty()) kr.fail("data", "expected an array of measurement files");
+    for (size_t i = 0; i < data.size(); ++i) {
+      if (!data[i].is_string()) kr.fail_at("data/" + std::to_string(i), "expected a file name");
+      o.data.push_back(data[i].get<std::string>());
+    }
+    o.split = kr.one_of("split", {"fit"});  // output quantiles come from fit rows only
+    o.method = kr.string("method");
+    out[kind] = o;
   }
   return out;
 }
@@ -93,6 +120,22 @@ RatioQuantiles ratio_quantiles(std::vector<double> ratios) {
   return {(int)ratios.size(), pct(0.1), pct(0.5), pct(0.9)};
 }
 
+RatioQuantiles conformal_quantiles(std::vector<double> ratios) {
+  RatioQuantiles q = ratio_quantiles(ratios);  // the median (and the empty check)
+  std::sort(ratios.begin(), ratios.end());
+  const auto n = (long long)ratios.size();
+  auto rank = [&](long long k) { return ratios[(size_t)(std::clamp(k, 1LL, n) - 1)]; };
+  q.p10 = rank((long long)std::floor(0.1 * (double)(n + 1) + 1e-9));
+  q.p90 = rank((long long)std::ceil(0.9 * (double)(n + 1) - 1e-9));
+  return q;
+}
+
+std::optional<OutputQuantiles> output_quantiles(const IntervalTable& t, const std::string& kind) {
+  auto it = t.outputs.find(kind);
+  if (it == t.outputs.end() || it->second.q.count < t.min_count) return std::nullopt;
+  return it->second;
+}
+
 IntervalTable parse_interval_table(const nlohmann::json& doc, const std::string& label) {
   if (!doc.is_object()) throw InputError(located(label, "expected an object (an interval table)"));
   JsonReader r(doc, label);
@@ -104,6 +147,7 @@ IntervalTable parse_interval_table(const nlohmann::json& doc, const std::string&
   t.min_count = (int)r.integer("min_count", 1);
   t.kernels = read_entries(r.child("kernels"));
   t.steps = read_entries(r.child("steps"));
+  t.outputs = read_outputs(r.child("outputs"));
   r.finish();
   return t;
 }
@@ -117,12 +161,19 @@ nlohmann::ordered_json interval_table_json(const IntervalTable& t) {
   j["about"] =
       "Prediction intervals: per calibration level, GPU (own), architecture or any (none), and "
       "category, the p10/p50/p90 of measured / predicted on the FIT split (validate/intervals.h). "
+      "Outputs: split-conformal p10/p50/p90 of measured / predicted of whole outputs (cluster "
+      "steps, serving metrics) on the FIT rows of published measurements. "
       "Written by `ridgeline calibrate intervals`; `calibrate intervals --coverage` checks them "
       "on the held-out split.";
   j["provenance"] = t.provenance;
   j["min_count"] = t.min_count;
   j["kernels"] = entries_json(t.kernels);
   j["steps"] = entries_json(t.steps);
+  j["outputs"] = nlohmann::ordered_json::object();
+  for (const auto& [kind, o] : t.outputs)
+    j["outputs"][kind] = {{"count", o.q.count}, {"p10", r4(o.q.p10)}, {"p50", r4(o.q.p50)},
+                          {"p90", r4(o.q.p90)}, {"data", o.data},     {"split", o.split},
+                          {"method", o.method}};
   return j;
 }
 

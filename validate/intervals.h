@@ -1,7 +1,8 @@
 // Prediction intervals: how far a prediction may be off, from how far predictions of its category
 // were off on measured data. An interval table (validate/intervals.json, written by `ridgeline
 // calibrate intervals` from the FIT split only) holds, per calibration level, GPU (or
-// architecture) and category, the 10th, 50th and 90th percentiles of measured / predicted.
+// architecture) and category, the 10th, 50th and 90th percentiles of measured / predicted (whole
+// steps: at split-conformal ranks, conformal_quantiles).
 // A prediction t of that category gets the 80% interval [t * p10, t * p90].
 //
 // Levels, narrowest first (GpuSpec::calibration says which a GPU is at):
@@ -21,6 +22,13 @@
 // move together (their errors share a cause: one efficiency parameter), categories move
 // independently, so deviations from the median add linearly within a category and in quadrature
 // across categories.
+//
+// Outputs made of many predictions (a step on a cluster, a serving run's throughput, TTFT and
+// TPOT) also get output-level quantiles (`outputs`): split-conformal ranks of measured / predicted
+// of the whole output over the FIT rows of published measurements (training runs, serving runs),
+// one entry per output kind with its data, split, row count and method. Where an output kind has
+// one (at least min_count rows), its interval is [t * p10, t * p90] of that entry, replacing the
+// kernel-combined range, which holds the kernels' error only (output_intervals.h).
 #pragma once
 
 #include "hardware/gpu_spec.h"
@@ -51,12 +59,36 @@ RatioQuantiles ratio_quantiles(std::vector<double> ratios);
 using IntervalEntries =
     std::map<std::string, std::map<std::string, std::map<std::string, RatioQuantiles>>>;
 
+// Split-conformal quantiles of n fit ratios: p10 the floor(0.1 (n + 1))-th smallest, p90 the
+// ceil(0.9 (n + 1))-th (clamped to the first and last), p50 the median. For exchangeable rows a
+// new row falls below p10 with probability at most 10%, above p90 at most 10% (at least 80%
+// inside); with n < 9 the ranks clamp and the guarantee is lost (min_count keeps such entries out).
+RatioQuantiles conformal_quantiles(std::vector<double> ratios);
+
+// Output kinds with output-level quantiles.
+inline constexpr const char* kClusterStep = "cluster_step";
+inline constexpr const char* kServingTokensPerS = "serving_output_tokens_per_s";
+inline constexpr const char* kServingTtft = "serving_ttft";
+inline constexpr const char* kServingTpot = "serving_tpot";
+
+// One output kind's quantiles and where they came from.
+struct OutputQuantiles {
+  RatioQuantiles q;               // of measured / predicted (count: fit rows)
+  std::vector<std::string> data;  // the measurement files
+  std::string split = "fit";      // always fit
+  std::string method;             // how the quantiles were taken (for people)
+};
+
 struct IntervalTable {
   std::string file;
   nlohmann::json provenance;  // command, split, date, baselines and data files
   int min_count = 1;          // fewer fit measurements than this: the entry is not used
   IntervalEntries kernels, steps;
+  std::map<std::string, OutputQuantiles> outputs;  // by output kind (kClusterStep, ...)
 };
+
+// An output kind's quantiles; nullopt where the table has none or fewer rows than min_count.
+std::optional<OutputQuantiles> output_quantiles(const IntervalTable& t, const std::string& kind);
 
 IntervalTable parse_interval_table(const nlohmann::json& doc, const std::string& label);
 IntervalTable load_interval_table(const std::string& path);

@@ -37,12 +37,41 @@ std::string levels_text(const std::vector<std::string>& levels) {
   return out;
 }
 
+std::string files_text(const std::vector<std::string>& files) {
+  std::string out;
+  for (const auto& f : files) out += (out.empty() ? "" : ", ") + f;
+  return out;
+}
+
 }  // namespace
+
+PredictionInterval output_interval(const OutputQuantiles& o, const std::string& kind,
+                                   double predicted) {
+  return {predicted * o.q.p10,
+          predicted * o.q.p90,
+          kind,
+          "whole-output",
+          "split-conformal 80% of measured / predicted over " + std::to_string(o.q.count) +
+              " fit rows of " + files_text(o.data),
+          o.q.count};
+}
 
 PredictionInterval cluster_interval(const IntervalTable& t, const GpuSpec& gpu,
                                     const ClusterSpec& cluster, const ModelConfig& model,
                                     const RunConfig& run, const ParallelConfig& parallel,
                                     const ParallelPrediction& p) {
+  if (auto o = output_quantiles(t, kClusterStep)) {
+    PredictionInterval out = output_interval(*o, "cluster step", p.total_us);
+    out.basis += " (iteration time of published training runs)";
+    return out;
+  }
+  return kernel_cluster_interval(t, gpu, cluster, model, run, parallel, p);
+}
+
+PredictionInterval kernel_cluster_interval(const IntervalTable& t, const GpuSpec& gpu,
+                                           const ClusterSpec& cluster, const ModelConfig& model,
+                                           const RunConfig& run, const ParallelConfig& parallel,
+                                           const ParallelPrediction& p) {
   auto per_node = (int64_t)cluster.gpus_per_node.value;
   ClusterLimits limits{cluster.name, per_node, per_node * (int64_t)cluster.max_nodes.value};
   OpGraph graph = build_rank_graph(model, run, parallel, limits);
@@ -123,6 +152,21 @@ ServingIntervals serving_intervals(const IntervalTable& t, const GpuSpec& gpu,
   s.prefill_ratio = ratio_range(s.prefill, s.prefill_us);
   s.decode_ratio = ratio_range(s.decode, s.decode_us);
   s.any_ratio = envelope(s.prefill_ratio, s.decode_ratio);
+  s.ttft_ratio = s.prefill_ratio, s.tpot_ratio = s.decode_ratio, s.rest_ratio = s.any_ratio;
+  auto ttft = output_quantiles(t, kServingTtft), tpot = output_quantiles(t, kServingTpot),
+       rate = output_quantiles(t, kServingTokensPerS);
+  if (ttft && tpot && rate) {
+    // measured / predicted of the metric itself; a rate's ratio r is a time ratio of 1 / r
+    s.ttft_ratio = {ttft->q.p10, ttft->q.p90};
+    s.tpot_ratio = {tpot->q.p10, tpot->q.p90};
+    s.rest_ratio = {1 / rate->q.p90, 1 / rate->q.p10};
+    s.basis = "split-conformal 80% of measured / predicted over the fit rows of " +
+              files_text(rate->data) + ": TTFT (" + std::to_string(ttft->q.count) +
+              " rows), TPOT and ITL (" + std::to_string(tpot->q.count) +
+              " rows), output tokens/s (" + std::to_string(rate->q.count) +
+              " rows; its inverse for the other throughputs, E2E and queueing)";
+    return s;
+  }
   s.basis = "every step off by its step model's ratio: prefill step (batch 1, " +
             std::to_string(prompt_tokens) + " tokens; " + s.prefill.category +
             ") for TTFT, decode step (batch " + std::to_string(decode_batch) + ", kv " +

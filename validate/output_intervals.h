@@ -11,6 +11,12 @@
 // the interval is of total_us (the pipeline bubble moves with the work that makes it).
 // Categories move independently of each other, a category's kernels together.
 //
+// Both fall back to the kernel basis below only where the table has no output-level quantiles
+// (intervals.h): cluster_step for a cluster step; serving_ttft, serving_tpot and
+// serving_output_tokens_per_s (all three) for a serving run, whose ratios are then those
+// quantiles (TTFT; TPOT and ITL; tokens/s, its inverse for E2E and queueing as a time ratio).
+// The kernel basis holds the kernels' error only, which measured coverage showed too narrow.
+//
 // A serving run: the step model's interval as ratios (p10 / predicted, p90 / predicted) of a
 // representative prefill step (one request of the workload's mean input) and decode step (the
 // run's mean batch over the mean cache length), each a one-GPU step_interval. Propagation
@@ -30,11 +36,22 @@
 
 namespace ridgeline {
 
-// The interval of a step on a cluster predicted as `p` (see the header).
+// A whole output's interval from its output-level quantiles: [predicted * p10, predicted * p90],
+// calibration "whole-output"; `kind` becomes the category.
+PredictionInterval output_interval(const OutputQuantiles& o, const std::string& kind,
+                                   double predicted);
+
+// The interval of a step on a cluster predicted as `p`: the table's cluster_step quantiles
+// (output_interval) where it has them, else kernel_cluster_interval.
 PredictionInterval cluster_interval(const IntervalTable& t, const GpuSpec& gpu,
                                     const ClusterSpec& cluster, const ModelConfig& model,
                                     const RunConfig& run, const ParallelConfig& parallel,
                                     const ParallelPrediction& p);
+// Its kernels and exposed collectives combined (see the header).
+PredictionInterval kernel_cluster_interval(const IntervalTable& t, const GpuSpec& gpu,
+                                           const ClusterSpec& cluster, const ModelConfig& model,
+                                           const RunConfig& run, const ParallelConfig& parallel,
+                                           const ParallelPrediction& p);
 
 // An interval as ratios of the predicted value: [low, high] = [p10 / t, p90 / t].
 struct RatioRange {
@@ -57,8 +74,11 @@ ValueRange propagate_rate(double value, const RatioRange& r);
 struct ServingIntervals {
   PredictionInterval prefill, decode;  // of the representative steps
   double prefill_us = 0, decode_us = 0;
-  RatioRange prefill_ratio, decode_ratio, any_ratio;  // any: the envelope
-  std::string basis;                                  // for people
+  RatioRange prefill_ratio, decode_ratio, any_ratio;  // of the steps; any: the envelope
+  // The outputs' time ratios: TTFT's, TPOT's and ITL's, the rest's (throughput as 1 / ratio, E2E,
+  // queueing): the output-level quantiles, else prefill_ratio, decode_ratio and any_ratio.
+  RatioRange ttft_ratio, tpot_ratio, rest_ratio;
+  std::string basis;  // for people
 };
 // `run`: the serving run config (precision, runtime, launch); the steps: one prefill of
 // `prompt_tokens`, one decode of `decode_batch` sequences over `kv_len` cached tokens.

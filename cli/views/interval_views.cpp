@@ -60,6 +60,27 @@ void print_interval_coverage(std::ostream& os, const IntervalTable& t,
      << "-" << fixed(100 * max, 0) << "%): " << (ok ? "ok" : "OUT OF RANGE") << "\n";
 }
 
+bool print_output_coverage(std::ostream& os, const IntervalTable& t,
+                           const std::vector<CoverageRow>& held) {
+  os << "Output-level 80% intervals, held-out coverage (nominal 80%)\n";
+  bool low = false;
+  for (const CoverageRow& r : held) {
+    auto it = t.outputs.find(r.category);
+    std::string basis = it == t.outputs.end() ? "no output quantiles: kernel basis"
+                                              : std::to_string(it->second.q.count) + " fit rows";
+    bool bad = coverage_too_low(r.count, r.inside);
+    low = low || bad;
+    os << "  " << std::left << std::setw(30) << r.category << std::right << std::setw(6)
+       << fixed(100 * r.coverage(), 1) << "% of " << std::setw(3) << r.count << " held out ("
+       << r.below << " below, " << r.above << " above; " << basis << "): "
+       << (bad                  ? "TOO LOW for 80% (binomial 5% test)"
+           : r.coverage() < 0.8 ? "below 80%, within binomial noise (5% test)"
+                                : "ok")
+       << "\n";
+  }
+  return low;
+}
+
 void print_cluster_coverage(std::ostream& os, const std::vector<CoverageRow>& rows) {
   os << "Cluster steps (predict --cluster): 80% intervals of iteration time on the published "
         "training runs\n";

@@ -33,6 +33,10 @@ std::string interval_line(const PredictionInterval& i);
 std::string interval_range(const PredictionInterval& i);
 // The cluster-step rows (validate/cluster_coverage.h): not part of the overall check.
 void print_cluster_coverage(std::ostream& os, const std::vector<CoverageRow>& rows);
+// Held-out coverage per output kind (category: the kind) against the nominal 80%, with each
+// entry's fit rows; returns true when one is too low (coverage_too_low).
+bool print_output_coverage(std::ostream& os, const IntervalTable& t,
+                           const std::vector<CoverageRow>& held);
 void print_interval_coverage(std::ostream& os, const IntervalTable& t,
                              const std::vector<CoverageRow>& rows, double min, double max);
 

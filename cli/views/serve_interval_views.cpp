@@ -39,16 +39,16 @@ ojson serving_intervals_json(const ServingIntervals& s, const ServeReport& r) {
   j["basis"] = s.basis;
   j["step_ratio"] = {{"prefill", ratio_json(s.prefill_ratio, s.prefill)},
                      {"decode", ratio_json(s.decode_ratio, s.decode)}};
-  const RatioRange& any = s.any_ratio;
+  const RatioRange& any = s.rest_ratio;
   j["throughput"] = {
       {"requests_per_s", range_json(propagate_rate(r.requests_per_s, any))},
       {"input_tokens_per_s", range_json(propagate_rate(r.input_tokens_per_s, any))},
       {"output_tokens_per_s", range_json(propagate_rate(r.output_tokens_per_s, any))},
       {"output_tokens_per_s_per_gpu",
        range_json(propagate_rate(r.output_tokens_per_s_per_gpu, any))}};
-  j["ttft_ms"] = stat_range_json(r.ttft_ms, s.prefill_ratio);
-  j["tpot_ms"] = stat_range_json(r.tpot_ms, s.decode_ratio);
-  j["itl_ms"] = stat_range_json(r.itl_ms, s.decode_ratio);
+  j["ttft_ms"] = stat_range_json(r.ttft_ms, s.ttft_ratio);
+  j["tpot_ms"] = stat_range_json(r.tpot_ms, s.tpot_ratio);
+  j["itl_ms"] = stat_range_json(r.itl_ms, s.tpot_ratio);
   j["e2e_ms"] = stat_range_json(r.e2e_ms, any);
   j["queue_ms"] = stat_range_json(r.queue_ms, any);
   return j;
@@ -58,7 +58,7 @@ ojson capacity_intervals_json(const ServingIntervals& s, const CapacityResult& c
                               double target_requests_per_s) {
   ojson j;
   j["coverage"] = 0.8;
-  ValueRange rate = propagate_rate(c.max_requests_per_s, s.any_ratio);
+  ValueRange rate = propagate_rate(c.max_requests_per_s, s.rest_ratio);
   j["max_requests_per_s_per_replica"] = range_json(rate);
   if (c.met && rate.p10 > 0) {
     // fewer replicas when the steps are faster (p10 of the time, p90 of the rate)
@@ -72,9 +72,9 @@ ojson capacity_intervals_json(const ServingIntervals& s, const CapacityResult& c
 }
 
 std::string serving_intervals_lines(const ServingIntervals& s, const ServeReport& r) {
-  ValueRange tok = propagate_rate(r.output_tokens_per_s, s.any_ratio);
-  return "80% intervals  TTFT p99 " + ms_range(propagate_time(r.ttft_ms.p99, s.prefill_ratio)) +
-         ", TPOT p99 " + ms_range(propagate_time(r.tpot_ms.p99, s.decode_ratio)) +
+  ValueRange tok = propagate_rate(r.output_tokens_per_s, s.rest_ratio);
+  return "80% intervals  TTFT p99 " + ms_range(propagate_time(r.ttft_ms.p99, s.ttft_ratio)) +
+         ", TPOT p99 " + ms_range(propagate_time(r.tpot_ms.p99, s.tpot_ratio)) +
          ", output tokens/s " + fixed(tok.p10, 0) + "-" + fixed(tok.p90, 0) + "\n  (" + s.basis +
          ")\n";
 }

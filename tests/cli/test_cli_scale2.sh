@@ -22,14 +22,14 @@ d = json.load(open('$2'))
 print('ok' if ($3) else 'not ordered')"
 }
 
-# predict --cluster: the interval of total_us, combined from kernels and exposed collectives.
+# predict --cluster: the interval of total_us, from the published training runs' fit rows.
 pc=(predict --model examples/models/tiny-llama.json --phase train --seq 128 --optimizer adamw
     --cluster dgx-h100 --gpus 8 --tp 2 --sp --pp 2 --zero 1 --microbatch 1 --global-batch 8)
 "$bin" "${pc[@]}" --format json > "$tmp/pc.json"
 ordered "predict --cluster json interval brackets total_us" "$tmp/pc.json" \
   "d['interval']['p10_us'] < d['total_us'] < d['interval']['p90_us']"
-expect "predict --cluster interval category" 0 '"category": "cluster step combined"' -- cat "$tmp/pc.json"
-expect "predict --cluster interval basis" 0 'and the exposed collectives combined' -- cat "$tmp/pc.json"
+expect "predict --cluster interval category" 0 '"category": "cluster step"' -- cat "$tmp/pc.json"
+expect "predict --cluster interval basis" 0 'fit rows of validate/data/published-training-runs.json' -- cat "$tmp/pc.json"
 expect "predict --cluster table interval" 0 '80% interval' -- "$bin" "${pc[@]}"
 
 # sweep rows: JSON and CSV columns, table range.
@@ -41,7 +41,7 @@ expect "sweep csv interval columns" 1 'blocks,total_us,total_p10_us,total_p90_us
 expect "sweep csv failed row keeps the column count" 1 ',,,,,,,,"--batch' -- "$bin" "${sw[@]}" --format csv
 expect "sweep table interval column" 1 '80% interval' -- "$bin" "${sw[@]}"
 
-# serve: TTFT/TPOT/throughput ranges from the step model's interval.
+# serve: TTFT/TPOT/throughput ranges from the published serving runs' fit rows.
 sv=(serve --gpu h100-sxm --model llama-3-8b --engine vllm --input-len 512 --output-len 64
     --rate inf --requests 50)
 "$bin" "${sv[@]}" --format json > "$tmp/sv.json"
@@ -49,7 +49,7 @@ ordered "serve json TTFT p99 range brackets TTFT p99" "$tmp/sv.json" \
   "d['intervals']['ttft_ms']['p99']['p10'] < d['ttft_ms']['p99'] < d['intervals']['ttft_ms']['p99']['p90']"
 ordered "serve json throughput range brackets throughput" "$tmp/sv.json" \
   "d['intervals']['throughput']['output_tokens_per_s']['p10'] < d['throughput']['output_tokens_per_s'] < d['intervals']['throughput']['output_tokens_per_s']['p90']"
-expect "serve json states the propagation" 0 'the queue' -- cat "$tmp/sv.json"
+expect "serve json states the basis" 0 'split-conformal 80% of measured / predicted' -- cat "$tmp/sv.json"
 expect "serve table intervals" 0 '80% intervals  TTFT p99' -- "$bin" "${sv[@]}"
 
 # capacity: the rate per replica and the replicas as ranges.
@@ -60,8 +60,8 @@ ordered "capacity replicas range" "$tmp/cap.json" \
   "all(c['intervals']['replicas']['p10'] <= c['replicas'] <= c['intervals']['replicas']['p90'] for c in d['configurations'] if c['met'])"
 
 # Coverage of the cluster intervals on the published training runs.
-expect "cluster coverage on the training runs" 0 'Cluster steps (predict --cluster)' -- "$bin" calibrate intervals --coverage validate/intervals.json --training-runs validate/data/published-training-runs.json
-expect "--training-runs only with --coverage" 1 '--training-runs: only with --coverage' -- "$bin" calibrate intervals --baseline validate/accuracy_baseline.json --out "$tmp/x.json" --training-runs validate/data/published-training-runs.json
+expect "cluster coverage on the training runs" 0 'Cluster steps (predict --cluster)' -- "$bin" calibrate intervals --coverage validate/intervals.json
+expect "--training-runs not with --coverage" 1 '--training-runs: not with --coverage (the table names its data)' -- "$bin" calibrate intervals --coverage validate/intervals.json --training-runs validate/data/published-training-runs.json
 
 # search --shard I/N + merge = the unsharded search, in every format.
 se=(search --model llama-3-8b --cluster dgx-h100 --gpus 16 --global-batch 64 --seq 4096 --max-microbatch 2)
