@@ -17,8 +17,9 @@ using namespace ridgeline;
 RunConfig run_for(const std::string& precision, const EngineConfig& e) {
   RunConfig r;
   DType d = *parse_dtype(precision);
-  r.weights = r.kv_cache = d;
+  r.weights = d;
   r.activations = d == DType::Fp8 ? DType::Bf16 : d;
+  r.kv_cache = e.kv_cache_dtype(r.weights, r.activations);
   r.runtime = load_runtime(e.runtime);
   return r;
 }

@@ -25,8 +25,8 @@ RunConfig serve_run_config(const std::string& precision, const EngineConfig& eng
   RunConfig r;
   DType d = *parse_dtype(precision);
   r.weights = d;
-  r.kv_cache = d;
   r.activations = d == DType::Fp8 ? DType::Bf16 : d;
+  r.kv_cache = engine.kv_cache_dtype(r.weights, r.activations);
   r.runtime = load_runtime(engine.runtime);
   r.launch = engine.graph_launch ? LaunchMode::Graph : LaunchMode::Eager;
   return r;

@@ -47,6 +47,9 @@ void read_kv(JsonReader& k, EngineConfig& e) {
   e.prefix_caching = k.boolean("prefix_caching");
   if (e.prefix_caching && e.policy != "vllm_v1")
     k.fail("prefix_caching", "modelled for the vllm_v1 policy only");
+  e.kv_dtype = k.one_of("dtype", {"weights", "activations"}) == "weights"
+                   ? KvDtypeRule::Weights
+                   : KvDtypeRule::Activations;
 }
 
 void read_graphs(JsonReader& r, EngineConfig& e) {

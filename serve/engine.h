@@ -8,12 +8,14 @@
 //                  "chunked_prefill": true, ...policy's own keys},
 //    "kv_cache": {"block_size_tokens": 16, "memory": "fraction_of_total" | "fraction_of_free",
 //                 "memory_fraction": 0.9, "subtract_activation_peak": true,
-//                 "max_blocks": 0 (no cap), "prefix_caching": false},
+//                 "max_blocks": 0 (no cap), "prefix_caching": false,
+//                 "dtype": "weights" | "activations"},   the cache's precision under --precision
 //    "cuda_graphs": {"sizes": [1, 2, 4], "step": 8, "max_batch_size": 512} or null (eager),
 //    "host": {"overhead_us_per_step": 300, "source": "..."}}
 #pragma once
 
 #include "common/json_reader.h"
+#include "workloads/op.h"
 
 #include <cstdint>
 #include <string>
@@ -25,6 +27,11 @@ enum class KvMemoryRule {
   FractionOfTotal,  // vLLM, SGLang: fraction x total - weights - (activation peak) - reserved
   FractionOfFree    // TRT-LLM, transformers: fraction x (total - weights - activations - reserved)
 };
+
+// The KV cache's precision. "weights": the weights' precision (TensorRT-LLM: FP8 quantization sets
+// the KV cache to FP8 as well); "activations": the activations' (SGLang's kv_cache_dtype "auto":
+// the model's dtype, bf16 under FP8 weights quantized at load). Same for bf16 and fp16 runs.
+enum class KvDtypeRule { Weights, Activations };
 
 struct SglangKnobs {  // SGLang's admission estimate of future tokens (schedule_policy.py)
   double init_new_token_ratio = 0.7, min_ratio_fraction = 0.14;
@@ -49,12 +56,17 @@ struct EngineConfig {
   bool subtract_activation_peak = true;
   int64_t max_blocks = 0;  // 0: no cap
   bool prefix_caching = false;
+  KvDtypeRule kv_dtype = KvDtypeRule::Weights;
   std::vector<int64_t> graph_sizes;  // captured batch sizes, ascending; empty: no padding
   double host_overhead_us = 0;
   std::string host_source;
 
   // The captured size a batch of n pads to (n itself above the largest or without graphs).
   int64_t padded_batch(int64_t n) const;
+  // The KV cache's precision for a run with these weights and activations.
+  DType kv_cache_dtype(DType weights, DType activations) const {
+    return kv_dtype == KvDtypeRule::Weights ? weights : activations;
+  }
 };
 
 // A preset name (vllm, trtllm, sglang, hf-cb) or a path to an engine file.

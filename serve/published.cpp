@@ -67,8 +67,9 @@ RowScore score_row(const PublishedRow& p, Models& m, const std::string& engine_n
     if (!m.steps.count(key)) {
       RunConfig run;
       DType d = *parse_dtype(p.precision);
-      run.weights = run.kv_cache = d;
+      run.weights = d;
       run.activations = d == DType::Fp8 ? DType::Bf16 : d;
+      run.kv_cache = e.kv_cache_dtype(run.weights, run.activations);
       run.runtime = load_runtime(e.runtime);
       run.launch = e.graph_launch ? LaunchMode::Graph : LaunchMode::Eager;
       if (p.tp > 1) {

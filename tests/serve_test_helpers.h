@@ -20,7 +20,8 @@ inline EngineConfig engine_json(const std::string& policy, int64_t budget, int64
     "kv_cache": {"block_size_tokens": )" +
                      std::to_string(block) +
                      R"(, "memory": "fraction_of_total", "memory_fraction": 0.9,
-      "subtract_activation_peak": false, "max_blocks": 0, "prefix_caching": false},
+      "subtract_activation_peak": false, "max_blocks": 0, "prefix_caching": false,
+      "dtype": "weights"},
     "cuda_graphs": null, "host": {"overhead_us_per_step": )" +
                      std::to_string(host_us) + R"(, "source": "test"}})";
   return load_engine_text(text, "test-engine.json");

@@ -99,7 +99,8 @@ TEST_CASE("serve errors: engine files name the file and the JSON path") {
   std::string good = R"({"description": "d", "source": "s", "runtime": "fused", "launch": "graph",
     "scheduler": {"policy": "vllm_v1", "max_num_batched_tokens": 64, "max_num_seqs": 8, "chunked_prefill": true},
     "kv_cache": {"block_size_tokens": 16, "memory": "fraction_of_total", "memory_fraction": 0.9,
-      "subtract_activation_peak": true, "max_blocks": 0, "prefix_caching": false},
+      "subtract_activation_peak": true, "max_blocks": 0, "prefix_caching": false,
+      "dtype": "weights"},
     "cuda_graphs": {"sizes": [1, 2], "step": 8, "max_batch_size": 32},
     "host": {"overhead_us_per_step": 10, "source": "s"}})";
   EngineConfig e = load_engine_text(good, "e.json");
