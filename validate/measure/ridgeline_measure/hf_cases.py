@@ -115,6 +115,12 @@ def kernel_cases(smoke=False):
                           "impl": be.lower()})
     rows_list = [1, 2048] if smoke else [1, 64, 1024, 4096, 16384]
     cols_list = [4096] if smoke else [4096, 8192]
+    return cases + row_op_cases(rows_list, cols_list)
+
+
+def row_op_cases(rows_list, cols_list):
+    """ATen's norms and softmax (and HF's RMSNorm module) at each rows x cols, bf16."""
+    cases = []
     for op, impls in (("rmsnorm", ("aten_rms_norm", "hf_llama_rmsnorm")), ("layernorm", ("aten_layer_norm",)),
                       ("softmax", ("aten_softmax",))):
         for cols in cols_list:
@@ -142,13 +148,4 @@ def extra_kernel_cases():
                               "split": split_of(base), "op": "attention", "batch": b, "heads": h, "kv_heads": kvh,
                               "head_dim": d, "q_len": q, "kv_len": kv, "causal": q == kv, "dtype": "bf16",
                               "impl": be.lower()})
-    for op, impls in (("rmsnorm", ("aten_rms_norm", "hf_llama_rmsnorm")), ("layernorm", ("aten_layer_norm",)),
-                      ("softmax", ("aten_softmax",))):
-        for cols in (2048, 3584, 5120):
-            for rows in (8, 256, 2048, 8192):
-                base = f"{op}-bf16-{rows}x{cols}"
-                for impl in impls:
-                    cases.append({"kind": "op", "id": f"{base}-impl-{impl}", "split_key": base,
-                                  "split": split_of(base), "op": op, "rows": rows, "cols": cols, "dtype": "bf16",
-                                  "impl": impl})
-    return cases
+    return cases + row_op_cases((8, 256, 2048, 8192), (2048, 3584, 5120))
