@@ -59,8 +59,14 @@ cap=(capacity --gpu h100-sxm --model llama-3-8b --engine vllm --input-len 512 --
 ordered "capacity replicas range" "$tmp/cap.json" \
   "all(c['intervals']['replicas']['p10'] <= c['replicas'] <= c['intervals']['replicas']['p90'] for c in d['configurations'] if c['met'])"
 
-# Coverage of the cluster intervals on the published training runs.
-expect "cluster coverage on the training runs" 0 'Cluster steps (predict --cluster)' -- "$bin" calibrate intervals --coverage validate/intervals.json
+# Coverage of the cluster intervals on the published training runs. The coverage table scores
+# every published serving run too (~50 s in Release, past the test's timeout under ASan/UBSan in
+# Debug): the sanitized build skips it (cli.cover checks the same code on a small table there).
+if [[ -n ${RIDGELINE_SANITIZED:-} ]]; then
+  echo "skip the coverage table: sanitized build"
+else
+  expect "cluster coverage on the training runs" 0 'Cluster steps (predict --cluster)' -- "$bin" calibrate intervals --coverage validate/intervals.json
+fi
 expect "--training-runs not with --coverage" 1 '--training-runs: not with --coverage (the table names its data)' -- "$bin" calibrate intervals --coverage validate/intervals.json --training-runs validate/data/published-training-runs.json
 
 # search --shard I/N + merge = the unsharded search, in every format.
