@@ -72,10 +72,12 @@ METHOD_TEXT = (
     "experts top-1, chunked attention, NoPE every 4th layer) and DeepseekV2ForCausalLM (DeepSeek-V2-Lite), "
     "their configs from ridgeline's presets (workloads/models/*.json, the published config.json values); "
     "and for every family six more shapes: prefill b2 s1024 and b4 s512, decode b4 kv1024 and b8 kv512, each "
-    "cropped-cache eager and StaticCache graph. Split: split_of(id), sha256 of the id, 30% holdout.")
+    "cropped-cache eager and StaticCache graph. Third run (--third, 2026-12-02): prefill b1 s1024, b8 s256 and "
+    "b1 s4096, decode b32 kv1024 cropped-cache eager and StaticCache graph, every family. "
+    "Split: split_of(id), sha256 of the id, 30% holdout.")
 
 
-def cases_for(smoke=False):
+def cases_for(smoke=False, third=False):
     out = []
     for fam, (_, _, layers, _) in FAMILIES.items():
         L = 2 if smoke else layers
@@ -93,6 +95,12 @@ def cases_for(smoke=False):
             specs.append(("decode", 4, 1024, "static", "graph"))
             specs.append(("decode", 8, 512, "dynamic_crop", "eager"))
             specs.append(("decode", 8, 512, "static", "graph"))
+        if third and not smoke:  # third run (2026-12-02): other prefill token counts, batch-32 decodes
+            specs.append(("prefill", 1, 1024, "dynamic", "eager"))
+            specs.append(("prefill", 8, 256, "dynamic", "eager"))
+            specs.append(("prefill", 1, 4096, "dynamic", "eager"))
+            specs.append(("decode", 32, 1024, "dynamic_crop", "eager"))
+            specs.append(("decode", 32, 1024, "static", "graph"))
         if fam == "qwen3-32b":  # diagnostic: the growing-cache decode with SDPA held to the flash backend
             specs.append(("decode", 1, kv, "dynamic", "eager-sdpa_flash"))
         for phase, b, n, cache, launch in specs:
@@ -237,9 +245,10 @@ def main():
     ap.add_argument("--only", default=None)
     ap.add_argument("--smoke", action="store_true")
     ap.add_argument("--dry-run", action="store_true")
+    ap.add_argument("--third", action="store_true", help="add the third run's shapes (select them with --only)")
     ap.add_argument("--family", default=None, help="(internal) run one family in this process")
     args = ap.parse_args()
-    cases = cases_for(args.smoke)
+    cases = cases_for(args.smoke, args.third)
     if args.only:
         cases = [c for c in cases if re.search(args.only, c["id"])]
     if args.dry_run:
@@ -287,7 +296,7 @@ def main():
             continue
         part = os.path.join(tempfile.gettempdir(), f"{os.path.basename(args.out)}.{fam}.part")
         cmd = [sys.executable, os.path.abspath(__file__), "--family", fam, "--out", part,
-               "--budget-s", str(round(share, 1))] + (["--smoke"] if args.smoke else []) + \
+               "--budget-s", str(round(share, 1))] + (["--smoke"] if args.smoke else []) + (["--third"] if args.third else []) + \
               (["--only", args.only] if args.only else [])
         log(f"family {fam}: child with budget {share:.0f} s")
         t = time.perf_counter()
