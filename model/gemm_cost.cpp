@@ -128,9 +128,11 @@ bool better(const OpCost& a, const OpCost& b) {
 
 OpCost gemm_cost(const GemmOp& g, const GpuSpec& gpu) {
   MathUnit unit = matrix_unit(gpu, g.dtype);
-  // A[m,k] and B[n,k] have rows of k elements; C[m,n] rows of n.
-  double align = std::min(row_alignment_bytes((double)g.k, dtype_bytes(g.dtype)),
-                          row_alignment_bytes((double)g.n, gemm_output_bytes(g.dtype)));
+  // A[m,k] and B[n,k] have rows of k elements (A's pitch may be wider); C[m,n] rows of n.
+  double a_pitch = (double)(g.a_row_pitch > 0 ? g.a_row_pitch : g.k);
+  double align = std::min({row_alignment_bytes((double)g.k, dtype_bytes(g.dtype)),
+                           row_alignment_bytes(a_pitch, dtype_bytes(g.dtype)),
+                           row_alignment_bytes((double)g.n, gemm_output_bytes(g.dtype))});
   double align_eff = alignment_efficiency(gpu, align);
   const auto& tiles = gpu.model.gemm.tiles;
   double best_tile_eff = 0;
@@ -156,9 +158,10 @@ OpCost gemm_cost(const GemmOp& g, const GpuSpec& gpu) {
   // A compute term that does less than kPaddedComputeShare of the peak's useful work is the
   // tile's fixed cycles and the MMAs on padded rows (an M=1 GEMM in a 64-row tile), not
   // arithmetic throughput: the kernel is latency-bound, and says so.
-  double useful_s = 2 * g.problems() * (double)g.m * (double)g.n * (double)g.k /
-                    peak_flops_per_s(gpu, unit);
-  if (best.bottleneck == Bottleneck::Compute && useful_s * 1e6 < kPaddedComputeShare * best.compute_us)
+  double useful_s =
+      2 * g.problems() * (double)g.m * (double)g.n * (double)g.k / peak_flops_per_s(gpu, unit);
+  if (best.bottleneck == Bottleneck::Compute &&
+      useful_s * 1e6 < kPaddedComputeShare * best.compute_us)
     best.bottleneck = Bottleneck::Latency;
   return best;
 }

@@ -2,11 +2,14 @@
 // phi3, olmo2): presets with their published parameter counts, what each import reads into the
 // ModelConfig, the structures the graph builder emits for them, and one test per error message.
 #include "common/embedded_files.h"
+#include "model/cost_models.h"
 #include "model/prediction.h"
 #include "test_helpers.h"
 #include "workloads/graph_builder.h"
 #include "workloads/model_config.h"
+#include "workloads/op_math.h"
 #include "workloads/parallel_config.h"
+#include "workloads/runtime_profile.h"
 
 #include <nlohmann/json.hpp>
 
@@ -182,13 +185,40 @@ TEST_CASE("families: graph structures (QK-norm, caps, sinks, windows)", "[worklo
   CHECK(count_named(q, "q_norm") > 0);
   CHECK(count_named(q, "k_norm") > 0);
   ModelConfig g2 = load_model("gemma-2-27b");
-  OpGraph hf = build_graph(g2, r);  // SDPA cannot cap: eager attention with the cap
-  CHECK(count_named(hf, "attn_softcap_tanh") == 2);  // one per layer kind (sliding, full)
+  // transformers' sdpa_attention_forward drops the cap: SDPA, uncapped; plain PyTorch code
+  // (pytorch-eager) caps the scores in eager attention, one per layer kind (sliding, full).
+  OpGraph hf = build_graph(g2, r);
+  CHECK(count_named(hf, "attn_softcap_tanh") == 0);
   CHECK(count_named(hf, "logits_softcap_tanh") == 1);
+  CHECK(count_named(build_graph(g2, decode(1, 4096)), "attn_softcap_tanh") == 2);
   CHECK(count_named(hf, "post_mlp_norm") > 0);
   OpGraph fused = build_graph(g2, decode(1, 4096, "fused"));  // FlashAttention caps inside
   CHECK(count_named(fused, "attn_softcap") == 0);
-  CHECK(count_named(build_graph(load_model("gpt-oss-20b"), r), "attn.sinks_cat") == 2);
+  OpGraph oss = build_graph(load_model("gpt-oss-20b"), r);
+  CHECK(count_named(oss, "attn.sinks_cat") == 2);
+  for (const auto& sec : oss.sections)  // P is probs[..., :-1]: rows of kv_len + 1
+    for (auto v : boost::make_iterator_range(boost::vertices(sec.dag()))) {
+      const GraphNode& n = sec.dag()[v];
+      if (n.name.find("attn.pv_matmul") == std::string::npos) continue;
+      const auto& g = std::get<GemmOp>(n.op.shape);
+      CHECK(g.a_row_pitch == g.k + 1);
+    }
+  // repeat_kv: none for an MHA model (n_rep 1 returns K and V); each cached element read once
+  // for its n_rep heads under GQA (a StaticCache decode, where transformers' mask reaches SDPA).
+  RunConfig st = decode(8, 1024, "hf-transformers");
+  select_cache_impl(st.runtime, "static", "--kv-cache-impl");
+  CHECK(count_named(build_graph(load_model("olmo-2-7b"), st), "repeat_kv") == 0);
+  ModelConfig l8 = load_model("llama-3-8b");  // 32 heads over 8 KV heads
+  OpGraph gqa = build_graph(l8, st);
+  CHECK(count_named(gqa, "k_repeat_kv") > 0);
+  for (const auto& sec : gqa.sections)
+    for (auto v : boost::make_iterator_range(boost::vertices(sec.dag()))) {
+      const GraphNode& n = sec.dag()[v];
+      if (n.name.find("repeat_kv") == std::string::npos) continue;
+      const auto& e = std::get<ElementwiseOp>(n.op.shape);
+      CHECK(e.input_reuse == 4);
+      CHECK(op_work(n.op).bytes_read == Approx(op_work(n.op).bytes_written / 4));
+    }
   // Sliding layers hold their window: gemma-3's KV cache at 32k is far below a full cache.
   ModelConfig g3 = load_model("gemma-3-27b");
   RunConfig long_ctx = decode(1, 32768);
@@ -203,6 +233,15 @@ TEST_CASE("families: graph structures (QK-norm, caps, sinks, windows)", "[worklo
   for (const auto& s : sec.sections) repeats[s.name] = s.repeat;
   CHECK(repeats["decoder_block.sliding"] == 52);
   CHECK(repeats["decoder_block.full"] == 10);
+}
+
+TEST_CASE("gemm: an A view with wider rows loses alignment", "[model][gemm][families]") {
+  GemmOp g{4096, 64, 4096, 64, DType::Bf16, 0, 0};
+  double aligned = gemm_cost(g, test::h100()).time_us;
+  g.a_row_pitch = 4096;  // a pitch of k: the same GEMM
+  CHECK(gemm_cost(g, test::h100()).time_us == aligned);
+  g.a_row_pitch = 4097;  // probs[..., :-1] of gpt-oss's sinks: 2-byte rows
+  CHECK(gemm_cost(g, test::h100()).time_us > aligned);
 }
 
 TEST_CASE("families error: qwen3 without head_dim", "[model][errors][families]") {

@@ -47,6 +47,12 @@ Op strided(Op op) {
   return op;
 }
 
+Op repeat_kv_op(int64_t out_numel, int64_t n_rep, DType d) {
+  Op op = ew_op(ElementwiseKind::Copy, out_numel, d);
+  std::get<ElementwiseOp>(op.shape).input_reuse = n_rep;
+  return op;
+}
+
 std::vector<OpVertex> distinct(std::vector<OpVertex> producers) {
   std::vector<OpVertex> out;
   for (OpVertex v : producers) {

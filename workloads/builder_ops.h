@@ -74,6 +74,10 @@ OpVertex emit_norm(Emitter& e, const ModelConfig& m, const RunConfig& run, NormS
 std::vector<OpVertex> distinct(std::vector<OpVertex> producers);
 // The same elementwise op on strided or broadcast operands.
 Op strided(Op op);
+// repeat_kv's copy of K or V to every query head: out_numel written, each cached element read
+// once for its n_rep heads (transformers' repeat_kv returns K and V untouched when n_rep is 1:
+// callers emit nothing then).
+Op repeat_kv_op(int64_t out_numel, int64_t n_rep, DType d);
 // A copy from one dtype to another (a cast), or a plain copy when they agree.
 Op cast_op(int64_t numel, DType from, DType to);
 

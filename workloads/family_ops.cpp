@@ -4,12 +4,13 @@
 //                head_dim), over all heads at once (OLMo 2: rows tokens, width heads x head_dim),
 //                or Llama 4's weightless L2 norm per head, each written as the runtime writes a
 //                norm (transformers: the fp32 decomposition; an engine: one kernel)
-//   eager attn   where SDPA cannot run the attention (Gemma 2's soft-capped scores, gpt-oss's
-//                sinks), transformers runs eager_attention_forward: K/V repeated to every head,
-//                Q·Kᵀ as a batched GEMM, the scale, [cap * tanh(s / cap) as div, tanh, mul], the
-//                mask add, [sinks: cat, max, sub], softmax (fp32 and a cast back without sinks),
-//                P·V, the output made contiguous. A serving engine's FlashAttention caps and sinks
-//                inside its kernel (vLLM's, FlashInfer's), so the fused runtime keeps one kernel.
+//   eager attn   where SDPA cannot run the attention (gpt-oss's sinks; Gemma 2's soft-capped
+//                scores outside transformers, whose sdpa path drops the cap),
+//                eager_attention_forward: K/V repeated to every head, Q·Kᵀ as a batched GEMM, the
+//                scale, [cap * tanh(s / cap) as div, tanh, mul], the mask add, [sinks: cat, max,
+//                sub], softmax (fp32 and a cast back without sinks), P·V, the output made
+//                contiguous. A serving engine's FlashAttention caps and sinks inside its kernel
+//                (vLLM's, FlashInfer's), so the fused runtime keeps one kernel.
 //   shared expert a dense SwiGLU MLP beside the routed experts, [Qwen2-MoE: sigmoid(Linear(h, 1))
 //                scaling it], added to their output
 //   final cap    the same three kernels on the logits (Gemma 2)
@@ -28,13 +29,26 @@ OpVertex emit_softcap(Emitter& e, const std::string& p, int64_t n, DType d, OpVe
   return e.emit(cap, p + "_softcap_mul", ew_op(ElementwiseKind::MulScalar, n, d));
 }
 
+// nn.functional.softmax in eager code: ATen's own row kernel (cunn_SoftMaxForward*).
+Op aten_softmax(int64_t rows, int64_t cols, DType d, const RowLaunch& launch) {
+  Op op = row_op(RowOpKind::Softmax, rows, cols, d, launch);
+  std::get<RowOp>(op.shape).impl = RowImpl::PyTorch;
+  return op;
+}
+
 }  // namespace
 
 bool eager_attention(const ModelConfig& m, const RunConfig& run) {
-  if (m.attn_softcap <= 0 && !m.attention_sinks) return false;
+  const BlockChoices& c = run.runtime.choices_for(m);
   // PyTorch-style runtimes (RoPE as rotate_half: pytorch-eager, hf-transformers) call SDPA;
   // an engine with fused RoPE runs FlashAttention with the cap or the sinks inside.
-  return run.runtime.choices_for(m).rope == RopeImpl::HfRotateHalf;
+  if (c.rope != RopeImpl::HfRotateHalf) return false;
+  if (m.attention_sinks) return true;  // transformers refuses sdpa for gpt-oss
+  // Soft-capped scores (Gemma 2): transformers 5's sdpa_attention_forward takes `softcap` and
+  // drops it, so transformers' code (mask hf_sdpa) runs SDPA uncapped, as the H200 profiles of
+  // Gemma2ForCausalLM show (cuDNN's SDPA kernel, no tanh over the scores:
+  // validate/data/h200-sxm-families-2026-12-02.json, fit split); plain PyTorch code caps eagerly.
+  return m.attn_softcap > 0 && c.mask != AttentionMask::HfSdpa;
 }
 
 QkProducers emit_qk_norm(Emitter& e, const ModelConfig& m, const RunConfig& run, int64_t T,
@@ -58,10 +72,9 @@ OpVertex emit_eager_attention(Emitter& e, const ModelConfig& m, const RunConfig&
   DType t = a.dtype;
   KernelRole sc = role::of(RoleKind::AttentionScores);
   if (a.kv_heads < a.heads) {  // repeat_kv: expand + reshape copies K and V to every head
-    e.emit(role::of(RoleKind::CacheRepeat), "repeat_kv.k",
-           strided(ew_op(ElementwiseKind::Copy, BH * a.kv_len * d, t)), after);
-    e.emit(role::of(RoleKind::CacheRepeat), "repeat_kv.v",
-           strided(ew_op(ElementwiseKind::Copy, BH * a.kv_len * d, t)));
+    Op repeat = strided(repeat_kv_op(BH * a.kv_len * d, a.heads / a.kv_heads, t));
+    e.emit(role::of(RoleKind::CacheRepeat), "repeat_kv.k", repeat, after);
+    e.emit(role::of(RoleKind::CacheRepeat), "repeat_kv.v", repeat);
     after = {};
   }
   OpVertex s = e.emit(sc, "attn.qk_matmul", gemm_op(a.q_len, a.kv_len, d, t, BH), after);
@@ -70,17 +83,22 @@ OpVertex emit_eager_attention(Emitter& e, const ModelConfig& m, const RunConfig&
   s = e.emit(sc, "attn.mask_add", strided(ew_op(ElementwiseKind::Add, scores, t)), {s});
   if (m.attention_sinks) {  // cat([scores, sinks]), minus the row max, softmax, drop the sink
     int64_t wide = BH * a.q_len * (a.kv_len + 1);
-    e.emit(sc, "attn.sinks_cat", ew_op(ElementwiseKind::Copy, wide, t), {s});
+    // The sinks are broadcast to every row: ATen's CatArrayBatchedCopy copies element by element
+    // (not its _vectorized variant, in the profiles of the fit split).
+    e.emit(sc, "attn.sinks_cat", strided(ew_op(ElementwiseKind::Cat, wide, t)), {s});
     e.emit(sc, "attn.sinks_max",
            Op{"", ReduceOp{ReduceKind::Sum, wide, t, run.runtime.launch.reduction}, false});
     e.emit(sc, "attn.sinks_sub", strided(ew_op(ElementwiseKind::Add, wide, t)));
-    s = e.emit(sc, "attn.softmax", row_op(RowOpKind::Softmax, BH * a.q_len, a.kv_len + 1, t, rows));
+    s = e.emit(sc, "attn.softmax", aten_softmax(BH * a.q_len, a.kv_len + 1, t, rows));
   } else {
-    e.emit(sc, "attn.softmax",
-           row_op(RowOpKind::Softmax, BH * a.q_len, a.kv_len, DType::Fp32, rows), {s});
+    e.emit(sc, "attn.softmax", aten_softmax(BH * a.q_len, a.kv_len, DType::Fp32, rows), {s});
     s = e.emit(sc, "attn.probs_to_dtype", cast_op(scores, DType::Fp32, t));
   }
-  OpVertex o = e.emit(sc, "attn.pv_matmul", gemm_op(a.q_len, d, a.kv_len, t, BH), {s});
+  Op pv = gemm_op(a.q_len, d, a.kv_len, t, BH);
+  // With sinks P is probs[..., :-1], rows of kv_len + 1: the GEMM reads a misaligned A (cuBLAS
+  // falls back to a CUTLASS align1 kernel in the fit split's gpt-oss profiles).
+  if (m.attention_sinks) std::get<GemmOp>(pv.shape).a_row_pitch = a.kv_len + 1;
+  OpVertex o = e.emit(sc, "attn.pv_matmul", pv, {s});
   return e.emit(sc, "attn.output_contiguous",
                 strided(ew_op(ElementwiseKind::Copy, BH * a.q_len * d, t)), {o});
 }

@@ -120,7 +120,12 @@ CacheKv emit_hf_cache_update(Emitter& e, const ModelConfig& m, const RunConfig& 
   mask = e.emit(role::of(RoleKind::Mask), "mask_fill_2", index_op(1), {mask});
   mask = e.emit(role::of(RoleKind::Mask), "mask_where",
                 strided(ew_op(ElementwiseKind::Copy, s.batch * cap, e.act)), {mask});
-  Op repeat = strided(ew_op(ElementwiseKind::Copy, s.batch * m.heads * cap * m.head_dim, e.act));
+  if (m.kv_heads == m.heads) {  // repeat_kv(n_rep 1) returns K and V as they are
+    x.v = mask;
+    return x;
+  }
+  Op repeat =
+      strided(repeat_kv_op(s.batch * m.heads * cap * m.head_dim, m.heads / m.kv_heads, e.act));
   x.k = e.emit(role::of(RoleKind::CacheRepeat), "k_repeat_kv", repeat, {x.k, mask});
   x.v = e.emit(role::of(RoleKind::CacheRepeat), "v_repeat_kv", repeat, {x.v});
   return x;

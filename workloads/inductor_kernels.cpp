@@ -53,9 +53,12 @@ InductorQkv emit_inductor_positions(Emitter& e, const ModelConfig& m, const RunC
 InductorQkv emit_inductor_mask(Emitter& e, const ModelConfig& m, const RunConfig& run,
                                const BlockShape& s, InductorQkv x) {
   int64_t span = inductor_span(run, s);
-  Op repeat = ew_op(ElementwiseKind::Copy, s.batch * m.heads * span * m.head_dim, e.act);
-  x.k = e.emit(role::of(RoleKind::CacheRepeat), "k_repeat_kv", repeat, {x.k});
-  x.v = e.emit(role::of(RoleKind::CacheRepeat), "v_repeat_kv", repeat, {x.v});
+  if (m.kv_heads < m.heads) {  // repeat_kv(n_rep 1) returns K and V as they are: no kernel
+    // The fused clone reads each cached element once and writes it to its n_rep heads.
+    Op repeat = repeat_kv_op(s.batch * m.heads * span * m.head_dim, m.heads / m.kv_heads, e.act);
+    x.k = e.emit(role::of(RoleKind::CacheRepeat), "k_repeat_kv", repeat, {x.k});
+    x.v = e.emit(role::of(RoleKind::CacheRepeat), "v_repeat_kv", repeat, {x.v});
+  }
   OpVertex mask = e.emit(role::of(RoleKind::Mask), "mask",
                          ew_op(ElementwiseKind::Copy, s.batch * s.q_len * span, e.act), {x.v});
   x.v = mask;

@@ -30,6 +30,9 @@ struct GemmOp {  // C[batch, m, n] = A[batch, m, k] * B[batch, n, k]^T
   // fractional (the expected number of experts that receive tokens). 0: an ordinary GEMM
   // (batched when batch > 1).
   double groups = 0;
+  // A is a view into wider rows (e.g. softmax probabilities sliced from a wider tensor): its
+  // row pitch in elements, which sets A's alignment. 0: A's rows are k elements long.
+  int64_t a_row_pitch = 0;
   bool operator==(const GemmOp&) const = default;
   // The independent problems the kernel runs: groups for a grouped GEMM, else batch.
   double problems() const { return groups > 0 ? groups : (double)batch; }
@@ -79,6 +82,9 @@ struct ElementwiseOp {
   std::optional<DType> out_dtype;
   AdamwImpl adamw = AdamwImpl::Fused;  // AdamW kind: the implementation
   int64_t tensors = 1;                 // AdamW kind: parameter tensors the step walks
+  // Each input element feeds this many output elements (a broadcast input, as repeat_kv's
+  // expand of K and V to every query head): the input is read once for that many written.
+  int64_t input_reuse = 1;
 };
 
 // How a full reduction is launched (ATen's setReduceConfig): blocks of threads_per_block threads;

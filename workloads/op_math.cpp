@@ -80,7 +80,7 @@ struct WorkOf {
     double n = (double)x.numel, e = dtype_bytes(x.dtype);
     w.vector_flops = n * info.flops_per_element;
     w.sfu_ops = n * info.sfu_per_element;
-    w.bytes_read = n * e * info.inputs;
+    w.bytes_read = n * e * info.inputs / (double)std::max<int64_t>(1, x.input_reuse);
     w.bytes_written = n * (x.out_dtype ? dtype_bytes(*x.out_dtype) : e) * info.outputs;
     return w;
   }
