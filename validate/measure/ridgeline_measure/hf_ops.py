@@ -23,7 +23,10 @@ def setup_op(case):
     extra = {}
     if case["op"] == "attention":
         from torch.nn.attention import SDPBackend, sdpa_kernel
-        b, q, kv, H, KV, D = case["batch"], case["q_len"], case["kv_len"], 32, 8, 128
+        # The case's own heads (the second kernel run's records were timed at 32/8/128 whatever
+        # the case said, before this read them: scripts/relabel_hf_kernels_01b.py).
+        b, q, kv = case["batch"], case["q_len"], case["kv_len"]
+        H, KV, D = case["heads"], case["kv_heads"], case["head_dim"]
         per = (b * H * q * D + 2 * b * KV * kv * D + b * H * q * D) * 2
         S = max(1, min(32, math.ceil(3 * l2_bytes() / per)))
         sets = [(torch.randn(b, H, q, D, device="cuda", dtype=bf, generator=g),
