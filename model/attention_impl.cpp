@@ -20,7 +20,8 @@
 //    ~75% of H100's bf16 peak, cuDNN's band), with FlashAttention's split-KV decode and combine;
 //  - efficient: CUTLASS fmha_cutlassF_*_64x128_rf_sm80: 64 queries x 128 keys a step, one CTA per
 //    SM, no GQA packing and no split-KV: in decode each (batch, head) is one CTA whose 64-row tile
-//    holds a single query, walking every key block alone;
+//    holds a single query, walking every key block alone; with no more CTAs than SMs nothing
+//    hides a CTA's K/V loads (kEfficientLoneBlockUs a block);
 //  - math: separate ATen kernels (attention_math.cpp).
 // The efficiencies below were fitted on fit-split rows only (by hand, see the constants); the
 // held-out splits are validate/accuracy_baseline_h200_impl{,_shapes}.json's. Both runs timed
@@ -49,6 +50,9 @@ namespace {
 constexpr double kFa2MmaEfficiency = 0.37;        // FA2's mma.sync main loop, of the tensor peak
 constexpr double kFa2CombineUs = 2.0;             // flash_fwd_splitkv_combine_kernel
 constexpr double kEfficientMmaEfficiency = 0.19;  // CUTLASS mem-eff (sm80 rf kernel) on Hopper
+// A lone CTA's exposed load of one 128-key K/V block, fitted on both runs' fit rows (decode b1
+// kv512, b1 kv2048, b4 kv4096: 32-128 CTAs, 4.2-4.4 us a block where two waves take 3.3 each).
+constexpr double kEfficientLoneBlockUs = 0.94;
 
 bool cudnn_first(const GpuSpec& gpu) {
   return gpu.architecture == "hopper" || gpu.architecture == "blackwell";
@@ -139,13 +143,18 @@ OpCost flash3_cost(const AttentionOp& a, const GpuSpec& gpu) {
 }
 
 OpCost efficient_cost(const AttentionOp& a, const GpuSpec& gpu) {
-  return shaped_cost(a, gpu,
-                     {.block_m = 64,
-                      .block_n = 128,
-                      .decode_block_m = 64,
-                      .ctas_per_sm = 1,
-                      .mma_efficiency = kEfficientMmaEfficiency,
-                      .splits = SplitKv::None});
+  OpCost c = shaped_cost(a, gpu,
+                         {.block_m = 64,
+                          .block_n = 128,
+                          .decode_block_m = 64,
+                          .ctas_per_sm = 1,
+                          .mma_efficiency = kEfficientMmaEfficiency,
+                          .splits = SplitKv::None});
+  // A CTA alone on its SM (no more CTAs than SMs) has no other CTA's MMAs to hide its K/V block
+  // loads behind: it pays each load of its longest walk (every key block).
+  if (c.detail.ctas <= sm_count(gpu))
+    add_overhead(c, std::ceil((double)a.kv_len / 128) * kEfficientLoneBlockUs);
+  return c;
 }
 
 }  // namespace

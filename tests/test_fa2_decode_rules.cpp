@@ -1,7 +1,7 @@
 // FlashAttention-2's decode on Hopper as PyTorch 2.11 runs it (model/attention_impl.cpp): its
 // num_splits heuristic (both sides of each limit, and the split counts the H200 kernel runs
 // recorded), the split-KV kernel's key tile by head_dim, and the forward kernel with its 128-row
-// query tile when the heuristic keeps one split.
+// query tile when the heuristic keeps one split; and the memory-efficient kernel's lone CTAs.
 #include "model/attention_impl.h"
 #include "test_helpers.h"
 
@@ -94,4 +94,17 @@ TEST_CASE("fa2: without GQA every query head is an item", "[impl][rule][fa2]") {
   // 8 x 32 = 256 items fill the SMs (one split); 8 x 8 packed GQA items do not
   CHECK(fa2_decode(8, 2048, 32, 32).detail.split == 1);
   CHECK(fa2_decode(8, 2048, 32, 8).detail.split > 1);
+}
+
+TEST_CASE("efficient: CTAs alone on their SMs pay each K/V block load; one more CTA hides it",
+          "[impl][rule][efficient]") {
+  // decode: one CTA per (batch, query head); 132 on the H200's 132 SMs are alone, 133 are not
+  auto efficient = [](int64_t heads) {
+    Op op = test::attention(1, heads, heads, 1, 1280, false);
+    std::get<AttentionOp>(op.shape).impl = AttentionImpl::Efficient;
+    return predict_op(op, h200());
+  };
+  OpCost lone = efficient(132), shared = efficient(133);
+  CHECK(lone.detail.ctas == 132);
+  CHECK(lone.overhead_us - shared.overhead_us == Approx(10 * 0.94));  // 10 blocks of 128 keys
 }
