@@ -72,3 +72,29 @@ TEST_CASE("kernel shape: a name that says nothing of head_dim passes", "[validat
   CHECK_FALSE(kernel_head_dim(cudnn));
   CHECK_NOTHROW(parse_dataset(doc(64, cudnn), "k.json"));
 }
+
+TEST_CASE("kernel shape: the shapes SDPA was handed must be the record's", "[validate][rule]") {
+  std::string cudnn =
+      "cudnn_generated_fort_native_sdpa_sm90_flash_fprop_wgmma_f16_knob_7_"
+      "64x128x128_4x1x1_cga1x1x1_kernel0_0";
+  nlohmann::json d = doc(128, cudnn);
+  auto& r = d["records"][0];
+  r["ran_q_shape"] = {1, 32, 512, 128};
+  r["ran_kv_shape"] = {1, 8, 512, 128};
+  CHECK_NOTHROW(parse_dataset(d, "k.json"));
+  r["ran_kv_shape"] = {1, 32, 512, 128};  // K/V expanded to every query head
+  CHECK_NOTHROW(parse_dataset(d, "k.json"));
+  r["ran_kv_shape"] = {1, 16, 512, 128};
+  require_input_error([&] { parse_dataset(d, "k.json"); },
+                      {"k.json: /records/0/ran_kv_shape: SDPA ran [1, 16, 512, 128], the record "
+                       "says [1, 8, 512, 128]: it did not run the record's shape"});
+  r["ran_kv_shape"] = {1, 8, 512, 128};
+  r["ran_q_shape"] = {1, 64, 512, 128};
+  require_input_error([&] { parse_dataset(d, "k.json"); },
+                      {"/records/0/ran_q_shape: SDPA ran [1, 64, 512, 128], the record says "
+                       "[1, 32, 512, 128]"});
+  r["ran_q_shape"] = {1, 32, 512};
+  require_input_error([&] { parse_dataset(d, "k.json"); },
+                      {"/records/0/ran_q_shape: expected 4 integers (batch, heads, length, "
+                       "head_dim)"});
+}

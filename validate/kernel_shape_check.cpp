@@ -4,6 +4,7 @@
 #include "common/errors.h"
 
 #include <regex>
+#include <vector>
 
 namespace ridgeline {
 
@@ -23,8 +24,41 @@ std::optional<KernelHeadDim> kernel_head_dim(const std::string& name) {
   return std::nullopt;
 }
 
+namespace {
+
+std::string dims(const std::vector<int64_t>& v) {
+  std::string s = "[";
+  for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
+  return s + "]";
+}
+
+// The shape measure_hf.py handed to SDPA ("ran_q_shape", "ran_kv_shape"), when recorded, must be
+// the record's: queries [batch, heads, q_len, head_dim], K/V [batch, kv_heads, kv_len, head_dim]
+// (heads in place of kv_heads where K/V were expanded for a backend that refused GQA).
+void check_ran_shape(const nlohmann::json& record, const JsonReader& rec, const std::string& key,
+                     const std::vector<std::vector<int64_t>>& allowed) {
+  if (!record.contains(key)) return;
+  const auto& v = record[key];
+  std::vector<int64_t> got;
+  if (v.is_array())
+    for (const auto& x : v)
+      if (x.is_number_integer()) got.push_back(x.get<int64_t>());
+  if (!v.is_array() || got.size() != v.size() || got.size() != 4)
+    rec.fail(key, "expected 4 integers (batch, heads, length, head_dim)");
+  for (const auto& want : allowed)
+    if (got == want) return;
+  rec.fail(key, "SDPA ran " + dims(got) + ", the record says " + dims(allowed.front()) +
+                    ": it did not run the record's shape");
+}
+
+}  // namespace
+
 void check_attention_kernels(const nlohmann::json& record, const AttentionOp& a,
                              const JsonReader& rec) {
+  check_ran_shape(record, rec, "ran_q_shape", {{a.batch, a.heads, a.q_len, a.head_dim}});
+  check_ran_shape(
+      record, rec, "ran_kv_shape",
+      {{a.batch, a.kv_heads, a.kv_len, a.head_dim}, {a.batch, a.heads, a.kv_len, a.head_dim}});
   if (!record.contains("kernels") || !record["kernels"].is_array()) return;
   const auto& names = record["kernels"];
   for (size_t j = 0; j < names.size(); ++j) {

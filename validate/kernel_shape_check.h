@@ -3,6 +3,7 @@
 // CUTLASS's AttentionKernel<..., kQueriesPerBlock, kKeysPerBlock, kMaxK, ...>); a record whose
 // head_dim those kernels cannot have run is an input error, not a data point (the second H200
 // kernel run's "head_dim 64" cases ran head_dim-128 kernels: scripts/relabel_hf_kernels_01b.py).
+// Records measured since then also carry the tensor shapes SDPA was handed, checked likewise.
 //
 //   check_attention_kernels(rec, a);   // throws InputError at /records/i/kernels/j
 #pragma once
@@ -25,7 +26,8 @@ struct KernelHeadDim {
 };
 std::optional<KernelHeadDim> kernel_head_dim(const std::string& kernel_name);
 
-// Checks each name of the record's "kernels" (if any) against a.head_dim.
+// Checks each name of the record's "kernels" (if any) against a.head_dim, and the shapes SDPA
+// was handed ("ran_q_shape", "ran_kv_shape", when recorded) against the record's.
 void check_attention_kernels(const nlohmann::json& record, const AttentionOp& a,
                              const JsonReader& rec);
 

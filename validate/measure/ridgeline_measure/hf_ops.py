@@ -34,6 +34,10 @@ def setup_op(case):
                  torch.randn(b, KV, kv, D, device="cuda", dtype=bf, generator=g)) for _ in range(S)]
         backend = getattr(SDPBackend, case["impl"].upper())
         causal = case["causal"]
+        # The shapes handed to SDPA, so that a record shows what ran (ridgeline validate checks
+        # them against the record's batch, heads, kv_heads, head_dim and lengths).
+        extra["ran_q_shape"] = list(sets[0][0].shape)
+        extra["ran_kv_shape"] = list(sets[0][1].shape)
 
         def run_gqa(st):
             with sdpa_kernel([backend]):
@@ -46,6 +50,7 @@ def setup_op(case):
         except Exception as exc:  # noqa: BLE001
             extra["enable_gqa_error"] = err_text(exc)
         sets = [(qq, kk.repeat_interleave(H // KV, 1), vv.repeat_interleave(H // KV, 1)) for qq, kk, vv in sets]
+        extra["ran_kv_shape"] = list(sets[0][1].shape)
 
         def run_exp(st):
             with sdpa_kernel([backend]):
