@@ -37,7 +37,8 @@ struct Layout {
   int split;
 };
 
-Layout lay_out(const AttentionOp& a, const GpuSpec& gpu, double slots) {
+// forced_splits > 0: the library's own split count (decode only) instead of the choice below.
+Layout lay_out(const AttentionOp& a, const GpuSpec& gpu, double slots, int forced_splits) {
   const auto& p = gpu.model.attention;
   Layout l;
   double groups = (double)(a.heads / a.kv_heads);
@@ -59,7 +60,10 @@ Layout lay_out(const AttentionOp& a, const GpuSpec& gpu, double slots) {
   // cuDNN splits the keys only for few (batch, query head) CTAs and long enough caches.
   bool few = (double)a.batch * a.heads <= p.decode_split_max_waves.value * sm_count(gpu);
   bool long_kv = (double)a.kv_len >= p.decode_split_min_kv_len.value;
-  if (decode_kernel && !a.causal && !a.backward && items < slots && few && long_kv) {
+  if (forced_splits > 0) {
+    if (decode_kernel && !a.causal && !a.backward)
+      l.split = (int)std::min((double)forced_splits, l.kv_blocks);
+  } else if (decode_kernel && !a.causal && !a.backward && items < slots && few && long_kv) {
     double s = std::min({std::floor(slots / items), p.max_kv_splits.value, l.kv_blocks});
     l.split = (int)std::max(1.0, s);
   }
@@ -99,11 +103,15 @@ double blocks_for(const AttentionOp& a, const Layout& l, const GpuSpec& gpu, dou
 }  // namespace
 
 OpCost attention_cost(const AttentionOp& a, const GpuSpec& gpu) {
+  return attention_cost(a, gpu, 0);
+}
+
+OpCost attention_cost(const AttentionOp& a, const GpuSpec& gpu, int kv_splits) {
   const auto& p = gpu.model.attention;
   MathUnit unit = matrix_unit(gpu, a.dtype);
   double cta_per_sm = p.ctas_per_sm.value;
   double slots = sm_count(gpu) * cta_per_sm;
-  Layout l = lay_out(a, gpu, slots);
+  Layout l = lay_out(a, gpu, slots, kv_splits);
   double bm = l.block_m, bn = p.block_n.value, d = (double)a.head_dim;
 
   double ops_per_cycle = gpu.compute.ops_per_clk_per_sm[(int)unit]->value / cta_per_sm;

@@ -22,6 +22,12 @@ AttentionImpl attention_impl_for(const AttentionOp& a, const GpuSpec& gpu);
 // The cost of the implementation attention_impl_for picks, naming it in OpCost::impl.
 OpCost attention_impl_cost(const AttentionOp& a, const GpuSpec& gpu);
 
+// FlashAttention-2's num_splits_heuristic (flash_api.cpp): one split when the work items (batch
+// x heads x query blocks) almost fill the SMs (>= 0.8 of them), else the fewest splits of the key
+// blocks, among those that change the blocks per split, whose wave efficiency is within 0.85 of
+// the best up to min(max_splits, SMs, key blocks). PyTorch 2.11 passes twice the SM count.
+int fa2_num_splits(double items, double sms, double kv_blocks, int max_splits);
+
 // The math backend (attention_math.cpp): bmm, softmax and bmm as separate ATen kernels in fp32,
 // with the casts, scalings, GQA expansion and causal mask around them.
 OpCost math_attention_cost(const AttentionOp& a, const GpuSpec& gpu);

@@ -11,6 +11,9 @@ namespace ridgeline {
 
 OpCost gemm_cost(const GemmOp& g, const GpuSpec& gpu);
 OpCost attention_cost(const AttentionOp& a, const GpuSpec& gpu);
+// The same kernel over exactly kv_splits key splits in decode (a library's own split choice, as
+// FlashAttention-2's num_splits heuristic makes it), in place of the GPU parameters' choice.
+OpCost attention_cost(const AttentionOp& a, const GpuSpec& gpu, int kv_splits);
 OpCost elementwise_cost(const ElementwiseOp& e, const Op& op, const GpuSpec& gpu);
 OpCost reduce_cost(const ReduceOp& r, const Op& op, const GpuSpec& gpu);
 OpCost row_op_cost(const RowOp& r, const Op& op, const GpuSpec& gpu);

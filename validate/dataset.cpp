@@ -25,6 +25,7 @@
 
 #include "common/errors.h"
 #include "common/json_reader.h"
+#include "validate/kernel_shape_check.h"
 #include "workloads/op_parse.h"
 
 #include <optional>
@@ -175,6 +176,7 @@ void parse_records(Dataset& d, const nlohmann::json& records, const std::string&
       m.impl = *impl;
     }
     m.op = parse_op(fields, where, id);
+    if (const auto* a = std::get_if<AttentionOp>(&m.op.shape)) check_attention_kernels(r, *a, rec);
     if (impl_record) m.family = std::string(op_family(m.op)) + "/" + m.impl;
     std::string mask =
         rec.has("mask") ? rec.one_of("mask", {"top_left", "bottom_right"}) : "top_left";

@@ -23,7 +23,10 @@ def setup_op(case):
     extra = {}
     if case["op"] == "attention":
         from torch.nn.attention import SDPBackend, sdpa_kernel
-        b, q, kv, H, KV, D = case["batch"], case["q_len"], case["kv_len"], 32, 8, 128
+        # The case's own heads (the second kernel run's records were timed at 32/8/128 whatever
+        # the case said, before this read them: scripts/relabel_hf_kernels_01b.py).
+        b, q, kv = case["batch"], case["q_len"], case["kv_len"]
+        H, KV, D = case["heads"], case["kv_heads"], case["head_dim"]
         per = (b * H * q * D + 2 * b * KV * kv * D + b * H * q * D) * 2
         S = max(1, min(32, math.ceil(3 * l2_bytes() / per)))
         sets = [(torch.randn(b, H, q, D, device="cuda", dtype=bf, generator=g),
@@ -31,6 +34,10 @@ def setup_op(case):
                  torch.randn(b, KV, kv, D, device="cuda", dtype=bf, generator=g)) for _ in range(S)]
         backend = getattr(SDPBackend, case["impl"].upper())
         causal = case["causal"]
+        # The shapes handed to SDPA, so that a record shows what ran (ridgeline validate checks
+        # them against the record's batch, heads, kv_heads, head_dim and lengths).
+        extra["ran_q_shape"] = list(sets[0][0].shape)
+        extra["ran_kv_shape"] = list(sets[0][1].shape)
 
         def run_gqa(st):
             with sdpa_kernel([backend]):
@@ -43,6 +50,7 @@ def setup_op(case):
         except Exception as exc:  # noqa: BLE001
             extra["enable_gqa_error"] = err_text(exc)
         sets = [(qq, kk.repeat_interleave(H // KV, 1), vv.repeat_interleave(H // KV, 1)) for qq, kk, vv in sets]
+        extra["ran_kv_shape"] = list(sets[0][1].shape)
 
         def run_exp(st):
             with sdpa_kernel([backend]):
