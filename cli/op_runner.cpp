@@ -1,9 +1,10 @@
 // See op_runner.h. A JSONL batch is read whole and split into lines (no per-line stream
 // reads); each line goes first to FastOpParser (simdjson) and, when that declines (anything
 // irregular) or the model rejects the op, through the strict nlohmann path, which gives the
-// line its error. Both paths accept exactly the same lines with the same Op, so the output
-// does not depend on which one read a line. Each predicted op gets its 80% interval
-// (validate/intervals.h) here, so every caller (`ridgeline op`, the Python package) shows it.
+// line its error (OpLineRunner does this a line at a time; run_op_lines keeps every result). Both
+// paths accept exactly the same lines with the same Op, so the output does not depend on which one
+// read a line. Each predicted op gets its 80% interval (validate/intervals.h) here, so every caller
+// (`ridgeline op`, the Python package) shows it.
 #include "cli/op_runner.h"
 
 #include "common/errors.h"
@@ -65,35 +66,74 @@ OpResult run_line_strictly(std::string_view line, const std::string& label, int 
 
 }  // namespace
 
-std::vector<OpResult> run_op_lines(std::istream& in, const std::string& label, const GpuSpec& gpu) {
+struct OpLineRunner::State {
+  State(std::string l, const GpuSpec& g)
+      : label(std::move(l)), gpu(g), intervals(builtin_interval_table(), g) {}
+  std::string label;
+  const GpuSpec& gpu;
   std::string text;
+  size_t start = 0;
+  int number = 0;
+  FastOpParser fast;
+  KernelIntervalMemo intervals;
+  std::string fallback_id;
+};
+
+OpLineRunner::OpLineRunner(std::istream& in, std::string label, const GpuSpec& gpu)
+    : s_(std::make_unique<State>(std::move(label), gpu)) {
+  std::string& text = s_->text;
   std::array<char, 1 << 16> chunk;
   while (in.read(chunk.data(), chunk.size()) || in.gcount() > 0)
     text.append(chunk.data(), static_cast<size_t>(in.gcount()));
-  std::vector<OpResult> out;
-  out.reserve(static_cast<size_t>(std::count(text.begin(), text.end(), '\n')) + 1);
-  FastOpParser fast;
-  KernelIntervalMemo intervals(builtin_interval_table(), gpu);
-  std::string fallback_id;
-  size_t start = 0;
-  for (int number = 1; start < text.size(); ++number) {
-    size_t end = text.find('\n', start);
+}
+
+size_t OpLineRunner::lines() const {
+  return static_cast<size_t>(std::count(s_->text.begin(), s_->text.end(), '\n')) + 1;
+}
+
+OpLineRunner::~OpLineRunner() = default;
+
+bool OpLineRunner::next() {
+  State& s = *s_;
+  const std::string& text = s.text;
+  while (s.start < text.size()) {
+    ++s.number;
+    size_t end = text.find('\n', s.start);
     if (end == std::string::npos) end = text.size();
-    std::string_view line(text.data() + start, end - start);
-    start = end + 1;
+    std::string_view line(text.data() + s.start, end - s.start);
+    s.start = end + 1;
     if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
-    fallback_id = "line " + std::to_string(number);
-    if (std::optional<Op> op = fast.parse(line, fallback_id)) {
+    s.fallback_id = "line " + std::to_string(s.number);
+    op_ = s.fast.parse(line, s.fallback_id);
+    if (op_) {
       try {
-        OpCost cost = predict_op(*op, gpu);
-        std::optional<PredictionInterval> interval = intervals.interval(*op, cost.time_us);
-        std::string id = op->id;
-        out.push_back({std::move(id), std::move(op), cost, {}, std::move(interval)});
-        continue;
+        cost_ = predict_op(*op_, s.gpu);
+        interval_ = s.intervals.interval_ref(*op_, cost_.time_us);
+        fast_ = true;
+        return true;
       } catch (const InputError&) {  // the strict path words the model's error
       }
     }
-    out.push_back(run_line_strictly(line, label, number, gpu));
+    fast_ = false;
+    interval_ = nullptr;
+    result_ = run_line_strictly(line, s.label, s.number, s.gpu);
+    return true;
+  }
+  return false;
+}
+
+std::vector<OpResult> run_op_lines(std::istream& in, const std::string& label, const GpuSpec& gpu) {
+  OpLineRunner lines(in, label, gpu);
+  std::vector<OpResult> out;
+  out.reserve(lines.lines());
+  while (lines.next()) {
+    if (!lines.fast()) {
+      out.push_back(std::move(lines.result()));
+      continue;
+    }
+    std::optional<PredictionInterval> interval;
+    if (lines.interval()) interval = *lines.interval();
+    out.push_back({lines.op().id, lines.op(), lines.cost(), {}, std::move(interval)});
   }
   return out;
 }
