@@ -1,5 +1,5 @@
-// See op_runner.h. A JSONL batch is read whole and split into lines (no per-line stream
-// reads); each line goes first to FastOpParser (simdjson) and, when that declines (anything
+// See op_runner.h. A JSONL batch is read in large chunks and split into lines (no per-line
+// stream reads); each line goes first to FastOpParser (simdjson) and, when that declines (anything
 // irregular) or the model rejects the op, through the strict nlohmann path, which gives the
 // line its error (OpLineRunner does this a line at a time; run_op_lines keeps every result). Both
 // paths accept exactly the same lines with the same Op, so the output does not depend on which one
@@ -13,8 +13,6 @@
 #include "workloads/op_parse.h"
 #include "workloads/op_parse_fast.h"
 
-#include <algorithm>
-#include <array>
 #include <string_view>
 
 namespace ridgeline {
@@ -67,12 +65,14 @@ OpResult run_line_strictly(std::string_view line, const std::string& label, int 
 }  // namespace
 
 struct OpLineRunner::State {
-  State(std::string l, const GpuSpec& g)
-      : label(std::move(l)), gpu(g), intervals(builtin_interval_table(), g) {}
+  State(std::istream& i, std::string l, const GpuSpec& g)
+      : in(i), label(std::move(l)), gpu(g), intervals(builtin_interval_table(), g) {}
+  std::istream& in;
   std::string label;
   const GpuSpec& gpu;
-  std::string text;
+  std::string text;  // read, from the start of the current line on
   size_t start = 0;
+  bool end_of_input = false;
   int number = 0;
   FastOpParser fast;
   KernelIntervalMemo intervals;
@@ -80,28 +80,45 @@ struct OpLineRunner::State {
 };
 
 OpLineRunner::OpLineRunner(std::istream& in, std::string label, const GpuSpec& gpu)
-    : s_(std::make_unique<State>(std::move(label), gpu)) {
-  std::string& text = s_->text;
-  std::array<char, 1 << 16> chunk;
-  while (in.read(chunk.data(), chunk.size()) || in.gcount() > 0)
-    text.append(chunk.data(), static_cast<size_t>(in.gcount()));
-}
-
-size_t OpLineRunner::lines() const {
-  return static_cast<size_t>(std::count(s_->text.begin(), s_->text.end(), '\n')) + 1;
-}
+    : s_(std::make_unique<State>(in, std::move(label), gpu)) {}
 
 OpLineRunner::~OpLineRunner() = default;
 
+// The next line (without its '\n'; the last one may have none), valid until the next call;
+// false at the end. Input is read 1 MiB at a time, so memory does not grow with the batch.
+bool OpLineRunner::next_line(std::string_view& line) {
+  State& s = *s_;
+  constexpr size_t kChunk = 1 << 20;
+  size_t searched = s.start;
+  for (;;) {
+    size_t end = s.text.find('\n', searched);
+    if (end != std::string::npos) {
+      line = std::string_view(s.text.data() + s.start, end - s.start);
+      s.start = end + 1;
+      return true;
+    }
+    if (s.end_of_input) {
+      if (s.start >= s.text.size()) return false;
+      line = std::string_view(s.text.data() + s.start, s.text.size() - s.start);
+      s.start = s.text.size();
+      return true;
+    }
+    s.text.erase(0, s.start);
+    s.start = 0;
+    searched = s.text.size();
+    s.text.resize(searched + kChunk);
+    s.in.read(s.text.data() + searched, kChunk);
+    const auto got = static_cast<size_t>(s.in.gcount());
+    s.text.resize(searched + got);
+    if (got < kChunk) s.end_of_input = true;
+  }
+}
+
 bool OpLineRunner::next() {
   State& s = *s_;
-  const std::string& text = s.text;
-  while (s.start < text.size()) {
+  std::string_view line;
+  while (next_line(line)) {
     ++s.number;
-    size_t end = text.find('\n', s.start);
-    if (end == std::string::npos) end = text.size();
-    std::string_view line(text.data() + s.start, end - s.start);
-    s.start = end + 1;
     if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
     s.fallback_id = "line " + std::to_string(s.number);
     op_ = s.fast.parse(line, s.fallback_id);
@@ -125,7 +142,6 @@ bool OpLineRunner::next() {
 std::vector<OpResult> run_op_lines(std::istream& in, const std::string& label, const GpuSpec& gpu) {
   OpLineRunner lines(in, label, gpu);
   std::vector<OpResult> out;
-  out.reserve(lines.lines());
   while (lines.next()) {
     if (!lines.fast()) {
       out.push_back(std::move(lines.result()));

@@ -13,6 +13,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace ridgeline {
@@ -32,7 +33,7 @@ std::vector<OpResult> run_op_lines(std::istream& in, const std::string& label, c
 // them all; `ridgeline op --format jsonl` prints each and keeps only the errors, op_stream.h).
 class OpLineRunner {
  public:
-  // Reads `in` whole; `label` as run_op_lines's.
+  // Reads `in` a chunk at a time as lines are asked for; `label` as run_op_lines's.
   OpLineRunner(std::istream& in, std::string label, const GpuSpec& gpu);
   ~OpLineRunner();
   OpLineRunner(const OpLineRunner&) = delete;
@@ -48,10 +49,9 @@ class OpLineRunner {
   const OpCost& cost() const { return cost_; }
   const PredictionInterval* interval() const { return interval_; }
   OpResult& result() { return result_; }
-  // How many lines there are (non-blank or not): room to reserve.
-  size_t lines() const;
 
  private:
+  bool next_line(std::string_view& line);
   struct State;
   std::unique_ptr<State> s_;
   bool fast_ = false;

@@ -149,14 +149,21 @@ class JsonlWriter {
     std::memcpy(&bits, &x, sizeof bits);
     NumberCache::Slot& slot = cache_.slots[(reinterpret_cast<uintptr_t>(key) >> 3) % 128];
     if (slot.key == key && slot.bits == bits) {
-      std::memcpy(p_, slot.text, sizeof slot.text);  // the line's room holds the excess
-      p_ += slot.len;
+      if (slot.len > 0) {
+        std::memcpy(p_, slot.text, sizeof slot.text);  // the line's room holds the excess
+        p_ += slot.len;
+        return;
+      }
+      char* start = p_;  // seen the second time: keep its text from now on
+      p_ = json_double_to_chars(p_, x);
+      slot.len = static_cast<uint8_t>(p_ - start);
+      std::memcpy(slot.text, start, sizeof slot.text);
       return;
     }
-    char* start = p_;
+    // Seen the first time: only remembered. Copying text just written byte by byte stalls the
+    // load on the stores, a cost not worth paying for values that never come again.
     p_ = json_double_to_chars(p_, x);
-    slot.key = key, slot.bits = bits, slot.len = static_cast<uint8_t>(p_ - start);
-    std::memcpy(slot.text, start, sizeof slot.text);
+    slot.key = key, slot.bits = bits, slot.len = 0;
   }
 
   char* p_;
