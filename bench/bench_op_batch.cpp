@@ -1,9 +1,11 @@
 // `ridgeline op --input ops.jsonl` end to end (Google Benchmark): the subcommand as main()
 // runs it (flags parsed, GPU loaded, 200k JSONL lines read and parsed, predicted, printed as
 // JSONL), stdout sent to a sink. items_per_second is ops per second through the CLI path;
-// BM_OpBatchLibrary predicts the same ops already parsed (the library's own figure). The splits
-// of the CLI path: BM_OpBatchRun reads, parses and predicts the lines with their intervals
-// (run_op_lines), BM_OpBatchPrint writes the finished results as JSONL (print_op_jsonl).
+// BM_OpBatchLibrary predicts the same ops already parsed (the library's own figure). The CLI
+// streams (cli/op_stream.h: each line parsed, predicted and printed before the next); the list
+// path that the other views and the Python package take is split in two: BM_OpBatchRun reads,
+// parses and predicts the lines with their intervals (run_op_lines), BM_OpBatchPrint writes the
+// finished results as JSONL (print_op_jsonl).
 //   build/bench/bench_op_batch --benchmark_min_time=1
 #include "cli/commands.h"
 #include "cli/op_runner.h"

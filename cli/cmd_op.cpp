@@ -5,6 +5,7 @@
 // Exit status 1 when any line failed; the other lines are still predicted and printed.
 #include "cli/commands.h"
 #include "cli/op_runner.h"
+#include "cli/op_stream.h"
 #include "cli/views/report_views.h"
 #include "common/errors.h"
 #include "hardware/gpu_load.h"
@@ -62,6 +63,27 @@ nlohmann::json flags_object(const OpOptions& o, CLI::App& cmd) {
   return j;
 }
 
+// Exit status 1 when any line failed; each failed line's message and the count on stderr.
+int report_failures(const std::vector<std::string>& errors, size_t ops) {
+  for (const auto& e : errors) std::cerr << "ridgeline: error: " << e << "\n";
+  if (!errors.empty())
+    std::cerr << "ridgeline: " << errors.size() << " of " << ops << " ops failed\n";
+  return errors.empty() ? 0 : 1;
+}
+
+// --input in JSONL: printed as it is predicted (op_stream.h), the same bytes as the view.
+int stream_input(const OpOptions& o, const GpuSpec& gpu) {
+  OpStreamSummary s;
+  if (o.input == "-") {
+    s = stream_op_jsonl(std::cin, "stdin", gpu, std::cout);
+  } else {
+    std::ifstream in(o.input);
+    if (!in) throw InputError(located("--input " + o.input, "cannot open file"));
+    s = stream_op_jsonl(in, o.input, gpu, std::cout);
+  }
+  return report_failures(s.errors, s.ops);
+}
+
 }  // namespace
 
 Command add_op_command(CLI::App& app) {
@@ -111,6 +133,8 @@ Command add_op_command(CLI::App& app) {
       throw InputError("op: give either --input FILE or --op KIND with its dimensions");
     }
     GpuSpec gpu = load_gpu(o->gpu, o->sets, o->profile);
+    std::string format = !o->format.empty() ? o->format : (from_flags ? "table" : "jsonl");
+    if (!from_flags && format == "jsonl") return stream_input(*o, gpu);
     std::vector<OpResult> results;
     if (from_flags) {
       results.push_back(run_op_object(flags_object(*o, *cmd), "flags", o->id, gpu));
@@ -121,17 +145,12 @@ Command add_op_command(CLI::App& app) {
       if (!in) throw InputError(located("--input " + o->input, "cannot open file"));
       results = run_op_lines(in, o->input, gpu);
     }
-    std::string format = !o->format.empty() ? o->format : (from_flags ? "table" : "jsonl");
     op_views().pick(format, "--format")(std::cout, OpReport{gpu, results});
-    int failed = 0;
+    std::vector<std::string> errors;
     for (const auto& r : results) {
-      if (!r.error.empty()) {
-        ++failed;
-        std::cerr << "ridgeline: error: " << r.error << "\n";
-      }
+      if (!r.error.empty()) errors.push_back(r.error);
     }
-    if (failed) std::cerr << "ridgeline: " << failed << " of " << results.size() << " ops failed\n";
-    return failed ? 1 : 0;
+    return report_failures(errors, results.size());
   };
 }
 

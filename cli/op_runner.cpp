@@ -1,9 +1,10 @@
-// See op_runner.h. A JSONL batch is read whole and split into lines (no per-line stream
-// reads); each line goes first to FastOpParser (simdjson) and, when that declines (anything
+// See op_runner.h. A JSONL batch is read in large chunks and split into lines (no per-line
+// stream reads); each line goes first to FastOpParser (simdjson) and, when that declines (anything
 // irregular) or the model rejects the op, through the strict nlohmann path, which gives the
-// line its error. Both paths accept exactly the same lines with the same Op, so the output
-// does not depend on which one read a line. Each predicted op gets its 80% interval
-// (validate/intervals.h) here, so every caller (`ridgeline op`, the Python package) shows it.
+// line its error (OpLineRunner does this a line at a time; run_op_lines keeps every result). Both
+// paths accept exactly the same lines with the same Op, so the output does not depend on which one
+// read a line. Each predicted op gets its 80% interval (validate/intervals.h) here, so every caller
+// (`ridgeline op`, the Python package) shows it.
 #include "cli/op_runner.h"
 
 #include "common/errors.h"
@@ -12,8 +13,6 @@
 #include "workloads/op_parse.h"
 #include "workloads/op_parse_fast.h"
 
-#include <algorithm>
-#include <array>
 #include <string_view>
 
 namespace ridgeline {
@@ -65,35 +64,92 @@ OpResult run_line_strictly(std::string_view line, const std::string& label, int 
 
 }  // namespace
 
-std::vector<OpResult> run_op_lines(std::istream& in, const std::string& label, const GpuSpec& gpu) {
-  std::string text;
-  std::array<char, 1 << 16> chunk;
-  while (in.read(chunk.data(), chunk.size()) || in.gcount() > 0)
-    text.append(chunk.data(), static_cast<size_t>(in.gcount()));
-  std::vector<OpResult> out;
-  out.reserve(static_cast<size_t>(std::count(text.begin(), text.end(), '\n')) + 1);
-  FastOpParser fast;
-  KernelIntervalMemo intervals(builtin_interval_table(), gpu);
-  std::string fallback_id;
+struct OpLineRunner::State {
+  State(std::istream& i, std::string l, const GpuSpec& g)
+      : in(i), label(std::move(l)), gpu(g), intervals(builtin_interval_table(), g) {}
+  std::istream& in;
+  std::string label;
+  const GpuSpec& gpu;
+  std::string text;  // read, from the start of the current line on
   size_t start = 0;
-  for (int number = 1; start < text.size(); ++number) {
-    size_t end = text.find('\n', start);
-    if (end == std::string::npos) end = text.size();
-    std::string_view line(text.data() + start, end - start);
-    start = end + 1;
+  bool end_of_input = false;
+  int number = 0;
+  FastOpParser fast;
+  KernelIntervalMemo intervals;
+  std::string fallback_id;
+};
+
+OpLineRunner::OpLineRunner(std::istream& in, std::string label, const GpuSpec& gpu)
+    : s_(std::make_unique<State>(in, std::move(label), gpu)) {}
+
+OpLineRunner::~OpLineRunner() = default;
+
+// The next line (without its '\n'; the last one may have none), valid until the next call;
+// false at the end. Input is read 1 MiB at a time, so memory does not grow with the batch.
+bool OpLineRunner::next_line(std::string_view& line) {
+  State& s = *s_;
+  constexpr size_t kChunk = 1 << 20;
+  size_t searched = s.start;
+  for (;;) {
+    size_t end = s.text.find('\n', searched);
+    if (end != std::string::npos) {
+      line = std::string_view(s.text.data() + s.start, end - s.start);
+      s.start = end + 1;
+      return true;
+    }
+    if (s.end_of_input) {
+      if (s.start >= s.text.size()) return false;
+      line = std::string_view(s.text.data() + s.start, s.text.size() - s.start);
+      s.start = s.text.size();
+      return true;
+    }
+    s.text.erase(0, s.start);
+    s.start = 0;
+    searched = s.text.size();
+    s.text.resize(searched + kChunk);
+    s.in.read(s.text.data() + searched, kChunk);
+    const auto got = static_cast<size_t>(s.in.gcount());
+    s.text.resize(searched + got);
+    if (got < kChunk) s.end_of_input = true;
+  }
+}
+
+bool OpLineRunner::next() {
+  State& s = *s_;
+  std::string_view line;
+  while (next_line(line)) {
+    ++s.number;
     if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
-    fallback_id = "line " + std::to_string(number);
-    if (std::optional<Op> op = fast.parse(line, fallback_id)) {
+    s.fallback_id = "line " + std::to_string(s.number);
+    op_ = s.fast.parse(line, s.fallback_id);
+    if (op_) {
       try {
-        OpCost cost = predict_op(*op, gpu);
-        std::optional<PredictionInterval> interval = intervals.interval(*op, cost.time_us);
-        std::string id = op->id;
-        out.push_back({std::move(id), std::move(op), cost, {}, std::move(interval)});
-        continue;
+        cost_ = predict_op(*op_, s.gpu);
+        interval_ = s.intervals.interval_ref(*op_, cost_.time_us);
+        fast_ = true;
+        return true;
       } catch (const InputError&) {  // the strict path words the model's error
       }
     }
-    out.push_back(run_line_strictly(line, label, number, gpu));
+    fast_ = false;
+    interval_ = nullptr;
+    result_ = run_line_strictly(line, s.label, s.number, s.gpu);
+    return true;
+  }
+  return false;
+}
+
+std::vector<OpResult> run_op_lines(std::istream& in, const std::string& label, const GpuSpec& gpu) {
+  OpLineRunner lines(in, label, gpu);
+  std::vector<OpResult> out;
+  while (lines.next()) {
+    if (!lines.fast()) {
+      out.push_back(std::move(lines.result()));
+      continue;
+    }
+    std::optional<PredictionInterval> interval;
+    if (lines.interval()) interval = *lines.interval();
+    out.push_back({lines.op().id, lines.op(), lines.cost(), {}, std::move(interval)});
   }
   return out;
 }

@@ -227,20 +227,41 @@ std::optional<PredictionInterval> kernel_interval(const IntervalTable& t, const 
                             hit->level,           basis_of(*hit, "kernels"), hit->q.count};
 }
 
-std::optional<PredictionInterval> KernelIntervalMemo::interval(const Op& op, double time_us) {
+KernelIntervalMemo::Entry& KernelIntervalMemo::entry(const Op& op) {
+  const char* family = op_family(op);
+  int variant = 0;
+  if (const auto* g = std::get_if<GemmOp>(&op.shape); g && g->groups > 0) variant = 1;
+  if (const auto* a = std::get_if<AttentionOp>(&op.shape); a && a->impl)
+    variant = 2 + static_cast<int>(*a->impl);
+  for (const Seen& s : seen_) {
+    if (s.family == family && s.variant == variant) return *s.entry;
+  }
   std::string category = kernel_category(op);
   auto it = by_category_.find(category);
   if (it == by_category_.end()) {
     Entry e;
     if (auto hit = find_quantiles(table_, table_.kernels, gpu_, category, true)) {
-      e = {true, hit->q, hit->category, hit->level, basis_of(*hit, "kernels")};
+      e = {
+          true, hit->q, {0, 0, hit->category, hit->level, basis_of(*hit, "kernels"), hit->q.count}};
     }
     it = by_category_.emplace(std::move(category), std::move(e)).first;
   }
-  const Entry& e = it->second;
-  if (!e.found) return std::nullopt;
-  return PredictionInterval{time_us * e.q.p10, time_us * e.q.p90, e.category,
-                            e.level,           e.basis,           e.q.count};
+  seen_.push_back({family, variant, &it->second});
+  return it->second;
+}
+
+std::optional<PredictionInterval> KernelIntervalMemo::interval(const Op& op, double time_us) {
+  const PredictionInterval* i = interval_ref(op, time_us);
+  if (i == nullptr) return std::nullopt;
+  return *i;
+}
+
+const PredictionInterval* KernelIntervalMemo::interval_ref(const Op& op, double time_us) {
+  Entry& e = entry(op);
+  if (!e.found) return nullptr;
+  e.shown.p10_us = time_us * e.q.p10;
+  e.shown.p90_us = time_us * e.q.p90;
+  return &e.shown;
 }
 
 std::optional<PredictionInterval> collective_interval(const IntervalTable& t, double time_us) {

@@ -110,17 +110,30 @@ std::optional<PredictionInterval> kernel_interval(const IntervalTable& t, const 
 class KernelIntervalMemo {
  public:
   KernelIntervalMemo(const IntervalTable& t, const GpuSpec& gpu) : table_(t), gpu_(gpu) {}
+  KernelIntervalMemo(const KernelIntervalMemo&) = delete;  // seen_ points into by_category_
+  KernelIntervalMemo& operator=(const KernelIntervalMemo&) = delete;
   std::optional<PredictionInterval> interval(const Op& op, double time_us);
+  // The same interval without copying its texts: the memo's own, valid until the next call for
+  // the same category (null where there is none). Seen categories are found without building
+  // their name (by op family, grouped GEMM and attention implementation).
+  const PredictionInterval* interval_ref(const Op& op, double time_us);
 
  private:
   struct Entry {
     bool found = false;
     RatioQuantiles q;
-    std::string category, level, basis;
+    PredictionInterval shown;  // category, level, basis and count; bounds of the last call
+  };
+  Entry& entry(const Op& op);
+  struct Seen {
+    const char* family;  // op_family's static name
+    int variant;         // 1: grouped GEMM, 2 + impl: a named attention kernel, else 0
+    Entry* entry;
   };
   const IntervalTable& table_;
   const GpuSpec& gpu_;
   std::map<std::string, Entry, std::less<>> by_category_;
+  std::vector<Seen> seen_;
 };
 // The interval of a collective predicted at `time_us`: the collective model has no per-GPU
 // profile, so its entry is the none level's (every measured cluster pooled).

@@ -10,6 +10,7 @@
 #include "workloads/runtime_profile.h"
 
 #include <string>
+#include <vector>
 
 namespace ridgeline::op_rules {
 
@@ -132,8 +133,8 @@ template <class Reader>
 ElementwiseOp read_elementwise(Reader& r) {
   // A cat is a workload's kernel, not a `ridgeline op` input.
   ElementwiseOp e;
-  e.kind = *elementwise_kinds().parse(
-      r.one_of("kind", elementwise_kinds().names({ElementwiseKind::Cat})));
+  static const std::vector<std::string> kKinds = elementwise_kinds().names({ElementwiseKind::Cat});
+  e.kind = *elementwise_kinds().parse(r.one_of("kind", kKinds));
   e.numel = dim(r, "numel");
   e.dtype = read_dtype(r, kStorageTypes, kNotStorage);
   if (r.has("out_dtype")) {  // a cast
@@ -163,7 +164,8 @@ ElementwiseOp read_elementwise(Reader& r) {
 template <class Reader>
 ReduceOp read_reduce(Reader& r) {
   ReduceOp x;
-  x.kind = *reduce_kinds().parse(r.one_of("kind", reduce_kinds().names()));
+  static const std::vector<std::string> kKinds = reduce_kinds().names();
+  x.kind = *reduce_kinds().parse(r.one_of("kind", kKinds));
   x.numel = dim(r, "numel");
   x.dtype = read_dtype(r, kStorageTypes, kNotStorage);
   x.launch = default_runtime().launch.reduction;  // an op line runs PyTorch's (ATen's) launch
@@ -191,8 +193,9 @@ Op read_op(Reader& r, const std::string& fallback_id) {
   Op op;
   op.id = fallback_id;
   if (r.has("id")) op.id = r.op_id("id");
-  std::string kind = r.one_of(
-      "op", {"gemm", "attention", "elementwise", "reduce", "rmsnorm", "layernorm", "softmax"});
+  static const std::vector<std::string> kKinds = {"gemm",    "attention", "elementwise", "reduce",
+                                                  "rmsnorm", "layernorm", "softmax"};
+  std::string kind = r.one_of("op", kKinds);  // a static list: no allocation a line
   if (kind == "gemm")
     op.shape = read_gemm(r);
   else if (kind == "attention")

@@ -12,20 +12,17 @@ namespace ridgeline {
 
 // `Out` has field(key, value) for strings, integers and doubles, and begin(key) / end() around
 // a nested object.
+// A predicted op: `interval` (of c.time_us) may be null.
 template <class Out>
-void op_result_fields(const OpResult& r, Out& o) {
-  o.field("id", r.id);
-  if (!r.error.empty() || !r.cost) {
-    o.field("error", r.error);
-    return;
-  }
-  const OpCost& c = *r.cost;
-  o.field("op", op_family(*r.op));
-  if (c.impl) o.field("impl", std::string(c.impl));  // the implementation that ran, where there is a choice
+void op_cost_fields(const std::string& id, const Op& op, const OpCost& c,
+                    const PredictionInterval* interval, Out& o) {
+  o.field("id", id);
+  o.field("op", op_family(op));
+  if (c.impl) o.field("impl", c.impl);  // the implementation that ran, where there is a choice
   o.field("time_us", c.time_us);
-  if (r.interval) {  // the 80% interval of time_us (validate/intervals.h)
+  if (interval) {  // the 80% interval of time_us (validate/intervals.h)
     o.begin("interval");
-    interval_fields(*r.interval, o);
+    interval_fields(*interval, o);
     o.end();
   }
   o.field("bottleneck", bottleneck_name(c.bottleneck));
@@ -62,6 +59,16 @@ void op_result_fields(const OpResult& r, Out& o) {
   o.field("active_sms", d.active_sms);
   o.field("l2_hit_fraction", d.l2_hit_fraction);
   o.end();
+}
+
+template <class Out>
+void op_result_fields(const OpResult& r, Out& o) {
+  if (!r.error.empty() || !r.cost) {
+    o.field("id", r.id);
+    o.field("error", r.error);
+    return;
+  }
+  op_cost_fields(r.id, *r.op, *r.cost, r.interval ? &*r.interval : nullptr, o);
 }
 
 }  // namespace ridgeline

@@ -5,7 +5,11 @@
 // line the buffer is made to hold the line's worst case (a fixed bound for the keys and numbers,
 // six bytes a character for its strings, nlohmann's worst escape), so no write checks for room.
 // A batch of 200k ops spent most of its time here: building an ordered_json allocates for every
-// key, and std::string appends cost a capacity check and a call each.
+// key, and std::string appends cost a capacity check and a call each. Numbers that are not whole
+// go through json_double_to_chars (nlohmann's digits, faster).
+#include "cli/views/op_jsonl.h"
+
+#include "cli/views/json_double.h"
 #include "cli/views/op_fields.h"
 #include "cli/views/views.h"
 
@@ -34,7 +38,7 @@ struct NumberCache {
     uint64_t bits = 0;
     const char* key = nullptr;
     uint8_t len = 0;
-    char text[40];
+    char text[32];  // copied whole (a fixed-size copy is two moves; a number is at most 25 bytes)
   };
   std::array<Slot, 128> slots;
 };
@@ -133,7 +137,7 @@ class JsonlWriter {
       *p_++ = '0';
       return;
     }
-    p_ = nlohmann::detail::to_chars(p_, p_ + 64, x);
+    p_ = json_double_to_chars(p_, x);
   }
   void write(int x) { p_ = std::to_chars(p_, p_ + 16, x).ptr; }
   void write_number(const char* key, double x) {
@@ -145,14 +149,21 @@ class JsonlWriter {
     std::memcpy(&bits, &x, sizeof bits);
     NumberCache::Slot& slot = cache_.slots[(reinterpret_cast<uintptr_t>(key) >> 3) % 128];
     if (slot.key == key && slot.bits == bits) {
-      std::memcpy(p_, slot.text, slot.len);
-      p_ += slot.len;
+      if (slot.len > 0) {
+        std::memcpy(p_, slot.text, sizeof slot.text);  // the line's room holds the excess
+        p_ += slot.len;
+        return;
+      }
+      char* start = p_;  // seen the second time: keep its text from now on
+      p_ = json_double_to_chars(p_, x);
+      slot.len = static_cast<uint8_t>(p_ - start);
+      std::memcpy(slot.text, start, sizeof slot.text);
       return;
     }
-    char* start = p_;
-    p_ = nlohmann::detail::to_chars(p_, p_ + 64, x);
-    slot.key = key, slot.bits = bits, slot.len = static_cast<uint8_t>(p_ - start);
-    std::memcpy(slot.text, start, slot.len);
+    // Seen the first time: only remembered. Copying text just written byte by byte stalls the
+    // load on the stores, a cost not worth paying for values that never come again.
+    p_ = json_double_to_chars(p_, x);
+    slot.key = key, slot.bits = bits, slot.len = 0;
   }
 
   char* p_;
@@ -161,38 +172,66 @@ class JsonlWriter {
 };
 
 // The worst case of a line's strings: nlohmann escapes a byte into at most six ("\u001f").
-size_t string_bytes(const OpResult& r) {
-  size_t n = r.id.size() + r.error.size();
-  if (r.interval)
-    n += r.interval->category.size() + r.interval->calibration.size() + r.interval->basis.size();
+size_t string_bytes(const std::string& id, const std::string& error,
+                    const PredictionInterval* interval) {
+  size_t n = id.size() + error.size();
+  if (interval)
+    n += interval->category.size() + interval->calibration.size() + interval->basis.size();
   return 6 * n + 64;
 }
 
+constexpr size_t kFlushBytes = 1 << 20;
+
 }  // namespace
 
-void print_op_jsonl(std::ostream& os, const std::vector<OpResult>& results) {
-  constexpr size_t kFlushBytes = 1 << 20;
-  std::vector<char> buffer(kFlushBytes + kLineBytes);
-  NumberCache cache;
+struct OpJsonlPrinter::State {
+  std::vector<char> buffer = std::vector<char>(kFlushBytes + kLineBytes);
   size_t used = 0;
-  auto flush = [&] {
-    os.write(buffer.data(), static_cast<std::streamsize>(used));
-    used = 0;
-  };
-  for (const auto& r : results) {
-    const size_t need = kLineBytes + string_bytes(r);
-    if (buffer.size() - used < need) {
-      flush();
-      if (buffer.size() < need) buffer.resize(need);
-    }
-    JsonlWriter w(buffer.data() + used, cache);
-    w.open();
-    op_result_fields(r, w);
-    w.close();
-    used = static_cast<size_t>(w.cursor() - buffer.data());
-    if (used >= kFlushBytes) flush();
-  }
+  NumberCache cache;
+};
+
+OpJsonlPrinter::OpJsonlPrinter(std::ostream& os) : os_(os), s_(std::make_unique<State>()) {}
+
+OpJsonlPrinter::~OpJsonlPrinter() {
   flush();
+}
+
+void OpJsonlPrinter::flush() {
+  os_.write(s_->buffer.data(), static_cast<std::streamsize>(s_->used));
+  s_->used = 0;
+}
+
+template <class Fill>
+void OpJsonlPrinter::line(size_t string_room, const Fill& fill) {
+  State& s = *s_;
+  const size_t need = kLineBytes + string_room;
+  if (s.buffer.size() - s.used < need) {
+    flush();
+    if (s.buffer.size() < need) s.buffer.resize(need);
+  }
+  JsonlWriter w(s.buffer.data() + s.used, s.cache);
+  w.open();
+  fill(w);
+  w.close();
+  s.used = static_cast<size_t>(w.cursor() - s.buffer.data());
+  if (s.used >= kFlushBytes) flush();
+}
+
+void OpJsonlPrinter::print(const OpResult& r) {
+  const PredictionInterval* interval = r.interval ? &*r.interval : nullptr;
+  line(string_bytes(r.id, r.error, interval), [&](JsonlWriter& w) { op_result_fields(r, w); });
+}
+
+void OpJsonlPrinter::print(const std::string& id, const Op& op, const OpCost& cost,
+                           const PredictionInterval* interval) {
+  static const std::string kNoError;
+  line(string_bytes(id, kNoError, interval),
+       [&](JsonlWriter& w) { op_cost_fields(id, op, cost, interval, w); });
+}
+
+void print_op_jsonl(std::ostream& os, const std::vector<OpResult>& results) {
+  OpJsonlPrinter printer(os);
+  for (const auto& r : results) printer.print(r);
 }
 
 }  // namespace ridgeline
