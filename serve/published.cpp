@@ -37,6 +37,26 @@ PublishedRow read_row(JsonReader& r) {
   } else {
     p.concurrency = in.integer("concurrency", 1);
   }
+  if (in.has("server")) {
+    if (p.concurrency == 0) in.fail("server", "applies to a closed-loop row (concurrency) only");
+    JsonReader& v = in.child("server");
+    v.string("source");
+    PublishedServer sv;
+    sv.max_num_seqs = v.integer("max_num_seqs", 1);
+    sv.max_num_batched_tokens = v.optional_integer("max_num_batched_tokens", 1).value_or(0);
+    sv.max_prefill_tokens = v.optional_integer("max_prefill_tokens", 1).value_or(0);
+    sv.mixed_chunk = v.optional_boolean("mixed_chunk");
+    v.finish();
+    p.server = sv;
+  }
+  if (in.has("client")) {
+    if (p.concurrency == 0) in.fail("client", "applies to a closed-loop row (concurrency) only");
+    JsonReader& c = in.child("client");
+    c.string("source");
+    c.one_of("tool", {"genai-perf"});
+    p.client = PublishedClient{c.integer("requests", 1), c.integer("warmup_requests", 0)};
+    c.finish();
+  }
   if (in.has("tp")) {
     p.tp = in.integer("tp", 1);
     p.cluster = in.string("cluster");
@@ -61,7 +81,20 @@ RowScore score_row(const PublishedRow& p, Models& m, const std::string& engine_n
     if (!m.engines.count(engine_name)) m.engines.emplace(engine_name, load_engine(engine_name));
     if (!m.gpus.count(p.gpu)) m.gpus.emplace(p.gpu, load_gpu(p.gpu));
     if (!m.models.count(p.model)) m.models.emplace(p.model, load_model(p.model));
-    const EngineConfig& e = m.engines.at(engine_name);
+    EngineConfig e = m.engines.at(engine_name);  // with the row's deployment settings
+    if (p.server) {
+      const PublishedServer& v = *p.server;
+      e.max_num_seqs = v.max_num_seqs;
+      if (v.max_num_batched_tokens > 0) e.max_num_batched_tokens = v.max_num_batched_tokens;
+      if (v.max_prefill_tokens > 0)
+        e.max_num_batched_tokens = std::min(e.max_num_batched_tokens, v.max_prefill_tokens);
+      if (v.mixed_chunk) {
+        if (e.policy != "sglang")
+          throw InputError(p.id + ": server.mixed_chunk: applies to an sglang engine only (" +
+                           engine_name + " runs " + e.policy + ")");
+        e.sglang.mixed_chunk = *v.mixed_chunk;
+      }
+    }
     std::string key = p.gpu + "|" + p.model + "|" + p.precision + "|" + engine_name + "|" +
                       p.cluster + "|" + std::to_string(p.tp);
     if (!m.steps.count(key)) {
@@ -98,10 +131,12 @@ RowScore score_row(const PublishedRow& p, Models& m, const std::string& engine_n
       run = run_serving(std::move(w), setup, engine_kv(e, step));
     } else if (p.concurrency > 0) {
       // Published closed-loop figures are steady state: the first wave of clients (all sent at
-      // t = 0, queueing behind each other's prefills) is run as warm-up and left out.
+      // t = 0, queueing behind each other's prefills) is run as warm-up and left out, unless the
+      // row's client says how many requests it measured after how many warm-up ones.
       setup.arrivals = ArrivalSpec{ArrivalSpec::Kind::ClosedLoop, 0, 1, p.concurrency};
-      setup.warmup_requests = p.concurrency;
-      n = std::max<int64_t>(100, 5 * p.concurrency) + p.concurrency;
+      setup.warmup_requests = p.client ? p.client->warmup_requests : p.concurrency;
+      n = (p.client ? p.client->requests : std::max<int64_t>(100, 5 * p.concurrency)) +
+          setup.warmup_requests;
     } else {
       setup.arrivals.kind = ArrivalSpec::Kind::AllAtOnce;
     }

@@ -9,8 +9,13 @@
 // Rows with "tp" > 1 (validate/data/published-serving-tp.json) run one tensor-parallel replica on
 // their "cluster" (serve/parallel_step_model.h), family <family>/tp<N>; they run the engine their
 // single-GPU family is mapped to unless their own family is mapped.
-// Closed-loop rows send 5 x concurrency requests (at least 100) and compare the simulated mean
-// TTFT and TPOT (aiconfigurator does not say which statistic it printed).
+// Closed-loop rows send 5 x concurrency requests (at least 100) after a first wave of
+// concurrency warm-up requests and compare the simulated mean TTFT and TPOT (aiconfigurator does
+// not say which statistic it printed). A row may state how its benchmark ran instead (each with
+// its "source"): "server", the engine settings its deployment set over the engine preset's
+// (max_num_seqs; max_num_batched_tokens, the step's token budget; max_prefill_tokens, a cap on
+// it; mixed_chunk, sglang only), and "client", the benchmark client's request count and
+// warm-up requests left out (tool genai-perf).
 #pragma once
 
 #include "serve/request.h"
@@ -22,6 +27,15 @@
 
 namespace ridgeline {
 
+struct PublishedServer {  // engine settings a row's deployment set (0 / unset: the preset's)
+  int64_t max_num_seqs = 0, max_num_batched_tokens = 0, max_prefill_tokens = 0;
+  std::optional<bool> mixed_chunk;
+};
+
+struct PublishedClient {  // a closed-loop benchmark client: measured and warm-up requests
+  int64_t requests = 0, warmup_requests = 0;
+};
+
 struct PublishedRow {
   std::string id, split, source_id, family;  // family: trtllm-perf, aiconfigurator-<engine>
   std::string gpu, model, precision, engine;
@@ -30,6 +44,8 @@ struct PublishedRow {
   std::string cluster;  // with tp > 1: the cluster preset whose links the all-reduces cross
   std::map<std::string, double> measured;  // output_tokens_per_s, ttft_ms, tpot_ms, *_p50_ms
   std::vector<Request> trace;              // a measured run's requests (arrivals, lengths)
+  std::optional<PublishedServer> server;   // closed loop: the deployment's engine settings
+  std::optional<PublishedClient> client;   // closed loop: the benchmark client's counts
 };
 
 struct RowScore {

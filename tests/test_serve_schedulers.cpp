@@ -170,3 +170,19 @@ TEST_CASE("sglang: a prefill step runs apart from decodes, then the decodes run"
   apply(s, StepPlan{{{2, 10}}});
   CHECK(p->schedule(s).work == Work{{0, 1}, {1, 1}, {2, 1}});
 }
+
+TEST_CASE("sglang: with mixed_chunk, the decodes on an extend step take its budget first") {
+  // PrefillAdder(mixed_with_decode_tokens = running_bs): 30 - 2 decodes leave 28 prefill tokens.
+  std::vector<Request> r = {{0, 0, 10, 3}, {1, 0, 10, 3}, {2, 0, 40, 3}};
+  std::string knobs = R"(, "new_token_ratio": {"init": 0.7, "min_fraction_of_init": 0.14,
+    "decay_steps": 600, "clip_max_new_tokens": 4096}, "mixed_chunk": true)";
+  EngineConfig e = engine_json("sglang", 30, 100, 1, knobs);
+  EngineState s = state_for(r, 1000, 1);
+  auto p = make_policy(e);
+  s.waiting.pop_back();  // the third arrives later
+  StepPlan one = p->schedule(s);
+  CHECK(one.work == Work{{0, 10}, {1, 10}});  // nothing decodes yet: the whole budget
+  apply(s, one);
+  s.waiting.push_back(2);
+  CHECK(p->schedule(s).work == Work{{2, 28}, {0, 1}, {1, 1}});
+}

@@ -8,7 +8,11 @@
 //    every running request;
 //  - a decode step runs every decoding request one token; when KV runs out the newest are
 //    retracted (recompute) and the ratio goes back to its initial value;
-//  - the ratio decays linearly each decode step from init to init x min_fraction_of_init.
+//  - the ratio decays linearly each decode step from init to init x min_fraction_of_init;
+//  - with mixed_chunk, the decodes riding on an extend step use its budget first: PrefillAdder
+//    is built with mixed_with_decode_tokens = the running batch size and takes it off both
+//    rem_input_tokens and rem_chunk_tokens (schedule_policy.py, PrefillAdder.__init__;
+//    scheduler.py get_new_batch_prefill passes running_bs when is_mixed_chunk).
 #include "serve/policies/policies.h"
 
 #include <algorithm>
@@ -45,6 +49,11 @@ class Sglang : public EnginePolicy {
   StepPlan extend(EngineState& s) {
     StepPlan plan;
     int64_t budget = e_.max_num_batched_tokens;
+    if (e_.sglang.mixed_chunk) {
+      int64_t decodes = 0;
+      for (int idx : s.running) decodes += s.seqs[idx].decoding() ? 1 : 0;
+      budget = std::max<int64_t>(0, budget - decodes);
+    }
     for (int idx : s.running) {  // the chunked request goes on first
       Sequence& q = s.seqs[idx];
       if (q.decoding() || budget == 0) continue;
