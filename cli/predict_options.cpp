@@ -167,6 +167,9 @@ void add_parallel_flags(CLI::App& cmd, PredictOptions& o) {
                  "Expert-parallel degree, out of the data-parallel ranks (default 1)");
   cmd.add_flag("--sp", o.sp, "Sequence parallelism in the TP group (reduce-scatter + all-gather)");
   cmd.add_option("--zero", o.zero, "ZeRO stage 0-3 (default 0): optimizer, + gradients, + weights");
+  cmd.add_option("--fsdp-shard", o.fsdp_shard,
+                 "With --zero 3: shard over N data-parallel ranks, replicated over dp / N (HSDP; "
+                 "default all dp ranks)");
   cmd.add_option("--microbatch", o.microbatch,
                  "Sequences per micro-batch and data-parallel rank (train)");
   cmd.add_option("--global-batch", o.global_batch, "Sequences per optimizer step (train)");
@@ -177,9 +180,9 @@ void add_parallel_flags(CLI::App& cmd, PredictOptions& o) {
 
 ParallelConfig parallel_config_from(const CLI::App& cmd, const PredictOptions& o, RunConfig& run) {
   auto given = [&](const char* flag) { return cmd.get_option(flag)->count() > 0; };
-  const char* strategy[] = {"--gpus", "--tp",         "--pp",           "--vp",
-                            "--dp",   "--cp",         "--ep",           "--sp",
-                            "--zero", "--microbatch", "--global-batch", "--schedule"};
+  const char* strategy[] = {"--gpus",         "--tp",       "--pp",        "--vp",   "--dp",
+                            "--cp",           "--ep",       "--sp",        "--zero", "--microbatch",
+                            "--global-batch", "--schedule", "--fsdp-shard"};
   if (o.cluster.empty()) {
     for (const char* f : strategy)
       if (given(f)) throw InputError(std::string(f) + ": a parallel strategy needs --cluster");
@@ -197,6 +200,12 @@ ParallelConfig parallel_config_from(const CLI::App& cmd, const PredictOptions& o
                      std::to_string(per_replica) + " per replica");
   p.sp = o.sp;
   p.zero = o.zero;
+  if (given("--fsdp-shard")) {
+    if (o.fsdp_shard < 1)
+      throw InputError("--fsdp-shard: a shard group of at least 1 data-parallel rank, got " +
+                       std::to_string(o.fsdp_shard));
+    p.fsdp_shard = o.fsdp_shard;
+  }
   p.schedule = o.schedule == "gpipe"         ? PipelineSchedule::GPipe
                : o.schedule == "interleaved" ? PipelineSchedule::Interleaved
                                              : PipelineSchedule::OneFOneB;

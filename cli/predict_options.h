@@ -40,6 +40,7 @@ struct PredictOptions {
   long long gpus = 0, tp = 1, pp = 1, vp = 1, dp = 0, cp = 1, ep = 1;  // dp 0: gpus / (tp pp cp)
   bool sp = false;
   int zero = 0;
+  long long fsdp_shard = 0;  // 0: ZeRO-3 over all dp ranks
   long long microbatch = 0, global_batch = 0;
   std::string schedule = "1f1b";
 };

@@ -1,7 +1,8 @@
 // Memory per GPU under a parallel strategy; the rules are in parallel_memory.h. The search for the
-// smallest change that fits tries, in order, what costs least speed: a higher ZeRO stage, more
-// recomputation, a smaller micro-batch, then more tensor, pipeline or expert parallelism (taken
-// from the data-parallel degree, so --gpus stays), and names the first two that fit.
+// smallest change that fits tries, in order, what costs least speed: a higher ZeRO stage (or a
+// larger HSDP shard group), more recomputation, a smaller micro-batch, then more tensor, pipeline
+// or expert parallelism (taken from the data-parallel degree, so --gpus stays), and names the
+// first two that fit.
 #include "model/parallel_memory.h"
 
 #include "common/errors.h"
@@ -80,8 +81,10 @@ void add_state(ParallelMemory& f, const ModelConfig& m, const RunConfig& run,
   StageParams sp = stage_parameters(m, run, p, stage);
   double dense = sp.dense, experts = sp.experts;
   double wb = run.weight_bits > 0 ? run.weight_bits / 8.0 : bytes_of(run.weights);
-  // Megatron reduces (and its distributed optimizer shards) over the dp x cp ranks.
-  double dp = (double)(p.dp * p.cp), edp = (double)(p.dp / p.ep * p.cp);
+  // Megatron reduces (and its distributed optimizer shards) over the dp x cp ranks; HSDP shards
+  // over its shard group (fsdp_shard x cp; no expert parallelism: check_parallel_config).
+  double dp = (double)(p.shard_dp() * p.cp);
+  double edp = p.fsdp_shard > 0 ? dp : (double)(p.dp / p.ep * p.cp);
   auto sharded = [&](double bytes_per_param, bool shard) {
     return bytes_per_param * (shard ? dense / dp + experts / edp : dense + experts);
   };
@@ -127,6 +130,7 @@ void add_activations(ParallelMemory& f, const ModelConfig& m, const RunConfig& r
 void add_buffers(ParallelMemory& f, const ModelConfig& m, const RunConfig& run,
                  const ParallelConfig& p) {
   int groups = (p.tp > 1) + (p.pp > 1) + (p.dp > 1) + (p.cp > 1) + (p.ep > 1);
+  groups += p.fsdp_shard > 1 && p.replicas() > 1;  // HSDP: a shard and a replica communicator
   f.comm_buffer_bytes = groups * kNcclBufferBytes;
   bool train = run.phase == Phase::Train;
   if (train && p.dp > 1 && p.zero < 3) f.comm_buffer_bytes += 2 * kGradBucketBytes;
@@ -162,6 +166,8 @@ std::vector<Change> changes(const ParallelConfig& p) {
   };
   for (int z = p.zero + 1; z <= 3; ++z)
     add("--zero " + std::to_string(z), [z](ParallelConfig& q) { q.zero = z; });
+  for (int64_t n = p.fsdp_shard * 2; p.fsdp_shard > 0 && n <= p.dp; n *= 2)  // a larger shard
+    add("--fsdp-shard " + std::to_string(n), [n](ParallelConfig& q) { q.fsdp_shard = n; });
   if (p.recompute != Recompute::Full)
     add("--recompute full", [](ParallelConfig& q) { q.recompute = Recompute::Full; });
   for (int64_t mb = p.microbatch / 2; mb >= 1; mb /= 2)

@@ -10,7 +10,8 @@
 //   gradients  the weights' dtype                                     / dp under ZeRO-2, 3
 //   optimizer  AdamW: fp32 master + m + v = 12 B (8 B with fp32 weights) / dp under ZeRO-1, 2, 3
 // (dp here is dp x cp: context-parallel ranks hold the same weights; an expert's parameters have
-// dp / ep x cp replicas, so ZeRO divides them by that).
+// dp / ep x cp replicas, so ZeRO divides them by that; with --fsdp-shard N, HSDP, it is N x cp:
+// the shard group, each of the dp / N replicas holding the whole state).
 // Activations saved per layer and micro-batch, T = microbatch * seq / cp tokens per rank, in
 // elements per token (times the activation dtype's bytes), flash attention (no s^2 scores):
 //   replicated over the TP group (/ tp with --sp): 4 h (the two norms' inputs and outputs)

@@ -151,8 +151,11 @@ std::string describe(const Strategy& s, int64_t m) {
   if (p.cp > 1) d << ", CP " << p.cp;
   if (p.ep > 1) d << ", EP " << p.ep;
   if (s.run.phase == Phase::Train)
-    d << ", " << schedule_name(p.schedule) << ", ZeRO " << p.zero << ", recompute "
-      << recompute_name(p.recompute);
+    d << ", " << schedule_name(p.schedule) << ", ZeRO " << p.zero
+      << (p.fsdp_shard > 0 ? " sharded over " + std::to_string(p.fsdp_shard) + " dp ranks x " +
+                                 std::to_string(p.replicas()) + " replicas (HSDP)"
+                           : "")
+      << ", recompute " << recompute_name(p.recompute);
   return d.str();
 }
 
@@ -236,10 +239,18 @@ ParallelPrediction predict_parallel(const ModelConfig& model, const RunConfig& r
   const double layers = parts.block ? (double)parts.block->repeat : 0;
   StageParams sp0 = stage_parameters(model, run, p, 0);
   double layer_bytes = (sp0.layer_dense + sp0.layer_experts) * dtype_bytes(run.weights);
-  Group dpg = dp_group(s, false);
-  Comm gather = comm(CollectiveKind::AllGather, layer_bytes, dpg.ranks, dpg.per_node, cluster, gpu);
+  Group shard = zero3_shard_group(s), replicas = zero3_replica_group(s);
+  Comm gather =
+      comm(CollectiveKind::AllGather, layer_bytes, shard.ranks, shard.per_node, cluster, gpu);
   Comm scatter =
-      comm(CollectiveKind::ReduceScatter, layer_bytes, dpg.ranks, dpg.per_node, cluster, gpu);
+      comm(CollectiveKind::ReduceScatter, layer_bytes, shard.ranks, shard.per_node, cluster, gpu);
+  // HSDP: each layer's reduce-scattered gradient shard is then all-reduced over the replicas, on
+  // the same stream after the reduce-scatter (FSDP2's default, every micro-batch: PyTorch
+  // #126166); priced as one longer gradient collective.
+  Comm replicate = comm(CollectiveKind::AllReduce, layer_bytes / (double)shard.ranks,
+                        replicas.ranks, replicas.per_node, cluster, gpu);
+  scatter.time_us += replicate.time_us;
+  scatter.u = std::max(scatter.u, replicate.u);
   // Delayed scaling: the amax history all-reduced over the stage's tp x cp x dp ranks (TE's
   // amax reduction group) after each forward and each backward of a model chunk, 4 bytes for
   // each of the three scaling factors of each TE GEMM; blocking, so exposed.

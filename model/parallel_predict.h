@@ -19,7 +19,11 @@
 //     overlapped with the rest of that backward; what outlasts it is exposed. ZeRO-3 adds the
 //     parameters' all-gather before each layer's forward and backward (prefetched: overlapped but
 //     for the first layer of a chunk) and reduce-scatters each layer's gradients after its
-//     backward, every micro-batch. ZeRO 1-2 all-gather the updated parameters after the step
+//     backward, every micro-batch. With --fsdp-shard N (HSDP) the gathers and reduce-scatters
+//     run over the N x cp ranks of a shard group, and each layer's gradient shard is then
+//     all-reduced over the dp / N replicas on the same stream, every micro-batch (PyTorch FSDP2's
+//     HSDP default; Megatron-FSDP's optim_grads_params shards the same way); memory is sharded
+//     over the shard group. ZeRO 1-2 all-gather the updated parameters after the step
 //     (exposed: the next iteration's forward waits for them). The optimizer step (AdamW, when
 //     --optimizer adamw) runs on the rank's shard. Data-parallel groups are dp x cp ranks.
 //  4. Overlap slowdown: compute that runs while NCCL runs loses the share of the GPU its CTAs

@@ -29,6 +29,16 @@ Group dp_group(const Strategy& s, bool experts) {
   return {ranks, even_ranks_per_node(ranks, s.gpn / stride)};
 }
 
+Group zero3_shard_group(const Strategy& s) {
+  int64_t ranks = s.p.shard_dp() * s.p.cp;
+  return {ranks, even_ranks_per_node(ranks, s.gpn / s.p.tp)};
+}
+
+Group zero3_replica_group(const Strategy& s) {
+  int64_t ranks = s.p.replicas(), stride = s.p.tp * s.p.cp * s.p.shard_dp();
+  return {ranks, even_ranks_per_node(ranks, std::max<int64_t>(1, s.gpn / stride))};
+}
+
 namespace {
 
 const StageTail& stage_tail(const Strategy& s, const StageParams& sp, StageTail& memo) {
@@ -58,6 +68,8 @@ const StageTail& stage_tail(const Strategy& s, const StageParams& sp, StageTail&
     double shard = s.p.zero >= 1
                        ? sp.dense / dp_group(s, false).ranks + sp.experts / dp_group(s, true).ranks
                        : sp.dense + sp.experts;
+    if (s.p.fsdp_shard > 0)  // HSDP (no experts sharded apart: check_parallel_config)
+      shard = (sp.dense + sp.experts) / (double)zero3_shard_group(s).ranks;
     Op adam{"adamw",
             ElementwiseOp{ElementwiseKind::AdamW, (int64_t)shard, s.run.weights, false, {}}, false};
     memo.adam_us = predict_op(adam, s.gpu).time_us;

@@ -41,6 +41,12 @@ struct Group {
   int64_t ranks, per_node;
 };
 Group dp_group(const Strategy& s, bool experts);
+// ZeRO-3's groups: the shard group (fsdp_shard x cp ranks, all dp x cp without --fsdp-shard),
+// over which each layer's parameters are all-gathered and its gradients reduce-scattered, and
+// the replica group (dp / fsdp_shard ranks, one per shard group, strided by tp x cp x shard),
+// over which HSDP all-reduces each rank's gradient shard (one rank, i.e. none, without it).
+Group zero3_shard_group(const Strategy& s);
+Group zero3_replica_group(const Strategy& s);
 
 // What a stage's end of iteration costs, priced once per distinct parameter count (the middle
 // stages of a pipeline share one): its gradient buckets' collectives (consecutive buckets of one

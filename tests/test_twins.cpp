@@ -64,7 +64,7 @@ TEST_CASE("name tables: every name parses back to its value; inputs may leave so
                  "t", "x");
       },
       {"t: /kind: expected one of copy, add, mul, mul_scalar, gelu, silu, "
-       "silu_mul, adamw; got \"cat\""});
+       "silu_mul, relu2, adamw; got \"cat\""});
 }
 
 TEST_CASE("view sets: the formats a command accepts are the views it has", "[twins]") {

@@ -8,6 +8,7 @@
 #include "common/json_reader.h"
 
 #include <cmath>
+#include <cstdio>
 
 namespace ridgeline {
 
@@ -106,7 +107,18 @@ ModelConfig model_of(const json& models, const std::string& key, int64_t seq,
       family = key.rfind("llama2", 0) == 0 ? "llama2" : "llama3";
     }
   } else if (arch.rfind("nemotron", 0) == 0) {
-    throw Skip{"nemotron (squared-ReLU MLP) not modelled"};
+    family = "nemotron";
+    hf = {{"model_type", "nemotron"},
+          {"hidden_size", hidden},
+          {"num_hidden_layers", layers},
+          {"num_attention_heads", heads},
+          {"num_key_value_heads", r.integer("kv_heads", 1)},
+          {"head_dim", r.integer("head_dim", 1)},
+          {"intermediate_size", ffn},
+          {"vocab_size", vocab},
+          {"max_position_embeddings", seq},
+          {"hidden_act", "relu2"},
+          {"tie_word_embeddings", false}};
   } else {
     throw Skip{"architecture \"" + arch + "\" not modelled (issue 14)"};
   }
@@ -124,14 +136,52 @@ constexpr GpuMap kGpus[] = {{"H100-SXM5-80GB", "h100-sxm", "dgx-h100"},
                             {"B200", "b200", "dgx-b200"},
                             {"GB200", "gb200", "gb200-nvl72"}};
 
-// Megatron's distributed optimizer (ZeRO-1) unless FSDP shards everything over dp.
-int zero_of(const RowReader& r, int64_t dp, std::vector<std::string>& notes) {
-  if (r.given("zero_stage")) return (int)r.integer("zero_stage");
-  if (r.given("fsdp")) {
-    if (!r.row["fsdp"].is_number_integer() || r.row["fsdp"].get<int64_t>() != dp)
-      throw Skip{"FSDP over part of the data-parallel group (hybrid sharding) not modelled"};
+// MaxText's printed mesh, "dcn_FSDP=16 x ici_FSDP=8, dcn_DP=4": the FSDP ranks (16 x 8), or 0
+// when the text is not of that form or its axes do not multiply to dp.
+int64_t maxtext_fsdp(const std::string& text, int64_t dp) {
+  long long dcn = 0, ici = 0, replicas = 0;
+  if (std::sscanf(text.c_str(), "dcn_FSDP=%lld x ici_FSDP=%lld, dcn_DP=%lld", &dcn, &ici,
+                  &replicas) != 3 ||
+      dcn < 1 || ici < 1 || replicas < 1 || dcn * ici * replicas != dp)
+    return 0;
+  return dcn * ici;
+}
+
+// The row's FSDP: its ranks sharding everything, the rest of dp replicas (HSDP).
+int zero3_of(int64_t fsdp, ParallelConfig& p, std::vector<std::string>& notes) {
+  if (fsdp == p.dp) {
     notes.push_back("fsdp over all dp ranks = ZeRO-3");
-    return 3;
+  } else {
+    p.fsdp_shard = fsdp;
+    notes.push_back("fsdp over " + std::to_string(fsdp) + " of " + std::to_string(p.dp) +
+                    " dp ranks = ZeRO-3 sharded over them, " + std::to_string(p.dp / fsdp) +
+                    " replicas (HSDP)");
+  }
+  return 3;
+}
+
+// Megatron's distributed optimizer (ZeRO-1) unless FSDP shards the state (training_runs.h).
+int zero_of(const RowReader& r, ParallelConfig& p, std::vector<std::string>& notes) {
+  if (r.given("zero_stage")) return (int)r.integer("zero_stage");
+  const int64_t dp = p.dp;
+  if (r.given("fsdp")) {
+    const json& f = r.row["fsdp"];
+    if (f.is_string()) {
+      int64_t ranks = maxtext_fsdp(f.get<std::string>(), dp);
+      if (ranks == 0) throw Skip{"FSDP shard group not printed (\"" + f.get<std::string>() + "\")"};
+      return zero3_of(ranks, p, notes);
+    }
+    if (!f.is_number_integer() || f.get<int64_t>() < 0) r.fail("fsdp", "expected a rank count");
+    int64_t ranks = f.get<int64_t>();
+    if (ranks == 1 && dp > 1) {  // one rank shards nothing: NeMo's on/off column
+      notes.push_back("fsdp 1: NeMo's FSDP flag, sharded over all dp ranks");
+      ranks = dp;
+    }
+    if (ranks > 0) {
+      if (dp % ranks != 0) throw Skip{"FSDP ranks not dividing the data-parallel group"};
+      return zero3_of(ranks, p, notes);
+    }
+    notes.push_back("fsdp 0: off");
   }
   if (dp == 1) return 0;
   notes.push_back("zero not printed: distributed optimizer (ZeRO-1)");
@@ -221,7 +271,7 @@ TrainingRunCase case_of(const RowReader& r, const json& models) {
     p.sp = true;
     c.assumptions.push_back("sp not printed: on (tp > 1)");
   }
-  p.zero = zero_of(r, p.dp, c.assumptions);
+  p.zero = zero_of(r, p, c.assumptions);
   std::string rc = r.given("recompute") ? lower(r.string("recompute")) : "";
   if (rc.empty()) c.assumptions.push_back("recompute not printed: none");
   if (!rc.empty() && rc.rfind("none", 0) != 0) throw Skip{"recompute \"" + rc + "\" not mapped"};

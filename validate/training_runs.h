@@ -12,8 +12,9 @@
 //  - models: the file's `models` table, as a Hugging Face config of the matching structure:
 //    arch "gpt" -> GPT-2 structure (GELU MLP, LayerNorm, learned positions, biases, tied head);
 //    "llama" -> Llama (SwiGLU, RMSNorm, RoPE); "moe" with 8 experts top-2 (Mixtral, Grok-1) ->
-//    Mixtral. Nemotron (squared-ReLU MLP) and other MoE designs (DeepSeek MLA, Qwen3, gpt-oss,
-//    Llama 4: issue 14) are skipped. `layers_override` (DGX Cloud proxy models) cuts the layers.
+//    Mixtral; "nemotron" -> Nemotron (GQA, RoPE, LayerNorm, squared-ReLU MLP without a gate).
+//    Other MoE designs (DeepSeek MLA, Qwen3, gpt-oss, Llama 4: issue 14) and the hybrid Mamba
+//    Nemotrons are skipped. `layers_override` (DGX Cloud proxy models) cuts the layers.
 //  - GPUs: H100-SXM5 -> h100-sxm on dgx-h100, B200 -> b200 on dgx-b200, GB200 -> gb200 on
 //    gb200-nvl72; GB300, B300 skipped (no GPU file). The cluster gets as many nodes as the row
 //    used when the preset has fewer.
@@ -27,7 +28,12 @@
 //    the JAX frameworks. NVFP4 rows are skipped (fp4 training is not modelled).
 //  - not printed: recompute -> none; sequence parallelism -> on when tp > 1 (the NeMo and
 //    Megatron-Bridge recipes' default); the distributed optimizer (ZeRO-1) when dp > 1 (their
-//    default), ZeRO-3 when FSDP spans the whole data-parallel group; vp -> 1; micro-batch -> 1.
+//    default); vp -> 1; micro-batch -> 1.
+//  - FSDP: `fsdp` 0 is off (the NeMo and Megatron-Bridge tables' column); 1 with dp > 1 is NeMo's
+//    on/off flag, sharded over all dp ranks (a group of one rank shards nothing); dp ranks ->
+//    ZeRO-3; N < dp dividing dp -> ZeRO-3 over N ranks, dp / N replicas (HSDP, --fsdp-shard N);
+//    MaxText's "dcn_FSDP=a x ici_FSDP=b, dcn_DP=c" -> a x b FSDP ranks; a split not printed
+//    ("FSDP+DP") is a skip.
 //  - measured: iter_time_s where printed, else global batch x seq / (tokens/s/GPU x GPUs).
 #pragma once
 
@@ -47,7 +53,7 @@ namespace ridgeline {
 
 struct TrainingRunCase {
   std::string id, source, split;  // split: "holdout" or "fit"
-  std::string family;             // gpt3, llama2, llama3, mixtral, grok1
+  std::string family;             // gpt3, llama2, llama3, mixtral, grok1, nemotron
   std::string gpu, cluster;       // presets: "h100-sxm", "dgx-h100"
   int64_t nodes = 0;              // nodes the row used (cluster size needed)
   ModelConfig model;

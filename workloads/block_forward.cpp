@@ -16,8 +16,9 @@
 //   residual add, post_norm, gate_proj, silu, up_proj, mul, down_proj, residual add.
 // fused (fused.json): fused add+norm, one qkv_proj, one RoPE kernel that also writes the KV
 //   cache, attention, o_proj, fused add+norm, one gate_up_proj, silu_mul, down_proj.
-// GPT-2 (LayerNorm, fused c_attn, GELU MLP, biases in the GEMM epilogues) and Mixtral-style
-// MoE MLPs (moe_forward.cpp) share the same structure.
+// GPT-2 (LayerNorm, fused c_attn, GELU MLP, biases in the GEMM epilogues), Nemotron (LayerNorm,
+// ungated up_proj, relu2, down_proj) and Mixtral-style MoE MLPs (moe_forward.cpp) share the same
+// structure.
 #include "workloads/builder_ops.h"
 #include "workloads/mla_forward.h"
 
@@ -277,12 +278,17 @@ OpVertex emit_attention(Emitter& e, const ModelConfig& m, const RunConfig& run, 
 OpVertex emit_dense_mlp(Emitter& e, const ModelConfig& m, const RunConfig& run, int64_t T,
                         OpVertex in) {
   int64_t width = m.intermediate;
-  if (m.mlp != MlpKind::Gelu) return emit_gated_mlp_named(e, m, run, T, width, in, "");
-  OpVertex fc =
-      e.emit(role::gemm(Projection::Fc), "c_fc", weight_gemm(T, width, m.hidden, run), {in});
-  OpVertex g = e.emit(role::activation(Activation::Gelu), "gelu",
-                      ew_op(ElementwiseKind::Gelu, T * width, e.act), {fc});
-  return e.emit(role::gemm(Projection::Proj), "c_proj", weight_gemm(T, m.hidden, width, run), {g});
+  if (gated_mlp(m.mlp)) return emit_gated_mlp_named(e, m, run, T, width, in, "");
+  // Ungated: GPT-2's c_fc, gelu, c_proj; Nemotron's up_proj, relu2, down_proj (the same roles:
+  // the column-parallel first GEMM and the row-parallel second, Megatron's linear_fc1 and _fc2).
+  bool relu2 = m.mlp == MlpKind::Relu2;
+  OpVertex fc = e.emit(role::gemm(Projection::Fc), relu2 ? "up_proj" : "c_fc",
+                       weight_gemm(T, width, m.hidden, run), {in});
+  OpVertex g = e.emit(
+      role::activation(relu2 ? Activation::Relu2 : Activation::Gelu), relu2 ? "relu2" : "gelu",
+      ew_op(relu2 ? ElementwiseKind::Relu2 : ElementwiseKind::Gelu, T * width, e.act), {fc});
+  return e.emit(role::gemm(Projection::Proj), relu2 ? "down_proj" : "c_proj",
+                weight_gemm(T, m.hidden, width, run), {g});
 }
 
 }  // namespace

@@ -54,8 +54,8 @@ const Keys kBookkeeping = {"_name_or_path",
 const std::vector<Family>& families() {
   static const std::vector<Family> all = [] {
     std::vector<Family> out;
-    for (auto group :
-         {hf::llama_families, hf::moe_families, hf::gemma_families, hf::deepseek_families})
+    for (auto group : {hf::llama_families, hf::moe_families, hf::gemma_families,
+                       hf::deepseek_families, hf::nemotron_families})
       for (auto& f : group()) out.push_back(std::move(f));
     return out;
   }();

@@ -222,11 +222,12 @@ void read_llama_shape(JsonReader& r, ModelConfig& m, const ShapeRules& rules) {
   m.max_positions = sized(r, m, "max_positions", "max_position_embeddings");
   std::string act = r.string(rules.act_key);
   if (std::find(rules.acts.begin(), rules.acts.end(), act) == rules.acts.end()) {
-    bool silu = rules.acts.front() == "silu";
-    r.fail(rules.act_key,
-           "expected " + listed(rules.acts) + " (a " + m.family + " MLP is " +
-               (silu ? "SwiGLU: down(silu(gate) * up)" : "GeGLU: down(gelu_tanh(gate) * up)") +
-               "); got \"" + act + "\"");
+    const std::string& front = rules.acts.front();
+    r.fail(rules.act_key, "expected " + listed(rules.acts) + " (a " + m.family + " MLP is " +
+                              (front == "silu"    ? "SwiGLU: down(silu(gate) * up)"
+                               : front == "relu2" ? "squared ReLU: down(relu(up)^2), no gate"
+                                                  : "GeGLU: down(gelu_tanh(gate) * up)") +
+                              "); got \"" + act + "\"");
   }
   m.tied_embeddings = flag(r, "tie_word_embeddings", rules.tied_default);
   from(m, "tied_embeddings",
@@ -242,7 +243,10 @@ void read_llama_shape(JsonReader& r, ModelConfig& m, const ShapeRules& rules) {
       r.has("rope_scaling") || r.has("rope_parameters") ? "none" : "none (not given)";
   from(m, "rope_scaling", scaling ? "rope_scaling" : parameters ? "rope_parameters" : none);
   m.norm = NormKind::RmsNorm;
-  m.mlp = rules.acts.front() == "silu" ? MlpKind::GatedSilu : MlpKind::GatedGelu;
+  const std::string& front = rules.acts.front();
+  m.mlp = front == "silu"    ? MlpKind::GatedSilu
+          : front == "relu2" ? MlpKind::Relu2
+                             : MlpKind::GatedGelu;
   m.position = PositionKind::Rope;
 }
 

@@ -34,6 +34,7 @@ std::vector<Family> llama_families();  // llama, mistral, mixtral, qwen2, qwen3,
 std::vector<Family> moe_families();    // qwen2_moe, qwen3_moe, llama4_text, gpt_oss
 std::vector<Family> gemma_families();  // gemma2, gemma3_text
 std::vector<Family> deepseek_families();  // deepseek_v2, deepseek_v3 (hf_config_deepseek.cpp)
+std::vector<Family> nemotron_families();  // nemotron (hf_families_nemotron.cpp)
 
 // The config class of a supported model_type ("LlamaConfig"), for the sources of defaults.
 std::string config_class(const std::string& model_type);
@@ -66,7 +67,8 @@ int64_t window(JsonReader& r, int64_t class_default);
 // hidden_size, num_hidden_layers, heads, num_key_value_heads, head_dim, intermediate_size,
 // vocab_size, max_position_embeddings, tie_word_embeddings (default `tied_default`), the
 // activation key `act_key` (one of `acts`), rope_scaling / rope_parameters (their rope_type one
-// of `rope_types`): RMSNorm, RoPE and a SwiGLU MLP unless `act_key` says GELU.
+// of `rope_types`): RMSNorm, RoPE and a SwiGLU MLP unless `acts` says GeGLU (gelu) or squared
+// ReLU without a gate (relu2).
 struct ShapeRules {
   std::string act_key = "hidden_act";
   std::vector<std::string> acts = {"silu"};

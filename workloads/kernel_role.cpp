@@ -222,6 +222,7 @@ constexpr std::pair<Activation, const char*> kActivationNames[] = {
     {Activation::Gelu, "gelu"},
     {Activation::GateMul, "gate_mul"},
     {Activation::SiluMul, "silu_mul"},
+    {Activation::Relu2, "relu2"},
 };
 
 const char* activation_name(Activation v) {

@@ -87,8 +87,9 @@ enum class NormPart : uint8_t { None, ToFp32, Pow, Mean, AddEps, Rsqrt, Scale, T
 // (which may also write K and V into the KV cache).
 enum class RopePart : uint8_t { None, MulCos, Neg, Cat, MulSin, Add, Fused, FusedWithCacheWrite };
 enum class Tensor : uint8_t { None, Q, K, V, Qkv };  // the tensor a RoPE or cache kernel works on
-// Silu, Gelu: the activation alone; GateMul: silu(gate) * up; SiluMul: both in one kernel.
-enum class Activation : uint8_t { None, Silu, Gelu, GateMul, SiluMul };
+// Silu, Gelu: the activation alone; GateMul: silu(gate) * up; SiluMul: both in one kernel;
+// Relu2: squared ReLU of an ungated MLP (Nemotron).
+enum class Activation : uint8_t { None, Silu, Gelu, GateMul, SiluMul, Relu2 };
 enum class EmbeddingPart : uint8_t { None, Tokens, Positions, Add };
 enum class LossPart : uint8_t { None, LogitsToFp32, LogSoftmax, LogSoftmaxBackward, GradToBf16 };
 enum class Pass : uint8_t { Forward, Backward, Recompute };

@@ -76,8 +76,8 @@ long double norm_parameters(const ModelConfig& m) {
 
 long double mlp_parameters(const ModelConfig& m, int64_t width) {
   long double h = m.hidden, w = width;
-  if (m.mlp != MlpKind::Gelu) return 3 * h * w + (m.mlp_bias ? 2 * w + h : 0);  // gate, up, down
-  return 2 * h * w + (m.mlp_bias ? w + h : 0);                                  // fc, proj
+  if (gated_mlp(m.mlp)) return 3 * h * w + (m.mlp_bias ? 2 * w + h : 0);  // gate, up, down
+  return 2 * h * w + (m.mlp_bias ? w + h : 0);                            // fc, proj
 }
 
 long double attention_parameters(const ModelConfig& m) {
@@ -348,6 +348,7 @@ std::vector<ModelFigure> model_figures(const ModelConfig& m) {
   add("norm", m.norm == NormKind::RmsNorm ? "rmsnorm" : "layernorm");
   add("mlp", m.mlp == MlpKind::GatedSilu   ? "gated silu (SwiGLU)"
              : m.mlp == MlpKind::GatedGelu ? "gated gelu-tanh (GeGLU)"
+             : m.mlp == MlpKind::Relu2     ? "squared relu (relu2, no gate)"
                                            : "gelu");
   add("position", m.position == PositionKind::Rope      ? "rope"
                   : m.position == PositionKind::Learned ? "learned"

@@ -12,8 +12,13 @@
 namespace ridgeline {
 
 enum class NormKind { RmsNorm, LayerNorm };
-// SwiGLU (Llama family), GELU (GPT-2), or GeGLU: down(gelu_tanh(gate) * up) (Gemma 2/3).
-enum class MlpKind { GatedSilu, Gelu, GatedGelu };
+// SwiGLU (Llama family), GELU (GPT-2), GeGLU: down(gelu_tanh(gate) * up) (Gemma 2/3), or
+// squared ReLU without a gate: down(relu(up)^2) (Nemotron).
+enum class MlpKind { GatedSilu, Gelu, GatedGelu, Relu2 };
+// A gate projection beside the up projection (SwiGLU, GeGLU); GELU and squared ReLU have none.
+inline bool gated_mlp(MlpKind k) {
+  return k == MlpKind::GatedSilu || k == MlpKind::GatedGelu;
+}
 enum class PositionKind { Rope, Learned, None };  // None: a NoPE layer (Llama 4)
 // Where a block's norms sit: before attention and MLP (Llama), after them (OLMo 2), or both
 // (Gemma 2/3: four norms a block).

@@ -18,8 +18,8 @@ const NameTable<ElementwiseKind>& elementwise_kinds() {
       {ElementwiseKind::Copy, "copy"},        {ElementwiseKind::Add, "add"},
       {ElementwiseKind::Mul, "mul"},          {ElementwiseKind::MulScalar, "mul_scalar"},
       {ElementwiseKind::Gelu, "gelu"},        {ElementwiseKind::Silu, "silu"},
-      {ElementwiseKind::SiluMul, "silu_mul"}, {ElementwiseKind::AdamW, "adamw"},
-      {ElementwiseKind::Cat, "cat"}};
+      {ElementwiseKind::SiluMul, "silu_mul"}, {ElementwiseKind::Relu2, "relu2"},
+      {ElementwiseKind::AdamW, "adamw"},      {ElementwiseKind::Cat, "cat"}};
   return t;
 }
 

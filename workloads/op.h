@@ -65,7 +65,8 @@ struct AttentionOp {  // fused attention (one kernel but for math), GQA when kv_
 // Cat: torch.cat, its inputs copied into one output (transformers' DynamicCache concatenating the
 // whole KV cache every step): a vectorized copy, or with strided inputs ATen's element by element
 // CatArrayBatchedCopy.
-enum class ElementwiseKind { Copy, Add, Mul, MulScalar, Gelu, Silu, SiluMul, AdamW, Cat };
+// Relu2: squared ReLU, relu(x)^2 (Nemotron's MLP activation); last, so the other values stay.
+enum class ElementwiseKind { Copy, Add, Mul, MulScalar, Gelu, Silu, SiluMul, AdamW, Cat, Relu2 };
 // How torch.optim.AdamW runs its step (AdamW kind only): fused (_fused_adamw_: one pass, ATen's
 // multi_tensor_apply), foreach (the _foreach_* ops: eight multi-tensor passes) or for-loop (eight
 // kernels per parameter tensor).

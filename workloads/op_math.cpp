@@ -23,6 +23,8 @@ ElementwiseInfo elementwise_info(ElementwiseKind k) {
       return {1, 3, 2};  // x / (1 + exp(-x)): exp and reciprocal
     case ElementwiseKind::SiluMul:
       return {2, 4, 2};
+    case ElementwiseKind::Relu2:
+      return {1, 2, 0};  // max(x, 0), then its square
     case ElementwiseKind::AdamW:
       return {4, 16, 1, 3};  // moments, bias correction, sqrt, decay; writes param, m, v
   }

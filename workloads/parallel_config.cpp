@@ -40,6 +40,26 @@ std::string num(int64_t x) {
   return std::to_string(x);
 }
 
+// HSDP: ZeRO-3 over fsdp_shard of the dp ranks, replicated over the rest.
+void check_fsdp_shard(const ParallelConfig& p) {
+  if (p.fsdp_shard == 0) return;
+  if (p.fsdp_shard < 0)
+    fail("--fsdp-shard",
+         "a shard group of at least 1 data-parallel rank, got " + num(p.fsdp_shard));
+  if (p.zero != 3)
+    fail("--fsdp-shard",
+         "shards the parameters over part of the data-parallel group: needs --zero "
+         "3, got --zero " +
+             num(p.zero));
+  if (p.dp % p.fsdp_shard != 0)
+    fail("--fsdp-shard", num(p.fsdp_shard) + " does not divide --dp " + num(p.dp) +
+                             " into replicas of the shard group");
+  if (p.ep > 1 && p.fsdp_shard < p.dp)
+    fail("--fsdp-shard", "a shard group (" + num(p.fsdp_shard) + ") smaller than --dp " +
+                             num(p.dp) + " with --ep " + num(p.ep) +
+                             " (experts sharded over dp / ep) is not modelled");
+}
+
 void check_degrees(const ParallelConfig& p) {
   const std::pair<const char*, int64_t> degrees[] = {{"--gpus", p.gpus},
                                                      {"--tp", p.tp},
@@ -53,6 +73,7 @@ void check_degrees(const ParallelConfig& p) {
   for (const auto& [flag, v] : degrees)
     if (v < 1) fail(flag, "must be at least 1, got " + num(v));
   if (p.zero < 0 || p.zero > 3) fail("--zero", "a ZeRO stage is 0, 1, 2 or 3, got " + num(p.zero));
+  check_fsdp_shard(p);
   int64_t product = p.tp * p.pp * p.dp * p.cp;
   if (product != p.gpus)
     fail("--gpus", num(p.gpus) + " GPUs, but --tp " + num(p.tp) + " x --pp " + num(p.pp) +

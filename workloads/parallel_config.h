@@ -8,6 +8,11 @@
 // ranks, as Megatron-Core does it (experts sharded over ep of the dp ranks; ep divides dp), so it
 // adds no factor. Ranks are laid out TP fastest (inside a node), then CP, DP, PP.
 //
+// ZeRO-3 over part of the data-parallel group (HSDP, torch FSDP2's 2-D mesh, Megatron-FSDP's
+// hybrid sharding, MaxText's fsdp x data axes): fsdp_shard dp ranks (x cp) shard the parameters,
+// gradients and optimizer state; dp / fsdp_shard such groups each hold a replica. The shard group
+// is the innermost dp ranks (TP, CP, then the shard group, then the replicas). 0: all dp ranks.
+//
 // KV heads under TP: when kv_heads < tp, Megatron and vLLM replicate each KV head over
 // tp / kv_heads ranks; that is allowed when kv_heads divides tp (each rank holds one KV head),
 // an error otherwise (as when tp does not divide kv_heads >= tp).
@@ -29,6 +34,7 @@ struct ParallelConfig {
   int64_t tp = 1, pp = 1, vp = 1, dp = 1, cp = 1, ep = 1;
   bool sp = false;  // sequence parallelism: norms and residual adds on seq / tp tokens per rank
   int zero = 0;     // 0: DDP; 1: optimizer state sharded over dp; 2: + gradients; 3: + parameters
+  int64_t fsdp_shard = 0;    // ZeRO-3's shard group in dp ranks (HSDP, above); 0: all dp ranks
   int64_t microbatch = 1;    // sequences per micro-batch and data-parallel rank
   int64_t global_batch = 1;  // sequences per optimizer step (training); the batch (inference)
   PipelineSchedule schedule = PipelineSchedule::OneFOneB;
@@ -36,6 +42,9 @@ struct ParallelConfig {
 
   // Micro-batches each pipeline runs per step: global_batch / (microbatch * dp).
   int64_t microbatches() const { return global_batch / (microbatch * dp); }
+  // ZeRO-3's shard group in dp ranks (fsdp_shard, or all of dp) and the replicas of each shard.
+  int64_t shard_dp() const { return fsdp_shard > 0 ? fsdp_shard : dp; }
+  int64_t replicas() const { return dp / shard_dp(); }
 };
 
 // What check_parallel_config needs to know of the cluster (hardware/ is not a dependency of
@@ -51,7 +60,8 @@ struct ClusterLimits {
 // (times vp) not dividing the layers, vp > 1 without the interleaved schedule, sp without tp > 1,
 // ep not dividing the experts or dp (or ep > 1 on a dense model), global batch not a multiple of
 // microbatch * dp, cp not dividing the sequence, a TP group larger than a node, more GPUs than the
-// cluster has, a ZeRO stage outside 0-3 or ZeRO without dp > 1 in inference.
+// cluster has, a ZeRO stage outside 0-3 or ZeRO without dp > 1 in inference, an --fsdp-shard
+// below 0, without --zero 3, not dividing dp, or below dp with ep > 1.
 void check_parallel_config(const ParallelConfig& p, const ModelConfig& model, const RunConfig& run,
                            const ClusterLimits& cluster);
 

@@ -82,6 +82,7 @@ void emit_elementwise_backward(Emitter& e, const Forward& f, const ElementwiseOp
   switch (x.kind) {
     case ElementwiseKind::Silu:
     case ElementwiseKind::Gelu:
+    case ElementwiseKind::Relu2:  // 2 relu(x) dY: the input and dY, as the others
       return ew(GradKind::Input, ".backward", ElementwiseKind::Mul, x.numel);
     case ElementwiseKind::SiluMul:
       return ew(GradKind::Input, ".backward", ElementwiseKind::Mul, 2 * x.numel);

@@ -30,20 +30,22 @@ nlohmann::ordered_json streams_json(const std::array<double, kStreams>& t) {
 }
 
 nlohmann::ordered_json parallel_config_json(const ParallelConfig& p) {
-  return {{"gpus", p.gpus},
-          {"tp", p.tp},
-          {"pp", p.pp},
-          {"vp", p.vp},
-          {"dp", p.dp},
-          {"cp", p.cp},
-          {"ep", p.ep},
-          {"sp", p.sp},
-          {"zero", p.zero},
-          {"microbatch", p.microbatch},
-          {"global_batch", p.global_batch},
-          {"schedule", schedule_name(p.schedule)},
-          {"recompute", recompute_name(p.recompute)},
-          {"text", strategy_text(p)}};
+  nlohmann::ordered_json j = {{"gpus", p.gpus},
+                              {"tp", p.tp},
+                              {"pp", p.pp},
+                              {"vp", p.vp},
+                              {"dp", p.dp},
+                              {"cp", p.cp},
+                              {"ep", p.ep},
+                              {"sp", p.sp},
+                              {"zero", p.zero},
+                              {"microbatch", p.microbatch},
+                              {"global_batch", p.global_batch},
+                              {"schedule", schedule_name(p.schedule)},
+                              {"recompute", recompute_name(p.recompute)},
+                              {"text", strategy_text(p)}};
+  if (p.fsdp_shard > 0) j["fsdp_shard"] = p.fsdp_shard;  // HSDP only: the key is new
+  return j;
 }
 
 nlohmann::ordered_json memory_per_gpu_json(const ParallelMemory& f) {
