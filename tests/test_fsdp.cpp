@@ -237,7 +237,8 @@ TEST_CASE("relu2: a nemotron config with another activation is an error", "[relu
                        "no gate); got \"silu\""});
 }
 
-TEST_CASE("relu2: a nemotron partial_rotary_factor outside 0 < f <= 1 is an error", "[relu2][errors]") {
+TEST_CASE("relu2: a nemotron partial_rotary_factor outside 0 < f <= 1 is an error",
+          "[relu2][errors]") {
   nlohmann::json j = nemotron_config();
   j["partial_rotary_factor"] = 1.5;
   require_input_error([&] { load_model_text(j.dump(), "n.json"); },
