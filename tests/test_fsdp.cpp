@@ -13,6 +13,7 @@
 #include "model/parallel_stage_tail.h"
 #include "parallel_fixture.h"
 #include "test_helpers.h"
+#include "training_runs_fixture.h"
 #include "validate/training_runs.h"
 #include "workloads/graph_builder.h"
 #include "workloads/op_math.h"
@@ -73,20 +74,11 @@ int count_named(const OpGraph& g, const std::string& name) {
   return n;
 }
 
-const TrainingRunSet& runs() {
-  static const TrainingRunSet s =
-      load_training_runs(RIDGELINE_SOURCE_DIR "/validate/data/published-training-runs.json");
-  return s;
-}
 const TrainingRunCase* find_case(const std::string& id) {
-  for (const auto& c : runs().cases)
-    if (c.id == id) return &c;
-  return nullptr;
+  return test::find_training_case(id);
 }
 std::string skip_reason(const std::string& id) {
-  for (const auto& s : runs().skipped)
-    if (s.id == id) return s.reason;
-  return "";
+  return test::training_skip_reason(id);
 }
 bool noted(const TrainingRunCase& c, const std::string& note) {
   return std::find(c.assumptions.begin(), c.assumptions.end(), note) != c.assumptions.end();

@@ -2,6 +2,7 @@
 // the id, held out when the hash is a multiple of 3) against hashes computed by hand, rows mapped
 // field by field as the header says, and the skip reasons.
 #include "test_helpers.h"
+#include "training_runs_fixture.h"
 #include "validate/training_runs.h"
 
 #include <algorithm>
@@ -11,21 +12,13 @@ using namespace ridgeline;
 namespace {
 
 const TrainingRunSet& runs() {
-  static const TrainingRunSet s =
-      load_training_runs(RIDGELINE_SOURCE_DIR "/validate/data/published-training-runs.json");
-  return s;
+  return test::training_runs();
 }
-
 const TrainingRunCase* find_case(const std::string& id) {
-  for (const auto& c : runs().cases)
-    if (c.id == id) return &c;
-  return nullptr;
+  return test::find_training_case(id);
 }
-
 std::string skip_reason(const std::string& id) {
-  for (const auto& s : runs().skipped)
-    if (s.id == id) return s.reason;
-  return "";
+  return test::training_skip_reason(id);
 }
 
 }  // namespace
