@@ -198,38 +198,44 @@ std::vector<PublishedRow> read_published_serving(const std::string& path) {
 }
 
 std::vector<PublishedRow> read_hf_cb_runs(const std::string& path) {
+  // A measurement file carries fields the scorer does not use, so no finish(): every field read
+  // is checked (type, range) and named by its JSON path.
   nlohmann::json doc = read_json_file(path);
+  JsonReader top(doc, path);
   std::vector<PublishedRow> rows;
-  const nlohmann::json& records = doc.at("records");
-  for (size_t i = 0; i < records.size(); ++i) {
-    const nlohmann::json& r = records[i];
-    if (r.value("kind", "") != "cb_run" || !r.contains("throughput") || r["throughput"].is_null())
+  std::vector<JsonReader> records = top.array_of_objects("records");
+  for (JsonReader& r : records) {
+    if (!r.has("kind") || !r.raw("kind").is_string() || r.string("kind") != "cb_run" ||
+        !r.has("throughput") || r.raw("throughput").is_null())
       continue;  // a run skipped on the measurement budget has no results
     PublishedRow p;
-    p.id = r.at("id").get<std::string>();
-    p.split = r.at("split").get<std::string>() == "holdout" ? "held_out" : "fit";
+    p.id = r.string("id");
+    p.split = r.one_of("split", {"holdout", "fit"}) == "holdout" ? "held_out" : "fit";
     p.source_id = path;
     p.engine = "hf-cb";
-    p.family = "hf-cb-" + r.at("engine").get<std::string>();
+    p.family = "hf-cb-" + r.string("engine");
     p.gpu = "h200-sxm";
     p.model = "llama-3-8b";
     p.precision = "bf16";
-    double first = INFINITY;
-    for (const auto& q : r.at("requests"))
-      first = std::min(first, q.at("arrival_ms").get<double>());
-    for (const auto& q : r.at("requests")) {
-      if (q.value("status", "") != "FINISHED")
-        throw InputError(path + ": /records/" + std::to_string(i) + ": a request did not finish");
-      p.trace.push_back({(int64_t)p.trace.size(), (q.at("arrival_ms").get<double>() - first) / 1e3,
-                         q.at("input_tokens").get<int64_t>(),
-                         q.at("output_tokens").get<int64_t>()});
+    std::vector<JsonReader> requests = r.array_of_objects("requests");
+    if (requests.empty()) r.fail("requests", "expected at least one request");
+    std::vector<double> arrival_ms;
+    for (JsonReader& q : requests) {
+      if (!q.has("status") || !q.raw("status").is_string() || q.string("status") != "FINISHED")
+        q.fail("status", "a request did not finish");
+      arrival_ms.push_back(q.non_negative("arrival_ms"));
     }
+    double first = *std::min_element(arrival_ms.begin(), arrival_ms.end());
+    for (size_t k = 0; k < requests.size(); ++k)
+      p.trace.push_back({(int64_t)k, (arrival_ms[k] - first) / 1e3,
+                         (int64_t)requests[k].integer("input_tokens", 1),
+                         (int64_t)requests[k].integer("output_tokens", 1)});
     std::stable_sort(p.trace.begin(), p.trace.end(),
                      [](const Request& a, const Request& b) { return a.arrival_s < b.arrival_s; });
     for (size_t k = 0; k < p.trace.size(); ++k) p.trace[k].id = (int64_t)k;
-    p.measured["output_tokens_per_s"] = r.at("throughput").at("output_tokens_per_s").get<double>();
-    p.measured["ttft_p50_ms"] = r.at("ttft").at("p50_ms").get<double>();
-    p.measured["tpot_p50_ms"] = r.at("tpot").at("p50_ms").get<double>();
+    p.measured["output_tokens_per_s"] = r.child("throughput").positive("output_tokens_per_s");
+    p.measured["ttft_p50_ms"] = r.child("ttft").positive("p50_ms");
+    p.measured["tpot_p50_ms"] = r.child("tpot").positive("p50_ms");
     rows.push_back(std::move(p));
   }
   if (rows.empty()) throw InputError(path + ": no finished cb_run record");
