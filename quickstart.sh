@@ -63,7 +63,7 @@ case "${1:-}" in
     cmake --build build-fuzz -j "$(nproc)" --target fuzz_gpu fuzz_model fuzz_op fuzz_runtime \
       fuzz_dataset fuzz_workloads fuzz_trace fuzz_profile fuzz_cluster fuzz_engine fuzz_requests \
       fuzz_op_lines fuzz_collective_lines fuzz_collective_data fuzz_training_runs fuzz_baseline \
-      fuzz_intervals fuzz_published fuzz_merge
+      fuzz_intervals fuzz_published fuzz_merge fuzz_suite
     corpus=$(mktemp -d)
     trap 'rm -rf "$corpus"' EXIT
     mkdir -p "$corpus"/{gpu,model,op,runtime}
@@ -80,7 +80,8 @@ case "${1:-}" in
     cp validate/accuracy_baseline*.json "$corpus/baseline/"
     cp validate/intervals.json "$corpus/intervals/"
     for t in gpu model op runtime dataset workloads trace profile cluster engine requests \
-      op_lines collective_lines collective_data training_runs baseline intervals published merge; do
+      op_lines collective_lines collective_data training_runs baseline intervals published merge \
+      suite; do
       cp tests/fuzz/regressions/* "$corpus/$t/"  # every crash found so far, as a seed
       echo "quickstart: fuzz_$t for ${FUZZ_SECONDS:-30} s"
       build-fuzz/tests/fuzz/fuzz_$t -max_total_time="${FUZZ_SECONDS:-30}" -max_len=65536 \

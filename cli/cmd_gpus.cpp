@@ -5,6 +5,7 @@
 #include "cli/views/report_views.h"
 #include "cli/views/views.h"
 #include "common/errors.h"
+#include "common/json_reader.h"
 #include "hardware/gpu_load.h"
 #include "hardware/profiles.h"
 
@@ -18,7 +19,7 @@ namespace {
 GpuCalibration calibration_of(const GpuSpec& g) {
   ProfileUse use = find_profile(g.name, g.architecture, "");
   if (use.doc.is_null()) return {"none", "", ""};
-  return {use.own ? "own" : "architecture", use.doc.value("gpu", ""), use.label};
+  return {use.own ? "own" : "architecture", string_or(use.doc, "gpu"), use.label};
 }
 
 }  // namespace

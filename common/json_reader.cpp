@@ -33,6 +33,13 @@ std::string describe_json(const nlohmann::json& value) {
   return text;
 }
 
+std::string string_or(const nlohmann::json& object, const std::string& key,
+                      const std::string& fallback) {
+  if (!object.is_object()) return fallback;
+  auto it = object.find(key);
+  return it != object.end() && it->is_string() ? it->get<std::string>() : fallback;
+}
+
 JsonReader::JsonReader(const nlohmann::json& object, std::string file, std::string path)
     : object_(object), file_(std::move(file)), path_(std::move(path)) {
   if (!object_.is_object()) {

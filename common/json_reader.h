@@ -73,6 +73,12 @@ class JsonReader {
   std::vector<std::unique_ptr<JsonReader>> children_;
 };
 
+// The string at `key` of `object`, or `fallback` when `object` is not an object or the key is
+// missing or not a string: for lenient reads of files whose shape is checked elsewhere (a
+// profile's "gpu" when choosing one, a measurement file's meta), never an exception.
+std::string string_or(const nlohmann::json& object, const std::string& key,
+                      const std::string& fallback = "");
+
 // Short, quoted rendering of a JSON value for error messages.
 std::string describe_json(const nlohmann::json& value);
 

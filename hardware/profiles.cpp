@@ -58,25 +58,26 @@ ProfileUse find_profile(const std::string& gpu_name, const std::string& architec
                        " (or give a path to a profile file, or none)");
     }
     use.description = use.label + " (given)";
-    use.own = use.doc.is_object() && use.doc.value("gpu", "") == gpu_name;
+    use.own = string_or(use.doc, "gpu") == gpu_name;
     return use;
   }
   const EmbeddedFile* inherited = nullptr;
   for (const auto* f : presets_under(kProfileDir)) {
     nlohmann::json doc = parse_json_text(std::string(f->text), std::string(f->path));
-    if (doc.value("gpu", "") == gpu_name) {
+    if (string_or(doc, "gpu") == gpu_name) {
       use.doc = doc;
       use.label = std::string(f->path);
       use.description = use.label + " (own)";
       use.own = true;
       return use;
     }
-    if (!inherited && doc.value("architecture", "") == architecture) inherited = f;
+    if (!inherited && string_or(doc, "architecture") == architecture) inherited = f;
   }
   if (inherited) {
     use.doc = parse_json_text(std::string(inherited->text), std::string(inherited->path));
     use.label = std::string(inherited->path);
-    use.description = use.label + " (from " + use.doc.value("gpu", "?") + ", same architecture)";
+    use.description =
+        use.label + " (from " + string_or(use.doc, "gpu", "?") + ", same architecture)";
   }
   return use;
 }
@@ -86,9 +87,9 @@ void apply_profile(nlohmann::json& gpu_doc, const ProfileUse& profile) {
   JsonReader r(profile.doc, profile.label);
   r.string("gpu");
   std::string arch = r.string("architecture");
-  if (gpu_doc.value("architecture", "") != arch) {
+  if (string_or(gpu_doc, "architecture") != arch) {
     r.fail("architecture", "a " + arch + " profile cannot calibrate a " +
-                               gpu_doc.value("architecture", "?") + " GPU");
+                               string_or(gpu_doc, "architecture", "?") + " GPU");
   }
   std::string source = r.string("source");
   if (!profile.own) source += " (profile of another GPU)";

@@ -39,6 +39,15 @@ def main():
         small = events[:150]
         write("trace", name.replace(".gz", ""),
               dict(doc, traceEvents=small) if isinstance(doc, dict) else small)
+    # The suite points calibrate fit reads figures and cross-checks from, one or two of each kind.
+    suite = json.load(open(os.path.join(ROOT, "validate/data/h200-sxm-gpubench-2026-11-29.json")))
+    wanted = {"memory/hbm_read", "memory/hbm_copy", "memory/working_set_read/4096KiB",
+              "memory/working_set_read/8192KiB", "memory/smem_bandwidth/b128", "memory/latency/l2",
+              "memory/latency/hbm", "compute/fp32_fma", "gemm/bf16/8192x8192x8192",
+              "gemm/fp8/8192x8192x8192"}
+    suite["benchmarks"] = [b for b in suite["benchmarks"]
+                           if b.get("name") in wanted or b.get("name", "").startswith("launch/")]
+    write("suite", "h200-gpubench-cut.json", suite)
     write("profile", "h100-sxm.json", json.load(open(os.path.join(ROOT, "hardware/profiles/h100-sxm.json"))))
     write("profile", "h200-sxm.json", json.load(open(os.path.join(ROOT, "hardware/profiles/h200-sxm.json"))))
 

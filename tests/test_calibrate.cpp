@@ -176,6 +176,23 @@ TEST_CASE("calibrate: broken suite points are reported", "[calibrate][errors]") 
     REQUIRE(w.size() == 1);
     CHECK(w[0] == "h200.json: the run did not finish (meta.complete is false)");
   }
+  SECTION("fields of the wrong type count as absent, never an exception") {
+    nlohmann::json doc = h200_suite();
+    doc["meta"]["complete"] = "yes";
+    doc["meta"]["utc_start"] = 2026;
+    doc["meta"]["device"] = "H200";
+    point(doc, "memory/latency/l2")["name"] = 7;        // no name: the point is not read
+    point(doc, "memory/latency/hbm")["status"] = true;  // no status: not a point that ran
+    auto w = suite_figures(doc, gpu, "h200.json").warnings;
+    REQUIRE(w.size() == 1);
+    CHECK(w[0] == "h200.json: the run did not finish (meta.complete is false)");
+    nlohmann::json tool = h200_suite();
+    tool["meta"]["tool"] = 1;
+    CHECK_FALSE(is_suite_document(tool));
+    tool = h200_suite();
+    tool["benchmarks"] = "none";
+    CHECK(suite_figures(tool, gpu, "h200.json").figures.empty());
+  }
   SECTION("not a suite file") {
     test::require_input_error([&] { suite_figures(nlohmann::json::object(), gpu, "x.json"); },
                               {"x.json: not a ridgeline-gpu-bench measurements file"});

@@ -1,14 +1,14 @@
 // Issue 14's families (qwen3, qwen3_moe, qwen2_moe, gemma2, gemma3_text, llama4_text, gpt_oss,
 // phi3, olmo2): presets with their published parameter counts, what each import reads into the
-// ModelConfig, the structures the graph builder emits for them, and one test per error message.
-#include "common/embedded_files.h"
+// ModelConfig and the structures the graph builder emits for them (their error messages:
+// test_families_errors.cpp).
+#include "families_fixture.h"
 #include "model/cost_models.h"
 #include "model/prediction.h"
 #include "test_helpers.h"
 #include "workloads/graph_builder.h"
 #include "workloads/model_config.h"
 #include "workloads/op_math.h"
-#include "workloads/parallel_config.h"
 #include "workloads/runtime_profile.h"
 
 #include <nlohmann/json.hpp>
@@ -17,49 +17,7 @@
 #include <map>
 
 using namespace ridgeline;
-using ridgeline::test::require_input_error;
-
-namespace {
-
-ModelConfig load(const nlohmann::json& j) {
-  return load_model_text(j.dump(), "test.json");
-}
-void expect_error(const nlohmann::json& j, std::initializer_list<std::string> parts) {
-  require_input_error([&] { load(j); }, parts);
-}
-nlohmann::json preset(const std::string& name) {
-  ModelConfig m = load_model(name);  // the preset loads
-  (void)m;
-  for (const auto& f : embedded_files())
-    if (f.path == "workloads/models/" + name + ".json") return nlohmann::json::parse(f.text);
-  FAIL("no preset " << name);
-  return {};
-}
-
-// Within `tolerance` of the published figure.
-void near(double counted, double published, double tolerance) {
-  INFO(counted << " vs published " << published);
-  CHECK(std::abs(counted / published - 1) <= tolerance);
-}
-
-int count_named(const OpGraph& g, const std::string& part) {
-  int n = 0;
-  for (const auto& s : g.sections)
-    for (auto v : boost::make_iterator_range(boost::vertices(s.dag())))
-      if (s.dag()[v].name.find(part) != std::string::npos) ++n;
-  return n;
-}
-
-RunConfig decode(int64_t batch, int64_t kv, const std::string& runtime = "pytorch-eager") {
-  RunConfig r;
-  r.phase = Phase::Decode;
-  r.batch = batch;
-  r.kv_len = kv;
-  r.runtime = load_runtime(runtime);
-  return r;
-}
-
-}  // namespace
+using namespace ridgeline::test::families;
 
 // Published figures. Qwen3 model cards (huggingface.co/Qwen/*): Qwen3-32B 32.8B; Qwen3-30B-A3B
 // 30.5B total, 3.3B activated; Qwen3-235B-A22B 235B, 22B activated (whole billions: checked to
@@ -242,159 +200,6 @@ TEST_CASE("gemm: an A view with wider rows loses alignment", "[model][gemm][fami
   CHECK(gemm_cost(g, test::h100()).time_us == aligned);
   g.a_row_pitch = 4097;  // probs[..., :-1] of gpt-oss's sinks: 2-byte rows
   CHECK(gemm_cost(g, test::h100()).time_us > aligned);
-}
-
-TEST_CASE("families error: qwen3 without head_dim", "[model][errors][families]") {
-  nlohmann::json j = preset("qwen3-32b");
-  j.erase("head_dim");
-  expect_error(j, {"test.json: /head_dim: missing; Qwen3Config's default is 128"});
-}
-TEST_CASE("families error: layer_types of the wrong length", "[model][errors][families]") {
-  nlohmann::json j = preset("gpt-oss-20b");
-  j["layer_types"].erase(0);
-  expect_error(j, {"test.json: /layer_types: expected one entry per layer (num_hidden_layers 24)"});
-}
-TEST_CASE("families error: an unknown layer type", "[model][errors][families]") {
-  nlohmann::json j = preset("gpt-oss-20b");
-  j["layer_types"][3] = "chunked_attention";
-  expect_error(j, {"test.json: /layer_types/3: expected one of \"sliding_attention\", "
-                   "\"full_attention\", got \"chunked_attention\""});
-}
-TEST_CASE("families error: qwen layer_types disagree with the window",
-          "[model][errors][families]") {
-  nlohmann::json j = preset("qwen3-32b");
-  j["layer_types"] = std::vector<std::string>(64, "full_attention");
-  CHECK(load(j).sliding_window == 0);
-  j["layer_types"][7] = "sliding_attention";
-  expect_error(j, {"/layer_types/7: \"sliding_attention\" disagrees with use_sliding_window"});
-}
-TEST_CASE("families error: llama4 layer_types disagree with no_rope_layers",
-          "[model][errors][families]") {
-  nlohmann::json j = preset("llama-4-scout");
-  std::vector<std::string> t;
-  for (int i = 0; i < 48; ++i) t.push_back((i + 1) % 4 ? "chunked_attention" : "full_attention");
-  j["layer_types"] = t;
-  CHECK(load(j).layer_kinds.size() == 48);
-  j["layer_types"][3] = "chunked_attention";
-  expect_error(j, {"/layer_types/3: \"chunked_attention\" disagrees with no_rope_layers"});
-}
-TEST_CASE("families error: no_rope_layers of the wrong length", "[model][errors][families]") {
-  nlohmann::json j = preset("llama-4-scout");
-  j["no_rope_layers"] = {1, 1, 0};
-  expect_error(j, {"/no_rope_layers: expected one 0 or 1 per layer (num_hidden_layers 48)"});
-}
-TEST_CASE("families error: gemma3 layer_types disagree with the pattern",
-          "[model][errors][families]") {
-  nlohmann::json j = preset("gemma-3-27b");
-  std::vector<std::string> t;
-  for (int i = 0; i < 62; ++i) t.push_back((i + 1) % 6 ? "sliding_attention" : "full_attention");
-  j["layer_types"] = t;
-  CHECK(load(j).layer_kinds.size() == 62);
-  j["layer_types"][0] = "full_attention";
-  expect_error(j, {"/layer_types/0: \"full_attention\" disagrees with sliding_window_pattern 6"});
-}
-TEST_CASE("families error: gemma3's two pattern keys disagree", "[model][errors][families]") {
-  nlohmann::json j = preset("gemma-3-27b");
-  j["_sliding_window_pattern"] = 6;
-  CHECK_NOTHROW(load(j));
-  j["_sliding_window_pattern"] = 5;
-  expect_error(j, {"/_sliding_window_pattern: disagrees with sliding_window_pattern"});
-}
-TEST_CASE("families error: a quantization other than mxfp4", "[model][errors][families]") {
-  nlohmann::json j = preset("gpt-oss-20b");
-  j["quantization_config"] = {{"quant_method", "fp8"}};
-  expect_error(j, {"test.json: /quantization_config/quant_method: \"fp8\" is not modelled"});
-}
-TEST_CASE("families error: mxfp4 that keeps the experts unquantised", "[model][errors][families]") {
-  nlohmann::json j = preset("gpt-oss-20b");
-  j["quantization_config"]["modules_to_not_convert"].push_back("model.layers.*.mlp.experts");
-  expect_error(j, {"/quantization_config/modules_to_not_convert: keeps the experts unquantised"});
-}
-TEST_CASE("families error: experts_per_token disagrees", "[model][errors][families]") {
-  nlohmann::json j = preset("gpt-oss-20b");
-  j["experts_per_token"] = 2;
-  expect_error(j, {"/experts_per_token: disagrees with num_experts_per_tok (4)"});
-}
-TEST_CASE("families error: gpt-oss sliding layers without a window", "[model][errors][families]") {
-  nlohmann::json j = preset("gpt-oss-20b");
-  j["sliding_window"] = nullptr;
-  expect_error(j, {"/sliding_window: null, but layer 0 is a sliding_attention layer"});
-}
-TEST_CASE("families error: num_experts and num_local_experts both", "[model][errors][families]") {
-  nlohmann::json j = preset("qwen3-30b-a3b");
-  j["num_local_experts"] = 128;
-  expect_error(j, {"/num_experts: given with num_local_experts, its newer name"});
-  j.erase("num_experts");
-  CHECK(load(j).moe.experts == 128);
-}
-TEST_CASE("families error: more experts per token than experts", "[model][errors][families]") {
-  nlohmann::json j = preset("qwen3-30b-a3b");
-  j["num_experts_per_tok"] = 128;
-  CHECK(load(j).moe.top_k == 128);
-  j["num_experts_per_tok"] = 129;
-  expect_error(j, {"/num_experts_per_tok: 129 experts per token, but num_experts is 128"});
-}
-TEST_CASE("families error: mlp_only_layers leaving no MoE layer", "[model][errors][families]") {
-  nlohmann::json j = preset("qwen3-30b-a3b");
-  j["num_hidden_layers"] = 2;
-  j["mlp_only_layers"] = {0};
-  CHECK(load(j).layer_kinds.size() == 2);
-  j["mlp_only_layers"] = {0, 1};
-  expect_error(j, {"/mlp_only_layers: with decoder_sparse_step leaves no MoE layer"});
-}
-TEST_CASE("families error: a layer index out of range", "[model][errors][families]") {
-  nlohmann::json j = preset("qwen3-30b-a3b");
-  j["mlp_only_layers"] = {47};
-  CHECK_NOTHROW(load(j));
-  j["mlp_only_layers"] = {48};
-  expect_error(j, {"/mlp_only_layers/0: expected a layer index in [0, 48), got 48"});
-}
-TEST_CASE("families error: windowed Qwen3-MoE", "[model][errors][families]") {
-  nlohmann::json j = preset("qwen3-30b-a3b");
-  j["use_sliding_window"] = true;
-  expect_error(j, {"/use_sliding_window: a windowed Qwen3-MoE is not modelled"});
-}
-TEST_CASE("families error: long RoPE factors of the wrong length", "[model][errors][families]") {
-  nlohmann::json j = preset("phi-3-medium");
-  j["rope_scaling"] = {{"type", "longrope"},
-                       {"short_factor", std::vector<double>(64, 1.0)},
-                       {"long_factor", std::vector<double>(64, 2.0)}};
-  CHECK(load(j).rope_scaling.type == "longrope");
-  j["rope_scaling"]["long_factor"] = std::vector<double>(63, 2.0);
-  expect_error(j, {"/rope_scaling/long_factor: expected 64 numbers (half the rotated width"});
-}
-TEST_CASE("families error: a RoPE scaling the family does not check", "[model][errors][families]") {
-  nlohmann::json j = preset("gemma-3-27b");
-  j["rope_scaling"] = {{"rope_type", "yarn"}, {"factor", 8.0}};
-  expect_error(j, {"/rope_scaling/rope_type: unsupported RoPE scaling \"yarn\" (ridgeline checks "
-                   "\"linear\" for gemma3_text"});
-}
-TEST_CASE("families error: bidirectional Gemma", "[model][errors][families]") {
-  nlohmann::json j = preset("gemma-3-27b");
-  j["use_bidirectional_attention"] = true;
-  expect_error(j, {"/use_bidirectional_attention: bidirectional attention is not modelled"});
-}
-TEST_CASE("families error: chunked feed-forward", "[model][errors][families]") {
-  nlohmann::json j = preset("olmo-2-7b");
-  j["chunk_size_feed_forward"] = 0;
-  CHECK_NOTHROW(load(j));
-  j["chunk_size_feed_forward"] = 16;
-  expect_error(j, {"/chunk_size_feed_forward: chunked feed-forward is not modelled"});
-}
-TEST_CASE("families error: gemma with the wrong activation", "[model][errors][families]") {
-  nlohmann::json j = preset("gemma-2-27b");
-  j["hidden_activation"] = "silu";
-  expect_error(j, {"/hidden_activation: expected \"gelu_pytorch_tanh\", \"gelu\" (a gemma2 MLP is "
-                   "GeGLU"});
-}
-TEST_CASE("families error: parallel prediction of mixed layers", "[model][errors][families]") {
-  ModelConfig g = load_model("gemma-3-27b");
-  ParallelConfig p;
-  p.tp = 2;
-  p.gpus = 2;
-  RunConfig r = decode(1, 128);
-  require_input_error([&] { check_parallel_config(p, g, r, {}); },
-                      {"--cluster: gemma-3-27b's layers differ"});
 }
 
 // transformers' Llama4TextExperts runs every expert on every token (two bmm over all 16 experts,

@@ -64,3 +64,12 @@ TEST_CASE("json error: a number too large for a double (found by fuzz_op)", "[js
       [] { ridgeline::parse_json_text("{\"m\": 1E33333}", "ops.jsonl line 1"); },
       {"ops.jsonl line 1", "invalid JSON: number overflow"});
 }
+
+TEST_CASE("string_or: the string or else the fallback and never an exception", "[json]") {
+  nlohmann::json doc = {{"gpu", "h200-sxm"}, {"tool", 5}, {"meta", nullptr}};
+  CHECK(ridgeline::string_or(doc, "gpu") == "h200-sxm");
+  CHECK(ridgeline::string_or(doc, "tool", "?") == "?");          // not a string
+  CHECK(ridgeline::string_or(doc, "missing", "?") == "?");       // missing
+  CHECK(ridgeline::string_or(doc["meta"], "name", "?") == "?");  // not an object
+  CHECK(ridgeline::string_or(nlohmann::json::array({1}), "gpu").empty());
+}

@@ -1,5 +1,6 @@
 // Interval tables from measured data, and their held-out coverage; see interval_build.h.
 #include "validate/interval_build.h"
+#include "common/json_reader.h"
 
 #include "common/errors.h"
 #include "hardware/cluster_spec.h"
@@ -41,7 +42,7 @@ std::vector<LevelGpu> level_gpus(const AccuracyBaseline& b) {
   for (const auto& name : profile_names()) {
     if (name == own.name) continue;
     ProfileUse use = find_profile(own.name, own.architecture, name);
-    if (use.doc.value("architecture", "") != own.architecture) continue;
+    if (string_or(use.doc, "architecture") != own.architecture) continue;
     out.push_back({"architecture", own.architecture, load_gpu(b.gpu, {}, name)});
   }
   out.push_back({"none", "any", load_gpu(b.gpu, {}, "none")});

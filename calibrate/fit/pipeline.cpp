@@ -20,8 +20,8 @@ std::string join(const std::vector<std::string>& v) {
 }
 
 std::string provenance_of(const Dataset& d, const CalibrationInputs& in) {
-  std::string device = d.meta.value("device_name", "unknown device");
-  std::string date = d.meta.value("utc_start", "").substr(0, 10);
+  std::string device = string_or(d.meta, "device_name", "unknown device");
+  std::string date = string_or(d.meta, "utc_start").substr(0, 10);
   return "fitted: " + device + ", " + (date.empty() ? "date unknown" : date) +
          ": ridgeline calibrate fit over the fit split of " + join(in.data) +
          (in.workloads.empty()

@@ -2,6 +2,7 @@
 #include "calibrate/fit/suite_figures.h"
 
 #include "common/errors.h"
+#include "common/json_reader.h"
 #include "hardware/derived.h"
 
 #include <algorithm>
@@ -18,9 +19,11 @@ using json = nlohmann::json;
 // The suite's points by name, only those that ran ("status": "ok").
 std::map<std::string, const json*> ok_points(const json& doc) {
   std::map<std::string, const json*> out;
-  for (const auto& b : doc.at("benchmarks")) {
-    if (b.is_object() && b.value("status", "") == "ok" && b.contains("name"))
-      out[b["name"].get<std::string>()] = &b;
+  const json& benchmarks = doc.at("benchmarks");
+  if (!benchmarks.is_array()) return out;
+  for (const auto& b : benchmarks) {
+    if (string_or(b, "status") == "ok" && !string_or(b, "name").empty())
+      out[string_or(b, "name")] = &b;
   }
   return out;
 }
@@ -162,7 +165,7 @@ std::vector<CrossCheck> cross_checks(const GpuSpec& g,
 
 bool is_suite_document(const json& doc) {
   return doc.is_object() && doc.contains("benchmarks") && doc.contains("meta") &&
-         doc["meta"].is_object() && doc["meta"].value("tool", "") == "ridgeline-gpu-bench";
+         string_or(doc["meta"], "tool") == "ridgeline-gpu-bench";
 }
 
 SuiteFigures suite_figures(const json& doc, const GpuSpec& gpu, const std::string& label) {
@@ -170,11 +173,10 @@ SuiteFigures suite_figures(const json& doc, const GpuSpec& gpu, const std::strin
     throw InputError(label + ": not a ridgeline-gpu-bench measurements file");
   const json& meta = doc["meta"];
   Context c{gpu, "unknown device", "date unknown", label, {}};
-  if (meta.contains("device") && meta["device"].is_object())
-    c.device = meta["device"].value("name", c.device);
-  std::string start = meta.value("utc_start", "");
+  if (meta.contains("device")) c.device = string_or(meta["device"], "name", c.device);
+  std::string start = string_or(meta, "utc_start");
   if (start.size() >= 10) c.date = start.substr(0, 10);
-  if (!meta.value("complete", false))
+  if (!(meta.contains("complete") && meta["complete"].is_boolean() && meta["complete"].get<bool>()))
     c.out.warnings.push_back(label + ": the run did not finish (meta.complete is false)");
   auto pts = ok_points(doc);
   latency_figures(c, pts);

@@ -10,11 +10,13 @@
 // (`validate --collectives`, `fit-collectives --data`), published training runs
 // (`validate --training-runs`), an accuracy baseline (`validate --check`), an interval table
 // (validate/intervals.json), published serving data (`validate-serving --data`: rows and hf-cb
-// records) and a `--shard` output file for `ridgeline merge`. Loaders that take a path read the
-// input from a temporary file of this process.
-// A bad input must end in InputError (a message for the user); any other exception, a crash, a
-// sanitizer report or a non-finite time is a bug, and libFuzzer stops on it with the input.
-// Built by -DRIDGELINE_FUZZ=ON with clang; `./quickstart.sh fuzz` runs each for a bounded time.
+// records), a `--shard` output file for `ridgeline merge` and a ridgeline-gpu-bench suite file
+// (`calibrate fit --hardware`: its measured figures and cross-checks against an H100). Loaders that
+// take a path read the input from a temporary file of this process. A bad input must end in
+// InputError (a message for the user); any other exception, a crash, a sanitizer report or a
+// non-finite time is a bug, and libFuzzer stops on it with the input. Built by -DRIDGELINE_FUZZ=ON
+// with clang; `./quickstart.sh fuzz` runs each for a bounded time.
+#include "calibrate/fit/suite_figures.h"
 #include "cli/collective_runner.h"
 #include "cli/merge.h"
 #include "cli/op_runner.h"
@@ -129,8 +131,15 @@ void run_one(const std::string& text) {
   static std::ofstream quiet("/dev/null");
   std::cerr.rdbuf(quiet.rdbuf());  // "N of M points failed", every run
   merge_shards({as_file(text, ".jsonl")}, "json", as_file("", ".out"));
+#elif RIDGELINE_FUZZ_TARGET == 20
+  static const GpuSpec gpu = load_gpu("h100-sxm");
+  nlohmann::json doc = parse_json_text(text, "fuzz-suite.json");
+  if (is_suite_document(doc)) {
+    suite_figures(doc, gpu, "fuzz-suite.json");
+    suite_checks(doc, gpu);
+  }
 #else
-#error "RIDGELINE_FUZZ_TARGET must be 1..19 (see the header)"
+#error "RIDGELINE_FUZZ_TARGET must be 1..20 (see the header)"
 #endif
 }
 
