@@ -142,6 +142,7 @@ struct ModelParams {
                                    // is at most this many waves of one CTA per SM ...
     Fact decode_split_min_kv_len;  // ... and there are at least this many keys
     Fact backward_mma_efficiency;  // the backward kernel's MMAs (5 per block instead of 2)
+    Fact masked_block_slowdown;    // a key block's cycles with an additive mask, relative to none
   } attention;
   struct {
     Fact efficiency;  // elementwise math on CUDA cores, fraction of FP32 peak
@@ -268,6 +269,7 @@ void visit_model_fields(Params& p, F&& f) {
   f("attention/decode_split_min_kv_len", p.attention.decode_split_min_kv_len,
     FieldRule::PositiveInteger);
   f("attention/backward_mma_efficiency", p.attention.backward_mma_efficiency, FieldRule::Fraction);
+  f("attention/masked_block_slowdown", p.attention.masked_block_slowdown, FieldRule::Positive);
   f("vector/efficiency", p.vector.efficiency, FieldRule::Fraction);
   f("vector/cta_bytes", p.vector.cta_bytes, FieldRule::PositiveInteger);
   f("vector/reduce_ctas_per_sm", p.vector.reduce_ctas_per_sm, FieldRule::PositiveInteger);

@@ -11,7 +11,9 @@
 // and splits the keys when items would leave SMs idle, the (batch, query head) pairs are few and
 // the cache is long (cuDNN's choice, as observed); it is then bound by reading the KV cache with
 // the SMs it keeps busy.
-// Each CTA pays item_overhead_cycles per item; the kernel pays prologue_cycles once, before its
+// An additive mask (a bias tile loaded and added per key block) multiplies a block's cycles by
+// masked_block_slowdown (measured on cuDNN's masked kernel). Each CTA pays item_overhead_cycles
+// per item; the kernel pays prologue_cycles once, before its
 // first key block, when there is no memory traffic yet to overlap it with.
 // K/V blocks are re-read from L2 by each query block of a head; those reads go to HBM when
 // the KV of the heads running at once outgrows L2.
@@ -121,6 +123,7 @@ OpCost attention_cost(const AttentionOp& a, const GpuSpec& gpu, int kv_splits) {
   double block_cycles = a.backward
                             ? 2.5 * mma_cycles / p.backward_mma_efficiency.value + 2 * exp_cycles
                             : mma_cycles / p.mma_efficiency.value + exp_cycles;
+  if (a.additive_mask) block_cycles *= p.masked_block_slowdown.value;  // the bias tile each block
   double overhead = p.item_overhead_cycles.value;
 
   std::vector<double> head;  // cycles of one head's items, in launch order
@@ -156,8 +159,10 @@ OpCost attention_cost(const AttentionOp& a, const GpuSpec& gpu, int kv_splits) {
   double rereads = std::max(0.0, kv_tile_reads - unique_kv);
   double workspace =
       l.split > 1 ? 2 * (double)a.batch * a.heads * a.q_len * (d + 2) * 4 * l.split : 0;
-  c.bytes.hbm = w.unique_bytes() + (1 - hit) * rereads + workspace;
-  c.bytes.l2 = w.unique_bytes() - unique_kv + kv_tile_reads + workspace;
+  // An additive mask is read once from HBM and by every head's query blocks through L2.
+  double mask = a.additive_mask ? (double)a.batch * a.q_len * a.kv_len * dtype_bytes(a.dtype) : 0;
+  c.bytes.hbm = w.unique_bytes() + (1 - hit) * rereads + workspace + mask;
+  c.bytes.l2 = w.unique_bytes() - unique_kv + kv_tile_reads + workspace + mask * a.heads;
   c.bytes.smem = 2 * kv_tile_reads;
   c.detail.tile_m = (int)bm;
   c.detail.tile_n = (int)bn;

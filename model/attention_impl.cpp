@@ -182,10 +182,14 @@ int fa2_num_splits(double items, double sms, double kv_blocks, int max_splits) {
 AttentionImpl attention_impl_for(const AttentionOp& a, const GpuSpec& gpu) {
   if (a.impl) {
     check_gpu(*a.impl, gpu);
+    if (a.additive_mask && (*a.impl == AttentionImpl::Flash2 || *a.impl == AttentionImpl::Flash3))
+      throw InputError(impl_error(*a.impl, "takes no additive mask"));
     return *a.impl;
   }
   if (a.dtype == DType::Fp32 || a.head_dim > 256) return AttentionImpl::Efficient;
   if (a.dtype == DType::Fp8 || cudnn_first(gpu)) return AttentionImpl::Cudnn;
+  // SDPA's flash backend takes no attn_mask: with one it runs the memory-efficient kernel.
+  if (a.additive_mask) return AttentionImpl::Efficient;
   return AttentionImpl::Flash2;
 }
 

@@ -60,12 +60,13 @@ std::vector<Op> math_kernels(const AttentionOp& a) {
   ops.push_back(elementwise(ElementwiseKind::MulScalar, q, DType::Fp32));  // q * sqrt(scale)
   ops.push_back(elementwise(ElementwiseKind::MulScalar, b * h * l * d, DType::Fp32));  // k's
   ops.push_back(fp32_bmm(a.batch * a.heads, a.q_len, a.kv_len, a.head_dim));           // q.k^T
-  if (a.causal) {  // the mask: ones, tril, its float bias (fills, masked_fill), added to scores
+  if (a.causal) {  // the mask: ones, tril, its float bias (fills, masked_fill)
     ops.push_back(elementwise(ElementwiseKind::Copy, s * l, DType::Fp8));
     ops.push_back(elementwise(ElementwiseKind::Copy, s * l, DType::Fp8, true));
     ops.push_back(elementwise(ElementwiseKind::Copy, s * l, DType::Fp32, true));
-    ops.push_back(elementwise(ElementwiseKind::Add, scores, DType::Fp32, true));
   }
+  if (a.causal || a.additive_mask)  // the bias (built, or the caller's) added to the scores
+    ops.push_back(elementwise(ElementwiseKind::Add, scores, DType::Fp32, true));
   RowOp soft;
   soft.kind = RowOpKind::Softmax;
   soft.rows = std::max<int64_t>(1, a.batch * a.heads * a.q_len);

@@ -61,6 +61,12 @@ double serving_rank_attention_us(const GpuSpec& gpu, const ModelConfig& model, c
   return serving_attention_us(gpu, rank_model(model, p), run, requests, q_len, kv_len);
 }
 
+double serving_rank_packed_attention_us(const GpuSpec& gpu, const ModelConfig& model,
+                                        const RunConfig& run, const ParallelConfig& p,
+                                        int64_t q_tokens, int64_t kv_tokens) {
+  return serving_packed_attention_us(gpu, rank_model(model, p), run, q_tokens, kv_tokens);
+}
+
 ServingMemory serving_rank_memory(const GpuSpec& gpu, const ModelConfig& model,
                                   const RunConfig& run, const ParallelConfig& p) {
   StageParams sp = stage_parameters(model, run, p, 0);

@@ -37,6 +37,9 @@ RankStepTime serving_rank_dense_us(const GpuSpec& gpu, const ClusterSpec& cluste
 double serving_rank_attention_us(const GpuSpec& gpu, const ModelConfig& model, const RunConfig& run,
                                  const ParallelConfig& p, int64_t requests, int64_t q_len,
                                  int64_t kv_len);
+double serving_rank_packed_attention_us(const GpuSpec& gpu, const ModelConfig& model,
+                                        const RunConfig& run, const ParallelConfig& p,
+                                        int64_t q_tokens, int64_t kv_tokens);
 ServingMemory serving_rank_memory(const GpuSpec& gpu, const ModelConfig& model,
                                   const RunConfig& run, const ParallelConfig& p);
 double serving_rank_activation_peak_bytes(const GpuSpec& gpu, const ModelConfig& model,

@@ -44,6 +44,40 @@ double serving_attention_us(const GpuSpec& gpu, const ModelConfig& model, const 
   return kernel_us * (double)model.layers;
 }
 
+double serving_packed_attention_us(const GpuSpec& gpu, const ModelConfig& model,
+                                   const RunConfig& run, int64_t q_tokens, int64_t kv_tokens) {
+  DType kv_dtype = run.kv_cache;
+  double eager_floor = run.launch == LaunchMode::Eager ? gpu.launch.python_eager_us.value : 0;
+  auto kernel = [&](const OpShape& shape) {
+    return std::max(predict_op(Op{"", shape, false}, gpu).time_us, eager_floor);
+  };
+  // cache.update's read: K and V of every request gathered by index (a vectorized gather).
+  ElementwiseOp gather;
+  gather.kind = ElementwiseKind::Copy;
+  gather.numel = kv_tokens * model.kv_heads * model.head_dim;
+  gather.dtype = kv_dtype;
+  // repeat_kv's expand and .contiguous() of the transposed view: ATen's strided copy to every
+  // query head (a copy even without GQA: the view is transposed).
+  ElementwiseOp expand;
+  expand.kind = ElementwiseKind::Copy;
+  expand.numel = kv_tokens * model.heads * model.head_dim;
+  expand.dtype = kv_dtype;
+  expand.strided = true;
+  AttentionOp a;
+  a.batch = 1;
+  a.heads = model.heads;
+  a.kv_heads = model.heads;
+  a.head_dim = model.head_dim;
+  a.q_len = q_tokens;
+  a.kv_len = std::max(kv_tokens, q_tokens);
+  a.causal = false;
+  a.additive_mask = true;
+  a.dtype = attention_dtype(run);
+  if (kv_dtype != a.dtype) a.kv_dtype = kv_dtype;
+  double layer_us = 2 * kernel(gather) + 2 * kernel(expand) + kernel(a);
+  return layer_us * (double)model.layers;
+}
+
 ServingMemory serving_memory(const GpuSpec& gpu, const ModelConfig& model, const RunConfig& run) {
   RunConfig one = run;
   one.phase = Phase::Decode;

@@ -4,6 +4,10 @@
 //    (workloads' build_serving_step_graph, predicted like any workload);
 //  - one attention kernel a layer for `requests` sequences of `q_len` new tokens over `kv_len`
 //    keys (causal when q_len > 1), in the dtypes and launch mode of the run, times the layers;
+//  - or, for an engine that packs the batch (transformers' paged|sdpa), a layer's gather of the
+//    batch's K and V from the paged cache, their copy to every query head (repeat_kv, then
+//    contiguous: a strided copy) and one SDPA over all `q_tokens` against all `kv_tokens` with
+//    an additive mask (validate/data/h200-sxm-paged-sdpa-2026-12-02.json), times the layers;
 //  - the memory figures KV sizing needs (weights, reserved, KV bytes a token, activation peak).
 #pragma once
 
@@ -19,6 +23,8 @@ double serving_dense_us(const GpuSpec& gpu, const ModelConfig& model, const RunC
                         int64_t tokens, int64_t sampled);
 double serving_attention_us(const GpuSpec& gpu, const ModelConfig& model, const RunConfig& run,
                             int64_t requests, int64_t q_len, int64_t kv_len);
+double serving_packed_attention_us(const GpuSpec& gpu, const ModelConfig& model,
+                                   const RunConfig& run, int64_t q_tokens, int64_t kv_tokens);
 
 struct ServingMemory {
   double capacity_bytes = 0, weights_bytes = 0, reserved_bytes = 0, kv_bytes_per_token = 0;

@@ -94,6 +94,16 @@ EngineConfig load_engine_doc(const nlohmann::json& doc, const std::string& label
   JsonReader& h = r.child("host");
   e.host_overhead_us = h.non_negative("overhead_us_per_step");
   e.host_source = h.string("source");
+  if (r.has("attention")) {
+    JsonReader& a = r.child("attention");
+    e.packed_attention = a.one_of("layout", {"per_request", "packed_masked"}) == "packed_masked";
+    if (a.has("kv_padding_tokens")) {
+      if (!e.packed_attention)
+        a.fail("kv_padding_tokens", "pads a packed_masked layout's keys only");
+      e.kv_padding_tokens = a.integer("kv_padding_tokens", 1);
+    }
+    a.string("source");
+  }
   r.finish();
   return e;
 }

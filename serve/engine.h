@@ -11,7 +11,13 @@
 //                 "max_blocks": 0 (no cap), "prefix_caching": false,
 //                 "dtype": "weights" | "activations"},   the cache's precision under --precision
 //    "cuda_graphs": {"sizes": [1, 2, 4], "step": 8, "max_batch_size": 512} or null (eager),
-//    "host": {"overhead_us_per_step": 300, "source": "..."}}
+//    "host": {"overhead_us_per_step": 300, "source": "..."},
+//    "attention": {"layout": "packed_masked", "kv_padding_tokens": 16384, "source": "..."}}
+//      optional; without it each request attends to its own cache ("per_request": the paged
+//      kernels of vLLM, SGLang and TensorRT-LLM). "packed_masked": transformers' paged|sdpa,
+//      one SDPA over all of a step's query tokens against all of its keys with an additive
+//      mask, the keys first gathered and copied to every query head; kv_padding_tokens (0: none)
+//      rounds the step's keys up to a multiple, as its CUDA graphs pad them.
 #pragma once
 
 #include "common/json_reader.h"
@@ -58,6 +64,8 @@ struct EngineConfig {
   bool prefix_caching = false;
   KvDtypeRule kv_dtype = KvDtypeRule::Weights;
   std::vector<int64_t> graph_sizes;  // captured batch sizes, ascending; empty: no padding
+  bool packed_attention = false;     // "packed_masked": one masked SDPA over the whole batch
+  int64_t kv_padding_tokens = 0;     // packed: the step's keys rounded up to a multiple (0: none)
   double host_overhead_us = 0;
   std::string host_source;
 

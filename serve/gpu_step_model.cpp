@@ -32,4 +32,8 @@ double GpuStepModel::price_attention(int64_t requests, int64_t q_len, int64_t kv
   return serving_attention_us(gpu_, model_, run_, requests, q_len, kv_len);
 }
 
+double GpuStepModel::price_packed_attention(int64_t q_tokens, int64_t kv_tokens) {
+  return serving_packed_attention_us(gpu_, model_, run_, q_tokens, kv_tokens);
+}
+
 }  // namespace ridgeline

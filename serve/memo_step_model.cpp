@@ -45,10 +45,22 @@ double MemoStepModel::attention_us(const AttentionGroup& g) {
   return us;
 }
 
+double MemoStepModel::packed_attention_us(int64_t q_tokens, int64_t kv_tokens) {
+  if (sliding_window_ > 0)
+    throw InputError(
+        "--engine: a packed_masked attention layout with a sliding-window model is "
+        "not modelled (its layers mask different keys)");
+  auto key = std::make_pair(bucket_tokens(q_tokens), bucket_kv(kv_tokens));
+  auto it = packed_.find(key);
+  if (it != packed_.end()) return it->second;
+  return packed_.emplace(key, price_packed_attention(key.first, key.second)).first->second;
+}
+
 double MemoStepModel::step_us(const StepShape& shape) {
   require_invariant(shape.tokens >= 1 && shape.sequences >= 1, "a step has work");
   double us = dense(shape.tokens, shape.sequences).total_us;
   for (const AttentionGroup& g : shape.groups) us += attention_us(g);
+  if (shape.packed_kv_tokens > 0) us += packed_attention_us(shape.tokens, shape.packed_kv_tokens);
   return us;
 }
 

@@ -3,8 +3,9 @@
 // memoised by bucketed shape so that long runs cost few predictions: tokens exact up to 512,
 // then rounded up to 1/64 of their power of two (< 1.6% more work); cache lengths rounded up to
 // 16 tokens up to 1024, then to 1/64 of their power of two (at least the group's query length,
-// at most the model's sliding window where it has one). A step model says only how it prices
-// the two parts (price_dense, price_attention) on the bucketed shapes.
+// at most the model's sliding window where it has one). A packed step's one masked attention is
+// memoised by its bucketed query tokens and keys. A step model says only how it prices the
+// parts (price_dense, price_attention, price_packed_attention) on the bucketed shapes.
 #pragma once
 
 #include "serve/step_model.h"
@@ -19,7 +20,9 @@ class MemoStepModel : public StepModel {
   double step_us(const StepShape& shape) final;
 
   // Distinct shapes priced so far.
-  int64_t predictions() const { return (int64_t)dense_.size() + (int64_t)attention_.size(); }
+  int64_t predictions() const {
+    return (int64_t)dense_.size() + (int64_t)attention_.size() + (int64_t)packed_.size();
+  }
 
   static int64_t bucket_tokens(int64_t tokens);
   static int64_t bucket_kv(int64_t kv_len);
@@ -38,13 +41,16 @@ class MemoStepModel : public StepModel {
   // The prices on bucketed shapes (sequences <= tokens; kv_len >= q_len).
   virtual DenseCost price_dense(int64_t tokens, int64_t sequences) = 0;
   virtual double price_attention(int64_t requests, int64_t q_len, int64_t kv_len) = 0;
+  virtual double price_packed_attention(int64_t q_tokens, int64_t kv_tokens) = 0;
 
  private:
   double attention_us(const AttentionGroup& g);
+  double packed_attention_us(int64_t q_tokens, int64_t kv_tokens);
 
   int64_t sliding_window_;
   std::map<std::pair<int64_t, int64_t>, DenseCost> dense_;
   std::map<std::tuple<int64_t, int64_t, int64_t>, double> attention_;
+  std::map<std::pair<int64_t, int64_t>, double> packed_;
 };
 
 }  // namespace ridgeline

@@ -44,4 +44,8 @@ double ParallelStepModel::price_attention(int64_t requests, int64_t q_len, int64
   return serving_rank_attention_us(gpu_, model_, run_, parallel_, requests, q_len, kv_len);
 }
 
+double ParallelStepModel::price_packed_attention(int64_t q_tokens, int64_t kv_tokens) {
+  return serving_rank_packed_attention_us(gpu_, model_, run_, parallel_, q_tokens, kv_tokens);
+}
+
 }  // namespace ridgeline

@@ -38,6 +38,7 @@ class ParallelStepModel : public MemoStepModel {
  private:
   DenseCost price_dense(int64_t tokens, int64_t sequences) override;
   double price_attention(int64_t requests, int64_t q_len, int64_t kv_len) override;
+  double price_packed_attention(int64_t q_tokens, int64_t kv_tokens) override;
 
   GpuSpec gpu_;
   ClusterSpec cluster_;

@@ -15,14 +15,16 @@ namespace {
 constexpr double kNever = std::numeric_limits<double>::infinity();
 
 // The step's shape for the step model: decodes as one attention group at their mean cache
-// length, each prefill chunk its own group; tokens padded to the engine's CUDA-graph sizes.
+// length, each prefill chunk its own group (or, for a packed engine, all the batch's keys in
+// one, padded as its graphs pad them); tokens padded to the engine's CUDA-graph sizes.
 StepShape step_shape(const EngineState& s, const StepPlan& plan, const EngineConfig& e,
                      StepRecord& rec) {
   StepShape shape;
-  int64_t decode_kv = 0;
+  int64_t decode_kv = 0, all_kv = 0;  // keys the decodes attend to; all requests'
   for (auto [idx, n] : plan.work) {
     const Sequence& q = s.seqs[idx];
     rec.tokens += n;
+    all_kv += q.computed + n;
     if (n == 1 && q.decoding()) {
       ++rec.decodes;
       decode_kv += q.computed + 1;
@@ -37,6 +39,13 @@ StepShape step_shape(const EngineState& s, const StepPlan& plan, const EngineCon
   shape.tokens = e.padded_batch(rec.tokens);
   shape.sequences = std::min(shape.tokens, e.padded_batch((int64_t)plan.work.size()));
   rec.padded_tokens = shape.tokens;
+  if (e.packed_attention) {  // every request's keys in one masked attention
+    int64_t kv = all_kv;
+    if (e.kv_padding_tokens > 0)
+      kv = (kv + e.kv_padding_tokens - 1) / e.kv_padding_tokens * e.kv_padding_tokens;
+    shape.groups.clear();
+    shape.packed_kv_tokens = std::max<int64_t>(kv, 1);
+  }
   return shape;
 }
 

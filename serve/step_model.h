@@ -1,8 +1,10 @@
 // The price of one engine step, asked by the simulator; serve/ knows no kernel. A step is the
 // batch's shape: the new tokens of all its requests together (GEMMs, norms, the MLP run over
 // them at once) and, for attention, groups of requests with the same query length and cache
-// length (decodes together, each prefill chunk apart). GpuStepModel prices it with ridgeline's
-// single-GPU model; a parallel step model (TP/PP/EP) can implement the same interface later.
+// length (decodes together, each prefill chunk apart), or, for an engine that packs the batch
+// into one masked attention (transformers' paged|sdpa), the batch's total keys. GpuStepModel prices
+// it with ridgeline's single-GPU model; a parallel step model (TP/PP/EP) can implement the same
+// interface later.
 #pragma once
 
 #include <cstdint>
@@ -20,6 +22,9 @@ struct StepShape {
   int64_t tokens = 0;     // new tokens of all requests (after CUDA-graph padding)
   int64_t sequences = 0;  // requests in the step: rows of the LM head
   std::vector<AttentionGroup> groups;
+  // An engine that packs the batch (EngineConfig::packed_attention): no groups, one masked
+  // attention of all `tokens` against the batch's keys, padded as the engine pads them.
+  int64_t packed_kv_tokens = 0;
 };
 
 // What the KV sizing rules need (bytes on one GPU).

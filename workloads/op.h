@@ -46,7 +46,7 @@ enum class AttentionImpl { Cudnn, Flash2, Flash3, Efficient, Math };
 
 struct AttentionOp {  // fused attention (one kernel but for math), GQA when kv_heads < heads
   int64_t batch = 1, heads = 0, kv_heads = 0, head_dim = 0, q_len = 0, kv_len = 0;
-  bool causal = false;        // bottom-right aligned mask when q_len < kv_len
+  bool causal = false;  // bottom-right aligned mask when q_len < kv_len
   DType dtype = DType::Bf16;  // Q, O and the math
   // K and V as stored, when not in `dtype` (an fp8 KV cache read by a bf16 kernel, which
   // dequantizes K/V blocks as it loads them).
@@ -57,6 +57,9 @@ struct AttentionOp {  // fused attention (one kernel but for math), GQA when kv_
   int64_t v_head_dim = 0;
   bool v_in_k = false;
   std::optional<AttentionImpl> impl{};  // unset: what SDPA picks on the GPU (attention_impl.h)
+  // An additive [q_len, kv_len] bias read by the kernel (transformers' paged|sdpa passes one
+  // to SDPA for a packed batch): flash kernels take none, cuDNN's masked variant runs slower.
+  bool additive_mask = false;
   DType kv_storage() const { return kv_dtype.value_or(dtype); }
   int64_t v_dim() const { return v_head_dim > 0 ? v_head_dim : head_dim; }
 };

@@ -66,6 +66,8 @@ void check_attention_impl(Reader& r, const AttentionOp& a) {
   if (!fp8 && (a.dtype == DType::Fp8 || a.kv_storage() == DType::Fp8))
     r.fail(a.dtype == DType::Fp8 ? "impl" : "kv_dtype",
            name + " does not read fp8 (cudnn and flash3 do)");
+  if ((i == AttentionImpl::Flash2 || i == AttentionImpl::Flash3) && a.additive_mask)
+    r.fail("impl", name + " takes no additive mask (SDPA runs cudnn, efficient or math with one)");
   if (fused && a.head_dim > 256)
     r.fail("head_dim", name + " supports head_dim up to 256 (efficient and math take more); got " +
                            std::to_string(a.head_dim));
@@ -97,6 +99,7 @@ AttentionOp read_attention(Reader& r) {
   a.q_len = dim(r, "q_len");
   a.kv_len = dim(r, "kv_len");
   a.causal = r.boolean("causal");
+  if (r.has("additive_mask")) a.additive_mask = r.boolean("additive_mask");
   a.dtype = read_dtype(r, {DType::Fp32, DType::Bf16, DType::Fp16, DType::Fp8},
                        "attention runs in fp32, bf16, fp16 or fp8");
   if (r.has("impl")) a.impl = read_impl(r, attention_impls(), "attention");
