@@ -5,7 +5,8 @@
 // streams (cli/op_stream.h: each line parsed, predicted and printed before the next); the list
 // path that the other views and the Python package take is split in two: BM_OpBatchRun reads,
 // parses and predicts the lines with their intervals (run_op_lines), BM_OpBatchPrint writes the
-// finished results as JSONL (print_op_jsonl).
+// finished results as JSONL (print_op_jsonl). BM_OpBatchCliJobs/2 runs the CLI with --jobs 2
+// (cli/op_stream.h), timed by the wall clock.
 //   build/bench/bench_op_batch --benchmark_min_time=1
 #include "cli/commands.h"
 #include "cli/op_runner.h"
@@ -76,13 +77,16 @@ class Sink : public std::streambuf {
   int overflow(int c) override { return c; }
 };
 
+// `ridgeline op --input` with --jobs state.range(0) (1: the flag left out).
 void BM_OpBatchCli(benchmark::State& state) {
   const std::string& path = batch_file();
   Sink sink;
+  const auto jobs = state.range(0);
   for (auto _ : state) {
     CLI::App app{"ridgeline"};
     Command op = add_op_command(app);
     std::vector<std::string> args = {"ridgeline", "op", "--gpu", "h100-sxm", "--input", path};
+    if (jobs > 1) args.insert(args.end(), {"--jobs", std::to_string(jobs)});
     std::vector<char*> argv;
     for (auto& a : args) argv.push_back(a.data());
     app.parse(static_cast<int>(argv.size()), argv.data());
@@ -93,7 +97,13 @@ void BM_OpBatchCli(benchmark::State& state) {
   }
   state.SetItemsProcessed(state.iterations() * kLines);
 }
-BENCHMARK(BM_OpBatchCli)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_OpBatchCli)->Arg(1)->Unit(benchmark::kMillisecond);
+// On threads the calling thread's CPU time says nothing: ops per wall-clock second.
+BENCHMARK(BM_OpBatchCli)
+    ->Name("BM_OpBatchCliJobs")
+    ->Arg(2)
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
 
 void BM_OpBatchLibrary(benchmark::State& state) {
   GpuSpec gpu = load_gpu("h100-sxm");

@@ -59,13 +59,16 @@ ShardSpec parse_shard(const std::string& flag, const std::string& text) {
   return s;
 }
 
+int checked_jobs(int jobs) {
+  if (jobs < 1)
+    throw InputError("--jobs " + std::to_string(jobs) + ": must be at least 1 (threads)");
+  if (jobs > 1024) throw InputError("--jobs " + std::to_string(jobs) + ": at most 1024 threads");
+  return jobs;
+}
+
 Batch batch_of(const BatchFlags& f) {
-  if (f.jobs < 1)
-    throw InputError("--jobs " + std::to_string(f.jobs) + ": must be at least 1 (threads)");
-  if (f.jobs > 1024)
-    throw InputError("--jobs " + std::to_string(f.jobs) + ": at most 1024 threads");
   Batch b;
-  b.jobs = f.jobs;
+  b.jobs = checked_jobs(f.jobs);
   if (!f.shard.empty()) b.shard = parse_shard("--shard", f.shard);
   return b;
 }

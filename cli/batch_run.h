@@ -37,6 +37,10 @@ struct ShardSpec {
 // "1/4" -> {1, 4}; errors name `flag`: "--shard 3/2: expected I/N with 0 <= I < N ...".
 ShardSpec parse_shard(const std::string& flag, const std::string& text);
 
+// A --jobs value, checked: 1 to 1024 threads, else an InputError naming the flag
+// ("--jobs 0: must be at least 1 (threads)"). `ridgeline op --input` takes the same flag.
+int checked_jobs(int jobs);
+
 // Checks --jobs (>= 1) and --shard; the format a sharded run may not take is refused by the
 // caller (a shard always writes JSONL).
 struct Batch {

@@ -1,8 +1,10 @@
 // `ridgeline op`: single kernels. Either a JSONL batch (--input FILE, or - for stdin), one
 // result per line in the same order, or one op described by flags:
-//   ridgeline op --gpu h100-sxm --input ops.jsonl --format jsonl
+//   ridgeline op --gpu h100-sxm --input ops.jsonl --format jsonl [--jobs N]
 //   ridgeline op --gpu h100-sxm --op gemm --m 4096 --n 4096 --k 4096 --dtype bf16
 // Exit status 1 when any line failed; the other lines are still predicted and printed.
+// --jobs N predicts a JSONL batch on N threads, printing the bytes one thread prints.
+#include "cli/batch_run.h"
 #include "cli/commands.h"
 #include "cli/op_runner.h"
 #include "cli/op_stream.h"
@@ -30,6 +32,7 @@ struct OpOptions {
             kv_len = 0;
   long long numel = 0, rows = 0, cols = 0;
   bool causal = false, warm_l2 = false;
+  int jobs = 1;
 };
 
 // The JSON object the flags describe; only the flags given, so the parser checks them all.
@@ -75,11 +78,11 @@ int report_failures(const std::vector<std::string>& errors, size_t ops) {
 int stream_input(const OpOptions& o, const GpuSpec& gpu) {
   OpStreamSummary s;
   if (o.input == "-") {
-    s = stream_op_jsonl(std::cin, "stdin", gpu, std::cout);
+    s = stream_op_jsonl(std::cin, "stdin", gpu, std::cout, o.jobs);
   } else {
     std::ifstream in(o.input);
     if (!in) throw InputError(located("--input " + o.input, "cannot open file"));
-    s = stream_op_jsonl(in, o.input, gpu, std::cout);
+    s = stream_op_jsonl(in, o.input, gpu, std::cout, o.jobs);
   }
   return report_failures(s.errors, s.ops);
 }
@@ -100,6 +103,8 @@ Command add_op_command(CLI::App& app) {
   cmd->add_option("--format", o->format,
                   "table, json, jsonl or csv (default: table for flags, jsonl for --input)")
       ->check(CLI::IsMember(op_views().names()));
+  cmd->add_option("--jobs", o->jobs,
+                  "Threads predicting a JSONL --input at once (default 1); same output");
   cmd->add_option("--id", o->id, "Id of the op given by flags");
   cmd->add_option("--op", o->op,
                   "gemm, attention, elementwise, reduce, rmsnorm, layernorm, softmax");
@@ -132,9 +137,17 @@ Command add_op_command(CLI::App& app) {
     if (from_flags == !o->input.empty()) {
       throw InputError("op: give either --input FILE or --op KIND with its dimensions");
     }
-    GpuSpec gpu = load_gpu(o->gpu, o->sets, o->profile);
+    checked_jobs(o->jobs);
     std::string format = !o->format.empty() ? o->format : (from_flags ? "table" : "jsonl");
-    if (!from_flags && format == "jsonl") return stream_input(*o, gpu);
+    const bool streamed = !from_flags && format == "jsonl";
+    if (o->jobs > 1 && !streamed)
+      throw InputError("--jobs " + std::to_string(o->jobs) +
+                       ": only with --input in JSONL (its default --format); " +
+                       (from_flags ? std::string("one op from flags")
+                                   : "--format " + format + " (one result list)") +
+                       " runs on one thread");
+    GpuSpec gpu = load_gpu(o->gpu, o->sets, o->profile);
+    if (streamed) return stream_input(*o, gpu);
     std::vector<OpResult> results;
     if (from_flags) {
       results.push_back(run_op_object(flags_object(*o, *cmd), "flags", o->id, gpu));

@@ -65,9 +65,13 @@ OpResult run_line_strictly(std::string_view line, const std::string& label, int 
 }  // namespace
 
 struct OpLineRunner::State {
-  State(std::istream& i, std::string l, const GpuSpec& g)
-      : in(i), label(std::move(l)), gpu(g), intervals(builtin_interval_table(), g) {}
-  std::istream& in;
+  State(std::istream* i, std::string l, const GpuSpec& g)
+      : in(i),
+        label(std::move(l)),
+        gpu(g),
+        end_of_input(i == nullptr),
+        intervals(builtin_interval_table(), g) {}
+  std::istream* in;  // null: only fed texts
   std::string label;
   const GpuSpec& gpu;
   std::string text;  // read, from the start of the current line on
@@ -80,7 +84,19 @@ struct OpLineRunner::State {
 };
 
 OpLineRunner::OpLineRunner(std::istream& in, std::string label, const GpuSpec& gpu)
-    : s_(std::make_unique<State>(in, std::move(label), gpu)) {}
+    : s_(std::make_unique<State>(&in, std::move(label), gpu)) {}
+
+OpLineRunner::OpLineRunner(std::string label, const GpuSpec& gpu)
+    : s_(std::make_unique<State>(nullptr, std::move(label), gpu)) {}
+
+void OpLineRunner::feed(std::string text, int lines_before) {
+  State& s = *s_;
+  s.text = std::move(text);
+  s.start = 0;
+  s.end_of_input = true;
+  s.in = nullptr;
+  s.number = lines_before;
+}
 
 OpLineRunner::~OpLineRunner() = default;
 
@@ -107,8 +123,8 @@ bool OpLineRunner::next_line(std::string_view& line) {
     s.start = 0;
     searched = s.text.size();
     s.text.resize(searched + kChunk);
-    s.in.read(s.text.data() + searched, kChunk);
-    const auto got = static_cast<size_t>(s.in.gcount());
+    s.in->read(s.text.data() + searched, kChunk);
+    const auto got = static_cast<size_t>(s.in->gcount());
     s.text.resize(searched + got);
     if (got < kChunk) s.end_of_input = true;
   }

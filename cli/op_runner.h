@@ -35,6 +35,8 @@ class OpLineRunner {
  public:
   // Reads `in` a chunk at a time as lines are asked for; `label` as run_op_lines's.
   OpLineRunner(std::istream& in, std::string label, const GpuSpec& gpu);
+  // Reads only the texts given to feed() (one runner a thread of `ridgeline op --jobs N`).
+  OpLineRunner(std::string label, const GpuSpec& gpu);
   ~OpLineRunner();
   OpLineRunner(const OpLineRunner&) = delete;
   OpLineRunner& operator=(const OpLineRunner&) = delete;
@@ -44,6 +46,9 @@ class OpLineRunner {
   // cost().time_us, null where the table has none; valid until the next call) describe it, op().id
   // its id; or result() is the line's result from the strict path: its error, or its prediction.
   bool next();
+  // The lines to read next, in place of what is left: whole lines of the input (each ending in
+  // '\n', but for the input's last), the first of them numbered lines_before + 1 in errors.
+  void feed(std::string text, int lines_before);
   bool fast() const { return fast_; }
   const Op& op() const { return *op_; }
   const OpCost& cost() const { return cost_; }

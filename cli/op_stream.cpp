@@ -6,11 +6,7 @@
 
 namespace ridgeline {
 
-OpStreamSummary stream_op_jsonl(std::istream& in, const std::string& label, const GpuSpec& gpu,
-                                std::ostream& out) {
-  OpLineRunner lines(in, label, gpu);
-  OpJsonlPrinter printer(out);
-  OpStreamSummary summary;
+void print_op_lines(OpLineRunner& lines, OpJsonlPrinter& printer, OpStreamSummary& summary) {
   while (lines.next()) {
     ++summary.ops;
     if (lines.fast()) {
@@ -20,6 +16,15 @@ OpStreamSummary stream_op_jsonl(std::istream& in, const std::string& label, cons
     printer.print(lines.result());
     if (!lines.result().error.empty()) summary.errors.push_back(lines.result().error);
   }
+}
+
+OpStreamSummary stream_op_jsonl(std::istream& in, const std::string& label, const GpuSpec& gpu,
+                                std::ostream& out, int jobs) {
+  if (jobs > 1) return stream_op_jsonl_jobs(in, label, gpu, out, jobs);
+  OpLineRunner lines(in, label, gpu);
+  OpJsonlPrinter printer(out);
+  OpStreamSummary summary;
+  print_op_lines(lines, printer, summary);
   printer.flush();
   return summary;
 }

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # CLI behaviour of batch runs (cli/batch_run.h): --jobs gives byte-identical output to one thread
-# (sweep, search, capacity); --shard I/N outputs run under GNU parallel and combined by `ridgeline
+# (sweep, search, capacity, op --input); --shard I/N outputs run under GNU parallel and combined by `ridgeline
 # merge` equal the unsharded output in every format; bad shard specs, bad --jobs and bad merges
 # get one clear error each (naming the flag, or the file and line); the sweep streams (output
 # before the run ends, peak RSS of a 10^5-point sweep under a bound); SIGINT ends a run with exit
@@ -28,6 +28,27 @@ expect "sweep --jobs 4 still counts failed points" 1 '6 of 48 points failed' -- 
 expect "--jobs 0" 1 '--jobs 0: must be at least 1 (threads)' -- "$bin" "${sw[@]}" --jobs 0
 expect "--jobs too many" 1 '--jobs 5000: at most 1024 threads' -- "$bin" "${sw[@]}" --jobs 5000
 expect "--jobs negative" 1 '--jobs -3: must be at least 1' -- "$bin" "${sw[@]}" --jobs -3
+
+# op --input --jobs: stdout, stderr and exit status of one thread, on ~3,000 lines (several of
+# its 128 KiB batches) with bad lines, blank lines and no newline at the end.
+for i in $(seq 1 3000); do
+  case $((i % 7)) in
+    0) echo '{"op":"gemm","m":1,"n":1,"k":1,"dtype":"tf16"}' ;;
+    3) echo ;;
+    5) echo 'not json' ;;
+    *) echo "{\"id\":\"g$i\",\"op\":\"gemm\",\"m\":$i,\"n\":4096,\"k\":4096,\"dtype\":\"bf16\"}" ;;
+  esac
+done > "$tmp/ops.jsonl"
+printf '%s' '{"op":"rmsnorm","rows":3,"cols":5,"dtype":"bf16"}' >> "$tmp/ops.jsonl"
+"$bin" op --input "$tmp/ops.jsonl" > "$tmp/op1.out" 2> "$tmp/op1.err"; rc1=$?
+"$bin" op --input "$tmp/ops.jsonl" --jobs 3 > "$tmp/op3.out" 2> "$tmp/op3.err"; rc3=$?
+same "op --jobs 3 = --jobs 1 (stdout)" "$tmp/op1.out" "$tmp/op3.out"
+same "op --jobs 3 = --jobs 1 (stderr)" "$tmp/op1.err" "$tmp/op3.err"
+[[ $rc1 -eq 1 && $rc3 -eq 1 ]] && pass=$((pass + 1)) ||
+  { echo "FAIL op --jobs exit status: $rc1 and $rc3 (expected 1)"; failures=$((failures + 1)); }
+expect "op --jobs names each bad line" 1 'ops.jsonl line 2994: invalid JSON' -- "$bin" op --input "$tmp/ops.jsonl" --jobs 2
+expect "op --jobs 0" 1 '--jobs 0: must be at least 1 (threads)' -- "$bin" op --input "$tmp/ops.jsonl" --jobs 0
+expect "op --jobs with a table" 1 '--jobs 2: only with --input in JSONL' -- "$bin" op --input "$tmp/ops.jsonl" --jobs 2 --format table
 
 # Shard specs.
 expect "--shard 3/2" 1 '--shard 3/2: I must be less than N' -- "$bin" "${sw[@]}" --shard 3/2
