@@ -46,6 +46,15 @@ ExpertLoad rank_expert_load(const ModelConfig& m, const RunConfig& run, int64_t 
 
 namespace {
 
+// transformers' expert-parallel sentinel mask on `n` elements: masked_fill(_) with the [rows, 1]
+// mask broadcast over each row, so ATen's TensorIterator cannot vectorize it and runs its
+// non-vectorized elementwise_kernel<128, 4> over every element (as the H200 profiles of the
+// families' fit records name it: gpu_kernel_impl_nocast<masked_fill_kernel>), priced on the
+// generic, strided path.
+Op sentinel_fill(int64_t n, DType d) {
+  return strided(ew_op(ElementwiseKind::MulScalar, n, d));
+}
+
 const KernelRole routing = role::of(RoleKind::MoeRouting);
 const KernelRole dispatch = role::of(RoleKind::MoeDispatch);
 const KernelRole combine = role::of(RoleKind::MoeCombine);
@@ -107,8 +116,7 @@ OpVertex emit_hf_dispatch(Emitter& e, const Moe& x, OpVertex in) {
   e.emit(dispatch, "experts.offsets", moe_index_op(x.E));
   e.emit(dispatch, "experts.sentinel_compare", moe_index_op(x.pairs));
   e.emit(dispatch, "experts.sentinel_clamp", moe_index_op(x.pairs));
-  return e.emit(dispatch, "experts.sentinel_fill",
-                ew_op(ElementwiseKind::MulScalar, x.pairs * x.H, e.act));
+  return e.emit(dispatch, "experts.sentinel_fill", sentinel_fill(x.pairs * x.H, e.act));
 }
 
 // gpt-oss's activation on the interleaved gate and up halves: gate.clamp(max=limit),
@@ -133,7 +141,7 @@ OpVertex emit_hf_experts(Emitter& e, const Moe& x, const RunConfig& run) {
   OpVertex gu = e.emit(role::gemm(Projection::ExpertsGateUp), "experts.gate_up_proj",
                        grouped_gemm(x.load, 2 * x.I, x.H, run));
   e.emit(dispatch, "experts.gate_up_mask_copy", moe_index_op(P));
-  e.emit(dispatch, "experts.gate_up_mask", ew_op(ElementwiseKind::MulScalar, P * 2 * x.I, e.act));
+  e.emit(dispatch, "experts.gate_up_mask", sentinel_fill(P * 2 * x.I, e.act));
   if (x.cfg.expert_bias)  // gpt-oss: each row's expert bias gathered and added
     e.emit(combine, "experts.gate_up_bias",
            strided(ew_op(ElementwiseKind::Add, P * 2 * x.I, e.act)));
@@ -150,7 +158,7 @@ OpVertex emit_hf_experts(Emitter& e, const Moe& x, const RunConfig& run) {
   if (x.cfg.expert_bias)
     e.emit(combine, "experts.down_bias", strided(ew_op(ElementwiseKind::Add, P * x.H, e.act)));
   e.emit(dispatch, "experts.down_mask_copy", moe_index_op(P));
-  e.emit(dispatch, "experts.down_mask", ew_op(ElementwiseKind::MulScalar, P * x.H, e.act));
+  e.emit(dispatch, "experts.down_mask", sentinel_fill(P * x.H, e.act));
   e.emit(combine, "experts.scale", cast_op(P * x.H, e.act, DType::Fp32));  // x weight, in fp32
   e.emit(combine, "experts.inverse_arange", moe_index_op(P));
   e.emit(combine, "experts.inverse_index_put", moe_index_op(P));
