@@ -140,7 +140,8 @@ OpVertex emit_hf_experts(Emitter& e, const Moe& x, const RunConfig& run) {
   int64_t P = x.pairs;
   OpVertex gu = e.emit(role::gemm(Projection::ExpertsGateUp), "experts.gate_up_proj",
                        grouped_gemm(x.load, 2 * x.I, x.H, run));
-  e.emit(dispatch, "experts.gate_up_mask_copy", moe_index_op(P));
+  // masked_fill out of place clones its input first (a device-to-device copy of every row).
+  e.emit(dispatch, "experts.gate_up_mask_copy", ew_op(ElementwiseKind::Copy, P * 2 * x.I, e.act));
   e.emit(dispatch, "experts.gate_up_mask", sentinel_fill(P * 2 * x.I, e.act));
   if (x.cfg.expert_bias)  // gpt-oss: each row's expert bias gathered and added
     e.emit(combine, "experts.gate_up_bias",
@@ -157,7 +158,7 @@ OpVertex emit_hf_experts(Emitter& e, const Moe& x, const RunConfig& run) {
          grouped_gemm(x.load, x.H, x.I, run));
   if (x.cfg.expert_bias)
     e.emit(combine, "experts.down_bias", strided(ew_op(ElementwiseKind::Add, P * x.H, e.act)));
-  e.emit(dispatch, "experts.down_mask_copy", moe_index_op(P));
+  e.emit(dispatch, "experts.down_mask_copy", ew_op(ElementwiseKind::Copy, P * x.H, e.act));
   e.emit(dispatch, "experts.down_mask", sentinel_fill(P * x.H, e.act));
   e.emit(combine, "experts.scale", cast_op(P * x.H, e.act, DType::Fp32));  // x weight, in fp32
   e.emit(combine, "experts.inverse_arange", moe_index_op(P));
