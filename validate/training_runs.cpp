@@ -230,6 +230,19 @@ void precision_of(const RowReader& r, TrainingRunCase& c) {
   }
 }
 
+// A row run with NeMo or Megatron (Megatron-Core underneath) runs Megatron-Core's MoE layer with
+// Transformer Engine (moe impl megatron_te); the JAX frameworks' rows keep the runtime's.
+void megatron_moe_of(const std::string& framework, TrainingRunCase& c) {
+  bool megatron = framework.find("NeMo") != std::string::npos ||
+                  framework.find("Megatron") != std::string::npos;
+  if (!megatron || c.model.moe.experts == 0) return;
+  c.run.runtime.block.moe = MoeImpl::MegatronTe;
+  c.run.runtime.learned_positions.moe = MoeImpl::MegatronTe;
+  c.assumptions.push_back(
+      "MoE kernels: Megatron-Core's MoE layer with Transformer Engine "
+      "(grouped GEMMs, fused permute and router)");
+}
+
 TrainingRunCase case_of(const RowReader& r, const json& models) {
   TrainingRunCase c;
   c.id = r.string("id");
@@ -282,8 +295,9 @@ TrainingRunCase case_of(const RowReader& r, const json& models) {
   c.run.optimizer = Optimizer::AdamW;
   c.run.recompute = p.recompute;
   c.measured_us = measured_us_of(r, p, seq, c.measured_from);
+  std::string fw = r.given("framework") ? r.string("framework") : "";
+  megatron_moe_of(fw, c);
   if (c.fp8.on) {  // NeMo 2.0's and Megatron-Bridge's recipes keep fp8 primary weights
-    std::string fw = r.given("framework") ? r.string("framework") : "";
     bool fp8_params =
         fw.find("NeMo 2.0") != std::string::npos || fw.find("Megatron-Bridge") != std::string::npos;
     if (fp8_params && p.zero >= 1 && p.zero <= 2 && p.dp * p.cp > 1) {

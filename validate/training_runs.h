@@ -26,6 +26,9 @@
 //    parameter all-gather is in fp8 for NeMo 2.0 and Megatron-Bridge rows with the distributed
 //    optimizer (their recipes' fp8_params / fp8_param_gather), assumed; bf16 for NeMo 1.x and
 //    the JAX frameworks. NVFP4 rows are skipped (fp4 training is not modelled).
+//  - MoE kernels: rows whose framework names NeMo or Megatron run Megatron-Core's MoE layer with
+//    Transformer Engine (runtime moe impl megatron_te, workloads/moe_megatron.cpp), the other
+//    kernels as the default runtime's.
 //  - not printed: recompute -> none; sequence parallelism -> on when tp > 1 (the NeMo and
 //    Megatron-Bridge recipes' default); the distributed optimizer (ZeRO-1) when dp > 1 (their
 //    default); vp -> 1; micro-batch -> 1.

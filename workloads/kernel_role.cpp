@@ -68,6 +68,12 @@ KernelRole of(RoleKind kind) {
   r.kind = kind;
   return r;
 }
+KernelRole moe(RoleKind kind, MoePart part) {
+  KernelRole r;
+  r.kind = kind;
+  r.moe = part;
+  return r;
+}
 KernelRole collective(CommGroup group, CommPurpose purpose, Pass pass) {
   KernelRole r;
   r.kind = RoleKind::Collective;
@@ -252,6 +258,14 @@ const char* loss_name(LossPart v) {
   return name_in(kLossNames, v);
 }
 
+constexpr std::pair<MoePart, const char*> kMoePartNames[] = {
+    {MoePart::None, ""},
+    {MoePart::Permute, "permute"},
+    {MoePart::SortChunks, "sort_chunks"},
+    {MoePart::UnpermuteProbs, "unpermute_probs"},
+    {MoePart::AuxLoss, "aux_loss"},
+};
+
 constexpr std::pair<GradKind, const char*> kGradNames[] = {
     {GradKind::None, ""},
     {GradKind::Dgrad, "dgrad"},
@@ -305,6 +319,7 @@ std::string role_name(const KernelRole& r) {
   append(s, embedding_name(r.embedding));
   append(s, loss_name(r.loss));
   append(s, cast_name(r.cast));
+  append(s, name_in(kMoePartNames, r.moe));
   append(s, comm_group_name(r.group));
   append(s, name_in(kPurposeNames, r.purpose));
   if (r.kind == RoleKind::Collective) return s;  // a backward collective moves a gradient already

@@ -92,6 +92,11 @@ enum class Tensor : uint8_t { None, Q, K, V, Qkv };  // the tensor a RoPE or cac
 enum class Activation : uint8_t { None, Silu, Gelu, GateMul, SiluMul, Relu2 };
 enum class EmbeddingPart : uint8_t { None, Tokens, Positions, Add };
 enum class LossPart : uint8_t { None, LogitsToFp32, LogSoftmax, LogSoftmaxBackward, GradToBf16 };
+// An MoE kernel whose backward is its own kernel (Megatron-Core's MoE layer with Transformer
+// Engine, moe_megatron.cpp): the tokens permuted into expert order, their chunks sorted by local
+// expert (expert parallelism), the weighted un-permute, the load-balancing loss. None for the
+// routing and index kernels, whose backward is nothing (and for transformers' MoE kernels).
+enum class MoePart : uint8_t { None, Permute, SortChunks, UnpermuteProbs, AuxLoss };
 enum class Pass : uint8_t { Forward, Backward, Recompute };
 // What an Autocast kernel casts: the weight of its GEMM (projection), or an fp32 input.
 enum class CastOf : uint8_t { None, Weight, Input };
@@ -143,7 +148,8 @@ struct KernelRole {
   Activation activation = Activation::None;  // Activation
   EmbeddingPart embedding = EmbeddingPart::None;
   LossPart loss = LossPart::None;
-  CastOf cast = CastOf::None;  // Autocast
+  CastOf cast = CastOf::None;   // Autocast
+  MoePart moe = MoePart::None;  // MoeRouting, MoeDispatch, MoeCombine
   Pass pass = Pass::Forward;
   GradKind grad = GradKind::None;           // Pass::Backward
   CommGroup group = CommGroup::None;        // Collective
@@ -165,7 +171,8 @@ KernelRole rope(RopePart part, Tensor t);
 KernelRole cache_write(Tensor t);
 KernelRole cache_dequant(Tensor t);
 KernelRole embedding(EmbeddingPart part);
-KernelRole of(RoleKind kind);  // MoeRouting, MoeDispatch, MoeCombine, Optimizer
+KernelRole of(RoleKind kind);                 // MoeRouting, MoeDispatch, MoeCombine, Optimizer
+KernelRole moe(RoleKind kind, MoePart part);  // an MoE kernel with a backward of its own
 KernelRole loss(LossPart part);
 // An autocast cast: the weight of the GEMM of projection `p`, or an fp32 input to that GEMM (or,
 // p None, to attention: the tensor `t` it casts).

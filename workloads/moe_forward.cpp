@@ -2,11 +2,11 @@
 // weighted sum), as each runtime launches it. Only experts that receive tokens run and read
 // their weights (moe_routing.h); each projection of all experts is one grouped GEMM. The
 // runtime profile's "moe" "impl" picks one of the two kernel sets below (and transformers'
-// Llama 4 experts, which run every expert on every token, under hf_grouped_mm).
+// Llama 4 experts, which run every expert on every token, under hf_grouped_mm), or
+// megatron_te, Megatron-Core's MoE layer with Transformer Engine (moe_megatron.cpp).
 //
-// hf_grouped_mm (pytorch-eager): Hugging Face transformers' grouped_mm experts backend, the default
-// of
-//   transformers 5.17 for Mixtral (transformers/integrations/moe.py): 40 kernels a layer
+// hf_grouped_mm (pytorch-eager): Hugging Face transformers' grouped_mm experts backend, the
+//   default of transformers 5.17 for Mixtral (transformers/integrations/moe.py): 40 kernels a layer
 //   whatever the experts, as every profile of validate/data/h200-sxm-moe-2026-12-01.json lists
 //   them: router Linear, logits to fp32, softmax, top-k (gather + sort), renormalise (sum, div);
 //   torch.sort of the expert ids (copies, arange, sort), perm // k, the row and weight gathers,
@@ -15,42 +15,44 @@
 //   and down torch._grouped_mm (CUTLASS, each after a prepare kernel), silu and mul, the
 //   routing weights applied in fp32, the inverse permutation (arange, index_put), the
 //   un-permute gather, the fp32 sum of each token's k rows and the cast back.
-// fused_moe (fused): a serving engine's fused-MoE kernels (vLLM's fused_moe): router GEMM, one
-// fused
-//   softmax + top-k kernel, one alignment kernel that sorts token ids by expert, the gate_up
-//   grouped GEMM reading rows through those ids (no gather), silu_mul, the down grouped GEMM
-//   with the routing weights in its epilogue, and moe_sum over each token's k rows.
-#include "workloads/builder_ops.h"
+// fused_moe (fused): a serving engine's fused-MoE kernels (vLLM's fused_moe): router GEMM,
+//   one fused softmax + top-k kernel, one alignment kernel that sorts token ids by expert, the
+//   gate_up grouped GEMM reading rows through those ids (no gather), silu_mul, the down grouped
+//   GEMM with the routing weights in its epilogue, and moe_sum over each token's k rows.
 #include "workloads/mla_forward.h"
-#include "workloads/moe_routing.h"
+#include "workloads/moe_ops.h"
 
 #include <algorithm>
 #include <cmath>
 
 namespace ridgeline {
 
-namespace {
-
-// One grouped GEMM over the experts that receive tokens, m rows each (their mean load).
 Op grouped_gemm(const ExpertLoad& load, int64_t n, int64_t k, const RunConfig& run) {
   Op op = weight_gemm((int64_t)std::ceil(load.tokens_per_active), n, k, run);
   std::get<GemmOp>(op.shape).groups = load.active;
   return op;
 }
 
-// A small index kernel (sort, histogram, offsets, masks, routing-weight gathers): `n` 4-byte
-// values.
-Op index_op(int64_t n) {
+Op moe_index_op(int64_t n) {
   return ew_op(ElementwiseKind::Copy, n, DType::Fp32);
 }
 
-// The experts one rank runs: of all experts, over the tokens of the expert_ranks ranks it
-// exchanges tokens with, 1 / expert_ranks of those that receive any (each rank holds E / ep).
 ExpertLoad rank_expert_load(const ModelConfig& m, const RunConfig& run, int64_t T) {
   ExpertLoad load =
       expert_load(m.moe.experts, m.moe.top_k, T * run.expert_ranks, run.moe_imbalance);
   load.active /= (double)run.expert_ranks;
   return load;
+}
+
+namespace {
+
+// transformers' expert-parallel sentinel mask on `n` elements: masked_fill(_) with the [rows, 1]
+// mask broadcast over each row, so ATen's TensorIterator cannot vectorize it and runs its
+// non-vectorized elementwise_kernel<128, 4> over every element (as the H200 profiles of the
+// families' fit records name it: gpu_kernel_impl_nocast<masked_fill_kernel>), priced on the
+// generic, strided path.
+Op sentinel_fill(int64_t n, DType d) {
+  return strided(ew_op(ElementwiseKind::MulScalar, n, d));
 }
 
 const KernelRole routing = role::of(RoleKind::MoeRouting);
@@ -69,7 +71,7 @@ OpVertex emit_fused(Emitter& e, const Moe& x, const RunConfig& run, OpVertex in)
   OpVertex routed =
       e.emit(routing, "router_topk_softmax",
              row_op(RowOpKind::Softmax, x.T, x.E, DType::Fp32, run.runtime.launch.rows), {logits});
-  OpVertex align = e.emit(dispatch, "moe_align", index_op(x.pairs), {routed});
+  OpVertex align = e.emit(dispatch, "moe_align", moe_index_op(x.pairs), {routed});
   OpVertex gu = e.emit(role::gemm(Projection::ExpertsGateUp), "experts.gate_up_proj",
                        grouped_gemm(x.load, 2 * x.I, x.H, run), {align});
   OpVertex act = e.emit(role::activation(Activation::SiluMul), "experts.silu_mul",
@@ -88,12 +90,12 @@ OpVertex emit_hf_router(Emitter& e, const Moe& x, const RunConfig& run, OpVertex
   e.emit(routing, "router_logits_fp32", cast_op(x.T * x.E, e.act, DType::Fp32), {logits});
   e.emit(routing, "router_softmax",
          row_op(RowOpKind::Softmax, x.T, x.E, DType::Fp32, run.runtime.launch.rows));
-  e.emit(routing, "router_topk", index_op(x.T * x.E));
-  OpVertex top = e.emit(routing, "router_topk_sort", index_op(x.pairs));
+  e.emit(routing, "router_topk", moe_index_op(x.T * x.E));
+  OpVertex top = e.emit(routing, "router_topk_sort", moe_index_op(x.pairs));
   if (x.cfg.sigmoid_router)  // Llama 4: sigmoid of the top-k logits, no renormalisation
     return e.emit(routing, "router_sigmoid", ew_op(ElementwiseKind::Silu, x.pairs, DType::Fp32));
   if (!x.cfg.norm_topk) return top;  // norm_topk_prob false (Qwen2-MoE's default)
-  e.emit(routing, "router_weight_sum", index_op(x.pairs));
+  e.emit(routing, "router_weight_sum", moe_index_op(x.pairs));
   return e.emit(routing, "router_weight_div", ew_op(ElementwiseKind::Mul, x.pairs, DType::Fp32));
 }
 
@@ -101,21 +103,20 @@ OpVertex emit_hf_router(Emitter& e, const Moe& x, const RunConfig& run, OpVertex
 // and the sentinel masks (16 kernels).
 OpVertex emit_hf_dispatch(Emitter& e, const Moe& x, OpVertex in) {
   for (const char* step : {"copy", "arange", "copy_keys", "copy_values", "sort"})
-    e.emit(dispatch, std::string("experts.ids_") + step, index_op(2 * x.pairs));
-  e.emit(dispatch, "experts.perm_div", index_op(x.pairs));
+    e.emit(dispatch, std::string("experts.ids_") + step, moe_index_op(2 * x.pairs));
+  e.emit(dispatch, "experts.perm_div", moe_index_op(x.pairs));
   OpVertex sorted = e.last;
   e.emit(dispatch, "experts.gather", ew_op(ElementwiseKind::Copy, x.pairs * x.H, e.act),
          {in, sorted});
-  e.emit(dispatch, "experts.weight_gather", index_op(x.pairs));
-  e.emit(dispatch, "experts.ids_to_int", index_op(x.pairs));
-  e.emit(dispatch, "experts.histc_fill", index_op(x.E));
-  e.emit(dispatch, "experts.histc", index_op(x.pairs));
-  e.emit(dispatch, "experts.offsets_init", index_op(x.E));
-  e.emit(dispatch, "experts.offsets", index_op(x.E));
-  e.emit(dispatch, "experts.sentinel_compare", index_op(x.pairs));
-  e.emit(dispatch, "experts.sentinel_clamp", index_op(x.pairs));
-  return e.emit(dispatch, "experts.sentinel_fill",
-                ew_op(ElementwiseKind::MulScalar, x.pairs * x.H, e.act));
+  e.emit(dispatch, "experts.weight_gather", moe_index_op(x.pairs));
+  e.emit(dispatch, "experts.ids_to_int", moe_index_op(x.pairs));
+  e.emit(dispatch, "experts.histc_fill", moe_index_op(x.E));
+  e.emit(dispatch, "experts.histc", moe_index_op(x.pairs));
+  e.emit(dispatch, "experts.offsets_init", moe_index_op(x.E));
+  e.emit(dispatch, "experts.offsets", moe_index_op(x.E));
+  e.emit(dispatch, "experts.sentinel_compare", moe_index_op(x.pairs));
+  e.emit(dispatch, "experts.sentinel_clamp", moe_index_op(x.pairs));
+  return e.emit(dispatch, "experts.sentinel_fill", sentinel_fill(x.pairs * x.H, e.act));
 }
 
 // gpt-oss's activation on the interleaved gate and up halves: gate.clamp(max=limit),
@@ -139,8 +140,9 @@ OpVertex emit_hf_experts(Emitter& e, const Moe& x, const RunConfig& run) {
   int64_t P = x.pairs;
   OpVertex gu = e.emit(role::gemm(Projection::ExpertsGateUp), "experts.gate_up_proj",
                        grouped_gemm(x.load, 2 * x.I, x.H, run));
-  e.emit(dispatch, "experts.gate_up_mask_copy", index_op(P));
-  e.emit(dispatch, "experts.gate_up_mask", ew_op(ElementwiseKind::MulScalar, P * 2 * x.I, e.act));
+  // masked_fill out of place clones its input first (a device-to-device copy of every row).
+  e.emit(dispatch, "experts.gate_up_mask_copy", ew_op(ElementwiseKind::Copy, P * 2 * x.I, e.act));
+  e.emit(dispatch, "experts.gate_up_mask", sentinel_fill(P * 2 * x.I, e.act));
   if (x.cfg.expert_bias)  // gpt-oss: each row's expert bias gathered and added
     e.emit(combine, "experts.gate_up_bias",
            strided(ew_op(ElementwiseKind::Add, P * 2 * x.I, e.act)));
@@ -156,11 +158,11 @@ OpVertex emit_hf_experts(Emitter& e, const Moe& x, const RunConfig& run) {
          grouped_gemm(x.load, x.H, x.I, run));
   if (x.cfg.expert_bias)
     e.emit(combine, "experts.down_bias", strided(ew_op(ElementwiseKind::Add, P * x.H, e.act)));
-  e.emit(dispatch, "experts.down_mask_copy", index_op(P));
-  e.emit(dispatch, "experts.down_mask", ew_op(ElementwiseKind::MulScalar, P * x.H, e.act));
+  e.emit(dispatch, "experts.down_mask_copy", ew_op(ElementwiseKind::Copy, P * x.H, e.act));
+  e.emit(dispatch, "experts.down_mask", sentinel_fill(P * x.H, e.act));
   e.emit(combine, "experts.scale", cast_op(P * x.H, e.act, DType::Fp32));  // x weight, in fp32
-  e.emit(combine, "experts.inverse_arange", index_op(P));
-  e.emit(combine, "experts.inverse_index_put", index_op(P));
+  e.emit(combine, "experts.inverse_arange", moe_index_op(P));
+  e.emit(combine, "experts.inverse_index_put", moe_index_op(P));
   e.emit(combine, "experts.unpermute", ew_op(ElementwiseKind::Copy, P * x.H, DType::Fp32));
   // k rows per token summed into one: read as k/2 adds of two rows each.
   e.emit(combine, "experts.sum", ew_op(ElementwiseKind::Add, P * x.H / 2, DType::Fp32));
@@ -178,9 +180,9 @@ OpVertex emit_hf_dense_experts(Emitter& e, const Moe& x, const RunConfig& run, O
   int64_t TE = x.T * x.E;
   OpVertex logits =
       e.emit(role::gemm(Projection::Router), "router", weight_gemm(x.T, x.E, x.H, run), {in});
-  e.emit(routing, "router_topk", index_op(TE), {logits});
+  e.emit(routing, "router_topk", moe_index_op(TE), {logits});
   e.emit(routing, "router_scores_fill", ew_op(ElementwiseKind::MulScalar, TE, e.act));
-  e.emit(routing, "router_scores_scatter", index_op(x.pairs));
+  e.emit(routing, "router_scores_scatter", moe_index_op(x.pairs));
   e.emit(routing, "router_sigmoid", ew_op(ElementwiseKind::Silu, TE, DType::Fp32));
   OpVertex scores = e.emit(routing, "router_scores_to_dtype", cast_op(TE, DType::Fp32, e.act));
   e.emit(dispatch, "experts.repeat", ew_op(ElementwiseKind::Copy, TE * x.H, e.act), {in});
@@ -217,8 +219,11 @@ OpVertex emit_moe_mlp(Emitter& e, const ModelConfig& m, const RunConfig& run, in
         rank_expert_load(m, run, T),
         m.moe};
   OpVertex routed;
-  if (run.runtime.choices_for(m).moe == MoeImpl::FusedMoe) {
+  MoeImpl impl = run.runtime.choices_for(m).moe;
+  if (impl == MoeImpl::FusedMoe) {
     routed = emit_fused(e, x, run, in);
+  } else if (impl == MoeImpl::MegatronTe) {
+    routed = emit_megatron_moe(e, m, run, T, in);
   } else if (m.moe.hf_dense_experts) {
     routed = emit_hf_dense_experts(e, x, run, in);
   } else {

@@ -58,7 +58,8 @@ const ChoiceTable<GateUpProjection> kGateUp = {{"separate", GateUpProjection::Se
 const ChoiceTable<MlpActivation> kActivation = {{"separate", MlpActivation::Separate},
                                                 {"fused", MlpActivation::Fused}};
 const ChoiceTable<MoeImpl> kMoe = {{"hf_grouped_mm", MoeImpl::HfGroupedMm},
-                                   {"fused_moe", MoeImpl::FusedMoe}};
+                                   {"fused_moe", MoeImpl::FusedMoe},
+                                   {"megatron_te", MoeImpl::MegatronTe}};
 const ChoiceTable<MlaImpl> kMla = {{"hf_expand_kv", MlaImpl::HfExpandKv},
                                    {"absorbed", MlaImpl::Absorbed}};
 

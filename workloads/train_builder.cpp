@@ -8,6 +8,8 @@
 //   residual add             -> one add where the gradients of the two branches meet
 //   cat                      -> its halves copied into a zeroed gradient, then accumulated
 //   views, cache writes      -> nothing (q/k/v gradients are copied contiguous before their GEMMs)
+//   Megatron's MoE permute, weighted un-permute, chunk sort, aux loss (MoePart) -> TE's backward
+//                            kernel of each (emit_moe_backward)
 //   cast (autocast's, a norm's to(fp32)) -> the gradient cast back (ToCopyBackward0), and a
 //                            promoted kernel's (fp32 out of a bf16 input) gradient cast to bf16
 // With full recomputation the block's forward kernels run again before its backward; with
@@ -70,8 +72,30 @@ void emit_cast_backward(Emitter& e, const Forward& f, const ElementwiseOp& x, Gr
          x.dtype == DType::Fp32 ? strided(op) : op);
 }
 
+// Megatron-Core's MoE kernels with a backward of their own (moe_megatron.cpp), in Transformer
+// Engine: permute's is the un-permute without probs (each token's k rows summed), the weighted
+// un-permute's one kernel writing the k rows' gradient (and the probs'), a chunk sort's the same
+// sort, the aux loss's the gradient of its T x E scores.
+void emit_moe_backward(Emitter& e, const Forward& f, const ElementwiseOp& x) {
+  auto ew = [&](ElementwiseKind k, int64_t n) {
+    e.emit(role::backward(f.role, GradKind::Input), f.name + ".backward", ew_op(k, n, x.dtype));
+  };
+  switch (f.role.moe) {
+    case MoePart::Permute:
+      return ew(ElementwiseKind::Add, x.numel / 2);
+    case MoePart::UnpermuteProbs:
+      return ew(ElementwiseKind::Mul, 2 * x.numel);
+    case MoePart::SortChunks:
+    case MoePart::AuxLoss:
+      return ew(ElementwiseKind::Copy, x.numel);
+    case MoePart::None:
+      return;
+  }
+}
+
 void emit_elementwise_backward(Emitter& e, const Forward& f, const ElementwiseOp& x,
                                bool autocast) {
+  if (f.role.moe != MoePart::None) return emit_moe_backward(e, f, x);
   // A gradient meets the same broadcast or strided operands (RoPE's cos/sin tables, the halves
   // of a cat), so ATen runs it on the same generic, non-vectorized path as the forward kernel.
   auto ew = [&](GradKind g, const std::string& suffix, ElementwiseKind k, int64_t n) {
