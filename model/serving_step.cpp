@@ -18,6 +18,13 @@ DType attention_dtype(const RunConfig& run) {
   return run.kv_cache == DType::Fp8 ? DType::Fp8 : run.kv_cache;
 }
 
+// One kernel's time as the run launches it: eagerly, no kernel takes less than PyTorch's
+// per-op host cost.
+double launched_us(const OpShape& shape, const GpuSpec& gpu, const RunConfig& run) {
+  double us = predict_op(Op{"", shape, false}, gpu).time_us;
+  return run.launch == LaunchMode::Eager ? std::max(us, gpu.launch.python_eager_us.value) : us;
+}
+
 }  // namespace
 
 double serving_dense_us(const GpuSpec& gpu, const ModelConfig& model, const RunConfig& run,
@@ -38,19 +45,12 @@ double serving_attention_us(const GpuSpec& gpu, const ModelConfig& model, const 
   a.causal = q_len > 1;
   a.dtype = attention_dtype(run);
   if (run.kv_cache != a.dtype) a.kv_dtype = run.kv_cache;
-  double kernel_us = predict_op(Op{"", a, false}, gpu).time_us;
-  if (run.launch == LaunchMode::Eager)
-    kernel_us = std::max(kernel_us, gpu.launch.python_eager_us.value);
-  return kernel_us * (double)model.layers;
+  return launched_us(a, gpu, run) * (double)model.layers;
 }
 
 double serving_packed_attention_us(const GpuSpec& gpu, const ModelConfig& model,
                                    const RunConfig& run, int64_t q_tokens, int64_t kv_tokens) {
   DType kv_dtype = run.kv_cache;
-  double eager_floor = run.launch == LaunchMode::Eager ? gpu.launch.python_eager_us.value : 0;
-  auto kernel = [&](const OpShape& shape) {
-    return std::max(predict_op(Op{"", shape, false}, gpu).time_us, eager_floor);
-  };
   // cache.update's read: K and V of every request gathered by index (a vectorized gather).
   ElementwiseOp gather;
   gather.kind = ElementwiseKind::Copy;
@@ -74,7 +74,8 @@ double serving_packed_attention_us(const GpuSpec& gpu, const ModelConfig& model,
   a.additive_mask = true;
   a.dtype = attention_dtype(run);
   if (kv_dtype != a.dtype) a.kv_dtype = kv_dtype;
-  double layer_us = 2 * kernel(gather) + 2 * kernel(expand) + kernel(a);
+  double layer_us = 2 * launched_us(gather, gpu, run) + 2 * launched_us(expand, gpu, run) +
+                    launched_us(a, gpu, run);
   return layer_us * (double)model.layers;
 }
 
