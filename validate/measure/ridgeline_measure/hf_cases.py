@@ -118,19 +118,35 @@ def kernel_cases(smoke=False):
     return cases + row_op_cases(rows_list, cols_list)
 
 
-def row_op_cases(rows_list, cols_list):
-    """ATen's norms and softmax (and HF's RMSNorm module) at each rows x cols, bf16."""
+ROW_OP_IMPLS = (("rmsnorm", ("aten_rms_norm", "hf_llama_rmsnorm")), ("layernorm", ("aten_layer_norm",)),
+                ("softmax", ("aten_softmax",)))
+
+
+def row_op_cases(rows_list, cols_list, dtypes=("bf16",), impls=ROW_OP_IMPLS):
+    """ATen's norms and softmax (and HF's RMSNorm module) at each rows x cols and dtype."""
     cases = []
-    for op, impls in (("rmsnorm", ("aten_rms_norm", "hf_llama_rmsnorm")), ("layernorm", ("aten_layer_norm",)),
-                      ("softmax", ("aten_softmax",))):
-        for cols in cols_list:
-            for rows in rows_list:
-                base = f"{op}-bf16-{rows}x{cols}"
-                for impl in impls:
-                    cases.append({"kind": "op", "id": f"{base}-impl-{impl}", "split_key": base,
-                                  "split": split_of(base), "op": op, "rows": rows, "cols": cols, "dtype": "bf16",
-                                  "impl": impl})
+    for op, op_impls in impls:
+        for dtype in dtypes:
+            for cols in cols_list:
+                for rows in rows_list:
+                    base = f"{op}-{dtype}-{rows}x{cols}"
+                    for impl in op_impls:
+                        cases.append({"kind": "op", "id": f"{base}-impl-{impl}", "split_key": base,
+                                      "split": split_of(base), "op": op, "rows": rows, "cols": cols,
+                                      "dtype": dtype, "impl": impl})
     return cases
+
+
+def row_grid_cases():
+    """The row-kernel grid (2026-12-02, measure_hf.py --set row-grid): ATen's rms_norm, layer_norm
+    and softmax alone, bf16 and fp32, 12 row counts from one row (a decode step's norm) to 32768
+    and 9 widths of the hidden sizes in use (GPT-2's 768 to 16384), plus softmax over vocabulary
+    widths (rows longer than shared memory). Split by the hash of each shape's id, as every set."""
+    aten = (("rmsnorm", ("aten_rms_norm",)), ("layernorm", ("aten_layer_norm",)), ("softmax", ("aten_softmax",)))
+    rows = (1, 4, 16, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 32768)
+    cols = (768, 1024, 2048, 2880, 4096, 5120, 7168, 8192, 16384)
+    vocab = row_op_cases((1, 16, 256, 2048), (32000, 151936), ("bf16", "fp32"), (("softmax", ("aten_softmax",)),))
+    return row_op_cases(rows, cols, ("bf16", "fp32"), aten) + vocab
 
 
 def extra_kernel_cases():

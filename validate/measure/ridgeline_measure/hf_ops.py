@@ -60,11 +60,13 @@ def setup_op(case):
         extra["gqa"] = "expanded"
         return run_exp, sets, extra
     rows, cols = case["rows"], case["cols"]
-    per = rows * cols * 2 * 2
+    dt = {"bf16": bf, "fp16": torch.float16, "fp32": torch.float32}[case.get("dtype", "bf16")]
+    elem = torch.tensor([], dtype=dt).element_size()
+    per = rows * cols * elem * 2
     S = max(1, min(32, math.ceil(3 * l2_bytes() / per)))
-    sets = [torch.randn(rows, cols, device="cuda", dtype=bf, generator=g) for _ in range(S)]
-    w = torch.ones(cols, device="cuda", dtype=bf)
-    bias = torch.zeros(cols, device="cuda", dtype=bf)
+    sets = [torch.randn(rows, cols, device="cuda", dtype=dt, generator=g) for _ in range(S)]
+    w = torch.ones(cols, device="cuda", dtype=dt)
+    bias = torch.zeros(cols, device="cuda", dtype=dt)
     impl = case["impl"]
     if impl == "aten_rms_norm":
         def run(x):
@@ -72,7 +74,7 @@ def setup_op(case):
     elif impl == "hf_llama_rmsnorm":
         from transformers.models.llama.modeling_llama import LlamaRMSNorm
         with torch.device("cuda"):
-            mod = LlamaRMSNorm(cols, eps=1e-5).to(bf)
+            mod = LlamaRMSNorm(cols, eps=1e-5).to(dt)
 
         def run(x):
             return mod(x)
