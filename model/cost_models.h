@@ -17,6 +17,8 @@ OpCost attention_cost(const AttentionOp& a, const GpuSpec& gpu, int kv_splits);
 OpCost elementwise_cost(const ElementwiseOp& e, const Op& op, const GpuSpec& gpu);
 OpCost reduce_cost(const ReduceOp& r, const Op& op, const GpuSpec& gpu);
 OpCost row_op_cost(const RowOp& r, const Op& op, const GpuSpec& gpu);
+// ATen's forward norms and softmax (aten_row_cost.cpp); row_op_cost routes them there.
+OpCost aten_row_forward_cost(const RowOp& r, const Op& op, const GpuSpec& gpu);
 // AdamW's foreach and for-loop steps (adamw_cost.cpp); fused is elementwise_cost's.
 OpCost adamw_impl_cost(const ElementwiseOp& e, const GpuSpec& gpu);
 

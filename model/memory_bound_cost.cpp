@@ -4,8 +4,8 @@
 // vector.cta_bytes of output; a row op one CTA per row (or per cta_bytes, when rows are short),
 // so a norm over 8 rows keeps only 8 SMs busy. Elementwise kernels on strided or broadcast
 // operands run ATen's generic indexing path: strided_elements_per_clk per SM at most, and
-// strided_latency_us more. ATen's own row kernels (RowImpl::PyTorch) are costed by
-// pytorch_row_cost, its softmax over rows longer than shared memory as three reads and a write.
+// strided_latency_us more. ATen's own forward norms and softmax (RowImpl::PyTorch) are costed in
+// aten_row_cost.cpp, its backward row kernels by pytorch_row_cost.
 // A full reduction runs as ATen splits it (reduce_cost), its few blocks bound by the loads each
 // keeps in flight. With warm_l2 the inputs were left in L2 by the previous kernel: the part of
 // the working set L2 holds (soft knee near capacity) skips HBM, and so do the outputs, which stay
@@ -166,7 +166,11 @@ OpCost reduce_cost(const ReduceOp& r, const Op& op, const GpuSpec& gpu) {
 
 OpCost row_op_cost(const RowOp& r, const Op& op, const GpuSpec& gpu) {
   double bytes = (double)r.rows * (double)r.cols * dtype_bytes(r.dtype);
-  if (r.impl == RowImpl::PyTorch) return pytorch_row_cost(r, op, gpu);
+  if (r.impl == RowImpl::PyTorch) {
+    bool forward = r.kind == RowOpKind::RmsNorm || r.kind == RowOpKind::LayerNorm ||
+                   r.kind == RowOpKind::Softmax;
+    return forward ? aten_row_forward_cost(r, op, gpu) : pytorch_row_cost(r, op, gpu);
+  }
   double ctas = std::min((double)r.rows, ceil_div(bytes, gpu.model.vector.cta_bytes.value));
   OpCost c = stream_cost(op, ctas, gpu);
   add_unhidden_phase(c);

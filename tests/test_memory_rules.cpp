@@ -155,27 +155,31 @@ TEST_CASE("memory: strided operands pay the generic indexing path", "[memory][ru
   CHECK(f.time_us - v.time_us == Approx(g.model.vector.strided_latency_us.value).epsilon(0.05));
 }
 
-TEST_CASE("memory: ATen's row kernels walk rows serially and stream slower", "[memory][rule]") {
+// ATen's backward row kernels (the forward ones are test_aten_row_rules.cpp's).
+TEST_CASE("memory: ATen's backward row kernels walk rows serially and stream slower",
+          "[memory][rule]") {
   const GpuSpec& g = test::h100();
   auto torch_norm = [](int64_t rows, int64_t cols) {
-    Op op = test::row_op(RowOpKind::LayerNorm, rows, cols);
+    Op op = test::row_op(RowOpKind::LayerNormBackward, rows, cols);
     std::get<RowOp>(op.shape).impl = RowImpl::PyTorch;
     return op;
   };
   // One long row: serial time per column dominates.
   OpCost one = predict_op(torch_norm(1, 8192), g);
   CHECK(one.compute_us == Approx(8192 * g.model.vector.pytorch_row_ns_per_col.value / 1000));
-  CHECK(one.time_us > 2 * predict_op(test::row_op(RowOpKind::LayerNorm, 1, 8192), g).time_us);
+  CHECK(one.time_us >
+        2 * predict_op(test::row_op(RowOpKind::LayerNormBackward, 1, 8192), g).time_us);
   // Many rows: bandwidth-bound at a reduced share.
   OpCost many = predict_op(torch_norm(65536, 8192), g);
-  OpCost single = predict_op(test::row_op(RowOpKind::LayerNorm, 65536, 8192), g);
+  OpCost single = predict_op(test::row_op(RowOpKind::LayerNormBackward, 65536, 8192), g);
   CHECK(many.bottleneck == Bottleneck::Hbm);
   CHECK(many.hbm_us == Approx(single.hbm_us / g.model.vector.pytorch_row_bandwidth_fraction.value));
 }
 
-TEST_CASE("memory: ATen's row kernels share an SM as the runtime launches them", "[memory][rule]") {
+TEST_CASE("memory: ATen's backward row kernels share an SM as the runtime launches them",
+          "[memory][rule]") {
   const GpuSpec& g = test::h100();
-  Op op = test::row_op(RowOpKind::LayerNorm, 132 * 8, 8192);
+  Op op = test::row_op(RowOpKind::LayerNormBackward, 132 * 8, 8192);
   std::get<RowOp>(op.shape).impl = RowImpl::PyTorch;
   CHECK(default_runtime().launch.rows.blocks_per_sm == 8);
   // 132 x 8 rows: one wave of serial walks at 8 blocks per SM, two at 4.
@@ -187,7 +191,7 @@ TEST_CASE("memory: ATen's row kernels share an SM as the runtime launches them",
   CHECK_THROWS_AS(predict_op(op, g), InternalError);
 }
 
-TEST_CASE("memory: ATen's softmax over rows longer than shared memory reads them three times",
+TEST_CASE("memory: ATen's softmax backward over rows longer than shared memory reads them twice",
           "[memory][rule]") {
   const GpuSpec& g = test::h100();
   auto aten_softmax = [](RowOpKind kind, int64_t rows, int64_t cols) {
@@ -197,18 +201,17 @@ TEST_CASE("memory: ATen's softmax over rows longer than shared memory reads them
     return op;
   };
   // 128256 fp32 columns (a loss over Llama-3's vocabulary): 501 KB a row, past 228 KB of smem.
-  for (RowOpKind k : {RowOpKind::Softmax, RowOpKind::SoftmaxBackward}) {
-    OpCost vocab = predict_op(aten_softmax(k, 2048, 128256), g);
-    double n = 2048.0 * 128256 * 4;
-    CHECK(vocab.bytes.hbm == Approx(4 * n));
-    CHECK(vocab.bottleneck == Bottleneck::Hbm);
-    CHECK(vocab.time_us == Approx(vocab.overhead_us + vocab.hbm_us));
-  }
-  // Rows that fit shared memory keep ATen's one-read kernel model.
+  OpCost vocab = predict_op(aten_softmax(RowOpKind::SoftmaxBackward, 2048, 128256), g);
+  double n = 2048.0 * 128256 * 4;
+  CHECK(vocab.bytes.hbm == Approx(4 * n));
+  CHECK(vocab.bottleneck == Bottleneck::Hbm);
+  CHECK(vocab.time_us == Approx(vocab.overhead_us + vocab.hbm_us));
+  // Rows that fit shared memory keep ATen's one-read kernel model: dy and y read, dx written.
   double fits_cols = g.compute.max_smem_per_sm_bytes.value / 4;
-  OpCost small = predict_op(aten_softmax(RowOpKind::Softmax, 2048, (int64_t)fits_cols), g);
-  CHECK(small.bytes.hbm == Approx(2 * 2048.0 * (int64_t)fits_cols * 4));
-  OpCost past = predict_op(aten_softmax(RowOpKind::Softmax, 2048, (int64_t)fits_cols + 64), g);
+  OpCost small = predict_op(aten_softmax(RowOpKind::SoftmaxBackward, 2048, (int64_t)fits_cols), g);
+  CHECK(small.bytes.hbm == Approx(3 * 2048.0 * (int64_t)fits_cols * 4));
+  OpCost past =
+      predict_op(aten_softmax(RowOpKind::SoftmaxBackward, 2048, (int64_t)fits_cols + 64), g);
   CHECK(past.bytes.hbm == Approx(4 * 2048.0 * ((int64_t)fits_cols + 64) * 4));
 }
 

@@ -10,7 +10,8 @@
 //    is left out and listed, never silently mixed in;
 //  - a memory-bound record whose rotated inputs fit in L2 (tiny ops: the measurement could not
 //    make them cold) is compared as warm_l2, which is what was measured, with all the rotated
-//    buffers as what L2 holds (a rotation near L2's size still misses);
+//    buffers as what L2 holds (a rotation near L2's size still misses); measure_hf.py's single
+//    row kernels state their rotation as `sets` inputs of the record's shape;
 //  - measure_hf.py's optimizer steps (its other whole-model records are left out and listed) are
 //    one AdamW op each ("adamw/foreach", "adamw/fused");
 //  - records of one implementation among several ("kind": "op", validate/measure's hf_ops: SDPA's
@@ -35,11 +36,12 @@ namespace ridgeline {
 
 namespace {
 
-const char* const kOpKeys[] = {"id",     "op",     "m",      "n",        "k",
-                               "batch",  "groups", "heads",  "kv_heads", "head_dim",
-                               "q_len",  "kv_len", "causal", "dtype",    "kind",
-                               "numel",  "rows",   "cols",   "warm_l2",  "l2_working_set_bytes",
-                               "strided", "additive_mask"};
+const char* const kOpKeys[] = {"id",       "op",           "m",       "n",
+                               "k",        "batch",        "groups",  "heads",
+                               "kv_heads", "head_dim",     "q_len",   "kv_len",
+                               "causal",   "dtype",        "kind",    "numel",
+                               "rows",     "cols",         "warm_l2", "l2_working_set_bytes",
+                               "strided",  "additive_mask"};
 
 nlohmann::json op_fields(const nlohmann::json& record) {
   nlohmann::json j = nlohmann::json::object();
@@ -215,8 +217,17 @@ void parse_records(Dataset& d, const nlohmann::json& records, const std::string&
       m.measured_us = alt->second;
       m.impl = alt->first;
     }
-    if (!library_call && rec.has("rotation_bytes")) {
-      double rotation = rec.positive("rotation_bytes");
+    // measure_hf.py's single row kernels rotate `sets` inputs of rows x cols (their outputs
+    // reuse one buffer): that many bytes is what L2 can hold between launches
+    std::optional<double> rotation_bytes;
+    if (!library_call && rec.has("rotation_bytes")) rotation_bytes = rec.positive("rotation_bytes");
+    if (impl_record && row_op && !rotation_bytes && rec.has("sets")) {
+      const auto& row = std::get<RowOp>(m.op.shape);
+      rotation_bytes =
+          rec.positive("sets") * (double)row.rows * (double)row.cols * dtype_bytes(row.dtype);
+    }
+    if (rotation_bytes) {
+      double rotation = *rotation_bytes;
       if (!l2) {
         rec.fail("rotation_bytes",
                  "needs /meta/l2_cache_bytes to tell whether the rotated inputs stayed in L2");
