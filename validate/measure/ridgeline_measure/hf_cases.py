@@ -165,3 +165,18 @@ def extra_kernel_cases():
                               "head_dim": d, "q_len": q, "kv_len": kv, "causal": q == kv, "dtype": "bf16",
                               "impl": be.lower()})
     return cases + row_op_cases((8, 256, 2048, 8192), (2048, 3584, 5120))
+
+
+def row_check_cases():
+    """The row-kernel check (2026-12-02, measure_hf.py --set row-check), measured after
+    model/aten_row_cost.cpp was fitted on the row grid: shapes the grid never had (other row counts
+    and widths, and fp16), every record held out, to test the fitted model out of sample."""
+    aten = (("rmsnorm", ("aten_rms_norm",)), ("layernorm", ("aten_layer_norm",)), ("softmax", ("aten_softmax",)))
+    rows = (2, 8, 48, 96, 200, 384, 1536, 6144, 16384)
+    cols = (1536, 2560, 3584, 6144, 12288)
+    cases = row_op_cases(rows, cols, ("bf16", "fp16", "fp32"), aten)
+    cases += row_op_cases((8, 512, 4096), (50257, 65536), ("bf16", "fp32"), (("softmax", ("aten_softmax",)),))
+    for c in cases:
+        c["split"] = "holdout"
+    return cases
+
