@@ -10,10 +10,10 @@
 //    cunn_SoftMaxForward (max, sum and output passes re-reading the row: from L2 while the rows
 //    in flight fit, else from HBM). Time: the slowest of a block's walk, the element rate of all
 //    SMs, and the HBM traffic.
-// Each kernel's few constants were fitted (log error, least squares) on the fit split of
-// validate/data/h200-sxm-row-grid-2026-12-02.json (H200, 12 row counts x 9 widths x bf16/fp32;
-// the held-out split was fixed by shape hash before the fit and not used); latencies, clocks,
-// SM counts and bandwidth come from the GPU description, so other GPUs scale from those.
+// Each kernel's few constants were fitted (log error, least squares; scripts/fit_aten_rows.py) on
+// the fit split of validate/data/h200-sxm-row-grid-2026-12-02.json (H200, 12 row counts x 9 widths
+// x bf16/fp32; the held-out split was fixed by shape hash before the fit and not used); latencies,
+// clocks, SM counts and bandwidth come from the GPU description, so other GPUs scale from those.
 // Backward row kernels keep memory_bound_cost.cpp's serial-walk model.
 #include "common/errors.h"
 #include "hardware/derived.h"
@@ -77,18 +77,20 @@ Streams start(const RowOp& r, const Op& op, const GpuSpec& gpu, double ctas, OpC
   return {one_pass, hit, memory_latency_us(gpu, 1 - hit)};
 }
 
-// Time = overhead + the slowest of the walk, the rate-bound term and HBM.
+// Time = overhead + the slowest of the walk, the rate-bound term and HBM; the walk and the rate
+// are held in compute_us (the walk labelled latency when it is the slowest).
 void settle(const GpuSpec& gpu, OpCost& c, double traffic_bytes, double hit, double walk_us,
             double rate_us) {
   c.bytes.hbm = traffic_bytes * (1 - hit);
   c.bytes.l2 = traffic_bytes;
   finish(gpu, c);
-  c.compute_us = std::max(c.compute_us, rate_us);
-  double top = std::max({walk_us, c.compute_us, c.hbm_us});
+  double math_us = std::max(c.compute_us, rate_us);
+  c.compute_us = std::max(math_us, walk_us);
+  double top = std::max(c.compute_us, c.hbm_us);
   c.time_us = c.overhead_us + top;
   c.bottleneck = top == c.hbm_us && c.hbm_us > 0
                      ? Bottleneck::Hbm
-                     : (top == walk_us ? Bottleneck::Latency : Bottleneck::Compute);
+                     : (walk_us > math_us ? Bottleneck::Latency : Bottleneck::Compute);
 }
 
 OpCost norm_cost(const RowOp& r, const Op& op, const GpuSpec& gpu) {
@@ -108,12 +110,13 @@ OpCost norm_cost(const RowOp& r, const Op& op, const GpuSpec& gpu) {
 
 OpCost softmax_cost(const RowOp& r, const Op& op, const GpuSpec& gpu) {
   double row_bytes = (double)r.cols * dtype_bytes(r.dtype);
-  bool warp = r.cols <= 2048 && row_bytes <= 8192;
-  bool multi_pass = !warp && r.cols > 8192 && row_bytes > kSoftmaxSmemBytes;
-  const SoftmaxConstants& k = warp ? (r.cols <= 1024 ? kSoftmaxWarp1024 : kSoftmaxWarp2048)
-                              : r.cols <= 8192 ? kSoftmaxReg
-                              : multi_pass     ? kSoftmaxMultiPass
-                                               : kSoftmaxSmem;
+  AtenSoftmaxKernel kind = aten_softmax_kernel(r);
+  bool multi_pass = kind == AtenSoftmaxKernel::MultiPass;
+  const SoftmaxConstants& k = kind == AtenSoftmaxKernel::Warp1024    ? kSoftmaxWarp1024
+                              : kind == AtenSoftmaxKernel::Warp2048  ? kSoftmaxWarp2048
+                              : kind == AtenSoftmaxKernel::Registers ? kSoftmaxReg
+                              : multi_pass                           ? kSoftmaxMultiPass
+                                                                     : kSoftmaxSmem;
   OpCost c;
   Streams s = start(r, op, gpu, (double)r.rows, c);
   double walk_us = k.walk_fixed_us + (double)r.cols * k.ns_per_col / 1000;
@@ -129,6 +132,15 @@ OpCost softmax_cost(const RowOp& r, const Op& op, const GpuSpec& gpu) {
 }
 
 }  // namespace
+
+AtenSoftmaxKernel aten_softmax_kernel(const RowOp& r) {
+  double row_bytes = (double)r.cols * dtype_bytes(r.dtype);
+  if (r.cols <= 2048 && row_bytes <= 8192)
+    return r.cols <= 1024 ? AtenSoftmaxKernel::Warp1024 : AtenSoftmaxKernel::Warp2048;
+  if (r.cols <= 8192) return AtenSoftmaxKernel::Registers;
+  return row_bytes > kSoftmaxSmemBytes ? AtenSoftmaxKernel::MultiPass
+                                       : AtenSoftmaxKernel::SharedMemory;
+}
 
 OpCost aten_row_forward_cost(const RowOp& r, const Op& op, const GpuSpec& gpu) {
   require_invariant(r.kind == RowOpKind::RmsNorm || r.kind == RowOpKind::LayerNorm ||

@@ -19,6 +19,11 @@ OpCost reduce_cost(const ReduceOp& r, const Op& op, const GpuSpec& gpu);
 OpCost row_op_cost(const RowOp& r, const Op& op, const GpuSpec& gpu);
 // ATen's forward norms and softmax (aten_row_cost.cpp); row_op_cost routes them there.
 OpCost aten_row_forward_cost(const RowOp& r, const Op& op, const GpuSpec& gpu);
+// Which of ATen's softmax forward kernels a row width runs (host_softmax's limits):
+// softmax_warp_forward to 1024 / 2048 columns (at most 8 KiB a row), cunn_SoftMaxForwardReg to
+// 8192, cunn_SoftMaxForwardSmem under 48 KiB a row, the multi-pass cunn_SoftMaxForward beyond.
+enum class AtenSoftmaxKernel { Warp1024, Warp2048, Registers, SharedMemory, MultiPass };
+AtenSoftmaxKernel aten_softmax_kernel(const RowOp& r);
 // AdamW's foreach and for-loop steps (adamw_cost.cpp); fused is elementwise_cost's.
 OpCost adamw_impl_cost(const ElementwiseOp& e, const GpuSpec& gpu);
 
