@@ -46,10 +46,8 @@ double MemoStepModel::attention_us(const AttentionGroup& g) {
 }
 
 double MemoStepModel::packed_attention_us(int64_t q_tokens, int64_t kv_tokens) {
-  if (sliding_window_ > 0)
-    throw InputError(
-        "--engine: a packed_masked attention layout with a sliding-window model is "
-        "not modelled (its layers mask different keys)");
+  require_invariant(sliding_window_ == 0,
+                    "a packed attention layout with a sliding window (size_kv_cache refuses it)");
   auto key = std::make_pair(bucket_tokens(q_tokens), bucket_kv(kv_tokens));
   auto it = packed_.find(key);
   if (it != packed_.end()) return it->second;

@@ -34,6 +34,7 @@ class MemoStepModel : public StepModel {
   };
   // `sliding_window`: the model's (0: none), which caps the attended cache length.
   explicit MemoStepModel(int64_t sliding_window) : sliding_window_(sliding_window) {}
+  int64_t sliding_window_tokens() const override { return sliding_window_; }
 
   // The dense part of a step of that many tokens and sequences (memoised, bucketed).
   const DenseCost& dense(int64_t tokens, int64_t sequences);

@@ -43,6 +43,8 @@ class StepModel {
   // Peak activation memory of a forward pass over `tokens` tokens (vLLM's profile run).
   virtual double activation_peak_bytes(int64_t tokens) = 0;
   virtual int64_t gpus() const = 0;
+  // The model's sliding attention window in tokens (0: every layer attends to all keys).
+  virtual int64_t sliding_window_tokens() const { return 0; }
 };
 
 }  // namespace ridgeline

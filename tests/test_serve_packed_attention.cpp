@@ -7,6 +7,7 @@
 #include "hardware/gpu_load.h"
 #include "model/op_cost.h"
 #include "model/serving_step.h"
+#include "serve/kv_sizing.h"
 #include "serve/simulator.h"
 #include "serve_test_helpers.h"
 #include "test_helpers.h"
@@ -87,6 +88,25 @@ TEST_CASE("packed attention: key padding on a per-request layout is refused") {
   require_input_error([] { packed_engine(R"("layout": "per_request", "kv_padding_tokens": 64)"); },
                       {"packed.json: /attention/kv_padding_tokens: pads a packed_masked layout's "
                        "keys only"});
+}
+
+// A sliding-window model's layers mask different keys: refused where the engine meets the model
+// (sizing its KV cache, before any request runs), not at the first step.
+class SlidingLog : public ShapeLog {
+ public:
+  int64_t sliding_window_tokens() const override { return 4096; }
+};
+
+TEST_CASE("packed attention: a sliding-window model is refused at setup") {
+  EngineConfig e = packed_engine(R"("layout": "packed_masked")");
+  SlidingLog sliding;
+  require_input_error([&] { size_kv_cache(e, sliding); },
+                      {"--engine: a packed_masked attention layout with a sliding-window model is "
+                       "not modelled"});
+  ShapeLog full;  // every layer attends to all keys: sized as usual
+  CHECK(size_kv_cache(e, full).blocks > 0);
+  EngineConfig per_request = packed_engine(R"("layout": "per_request")");
+  CHECK(size_kv_cache(per_request, sliding).blocks > 0);
 }
 
 TEST_CASE("packed attention: an unknown layout is refused") {
