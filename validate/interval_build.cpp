@@ -169,7 +169,7 @@ std::optional<RatioQuantiles> entry_for(const IntervalTable& t, const IntervalCa
   probe.calibration = c.level == "own"            ? ProfileKind::Own
                       : c.level == "architecture" ? ProfileKind::Architecture
                                                   : ProfileKind::None;
-  auto hit = c.step ? find_quantiles(t, t.steps, probe, c.category, false)
+  auto hit = c.step ? find_step_quantiles(t, probe, c.category)
                     : find_quantiles(t, t.kernels, probe, c.category, true);
   if (!hit) return std::nullopt;
   return hit->q;
