@@ -6,12 +6,16 @@
 //       --collectives validate/data/published-collectives.json
 //       --training-runs validate/data/published-training-runs.json
 //       --serving-data validate/data/published-serving.json --engine-for FAMILY=ENGINE ...
+//       --cross-fit h100-sxm=validate/data/h100-sxm-ops-2026-11-29.json ... --folds 5
 //       --out validate/intervals.json
 //   ridgeline calibrate intervals --coverage validate/intervals.json
 // --coverage prints the fraction of held-out measurements inside the stated 80% interval per
 // kind, calibration level and category, and per output kind; it exits 1 when the kernels' and
 // steps' overall fraction is outside [--min, --max] (0.70-0.90 by default) or an output kind's
 // held-out coverage is too low for an 80% interval (coverage_too_low, interval_build.h).
+// --cross-fit GPU=FILE names the kernels GPU's profile was fitted on: its own-level fit kernels
+// are then predicted K-fold cross-fitted (--folds, calibrate/fit/cross_fit.h), not in-sample.
+#include "calibrate/fit/cross_fit.h"
 #include "cli/commands.h"
 #include "cli/output_file.h"
 #include "cli/serving_coverage.h"
@@ -35,6 +39,12 @@ struct OutputSources {
   std::vector<std::string> serving_data, engine_for;
 };
 
+// The profiles' fit kernels to cross-fit (GPU=FILE items), and in how many folds.
+struct CrossFitSources {
+  std::vector<std::string> items;
+  int folds = 5;
+};
+
 std::string today_utc() {
   std::time_t now = std::time(nullptr);
   std::tm tm{};
@@ -44,14 +54,16 @@ std::string today_utc() {
   return buf;
 }
 
-nlohmann::json provenance_of(const IntervalSources& s, const OutputSources& o, int min_count,
-                             const std::string& out) {
+nlohmann::json provenance_of(const IntervalSources& s, const OutputSources& o,
+                             const CrossFitSources& x, int min_count, const std::string& out) {
   std::string command = "ridgeline calibrate intervals";
   for (const auto& b : s.baselines) command += " --baseline " + b;
   if (!s.collectives.empty()) command += " --collectives " + s.collectives;
   if (!o.training_runs.empty()) command += " --training-runs " + o.training_runs;
   for (const auto& d : o.serving_data) command += " --serving-data " + d;
   for (const auto& e : o.engine_for) command += " --engine-for " + e;
+  for (const auto& c : x.items) command += " --cross-fit " + c;
+  if (!x.items.empty()) command += " --folds " + std::to_string(x.folds);
   command += " --min-count " + std::to_string(min_count) + " --out " + out;
   nlohmann::json p = {{"command", command},
                       {"split", "fit"},
@@ -61,6 +73,13 @@ nlohmann::json provenance_of(const IntervalSources& s, const OutputSources& o, i
   if (!o.training_runs.empty()) p["training_runs"] = o.training_runs;
   if (!o.serving_data.empty()) p["serving_data"] = o.serving_data;
   if (!o.engine_for.empty()) p["engine_for"] = o.engine_for;
+  if (!x.items.empty())
+    p["cross_fit"] = {{"data", x.items},
+                      {"folds", x.folds},
+                      {"method",
+                       "own-level fit kernels of these GPUs: fold FNV-1a(id) mod folds; each "
+                       "fold predicted with the profile's parameters refitted (fit_parameters, "
+                       "from the committed profile) on the other folds"}};
   return p;
 }
 
@@ -149,6 +168,7 @@ Command add_calibrate_intervals_command(CLI::App& calibrate, CLI::App*& sub) {
   struct Options {
     IntervalSources sources;
     OutputSources outputs;
+    CrossFitSources cross;
     std::string out, coverage;
     int min_count = 10;
     double min = 0.70, max = 0.90;
@@ -169,6 +189,11 @@ Command add_calibrate_intervals_command(CLI::App& calibrate, CLI::App*& sub) {
                   "and tokens/s quantiles from their fit rows; repeatable");
   sub->add_option("--engine-for", o->outputs.engine_for,
                   "With --serving-data: FAMILY=ENGINE, the engine a source family runs");
+  sub->add_option("--cross-fit", o->cross.items,
+                  "GPU=FILE: kernels GPU's profile was fitted on (hardware/profiles/GPU.json "
+                  "source); its own-level fit kernels are then predicted cross-fitted; repeatable");
+  sub->add_option("--folds", o->cross.folds, "With --cross-fit: how many folds (default 5)")
+      ->check(CLI::Range(2, 100));
   sub->add_option("--min-count", o->min_count,
                   "Fewest fit measurements an entry needs to be used (default 10)")
       ->check(CLI::Range(1, 1000000));
@@ -183,7 +208,7 @@ Command add_calibrate_intervals_command(CLI::App& calibrate, CLI::App*& sub) {
   return [o, cmd]() {
     if (!o->coverage.empty()) {
       for (const char* f : {"--baseline", "--collectives", "--training-runs", "--serving-data",
-                            "--engine-for", "--min-count", "--out"})
+                            "--engine-for", "--cross-fit", "--folds", "--min-count", "--out"})
         if (cmd->count(f))
           throw InputError(std::string(f) + ": not with --coverage (the table names its data)");
       IntervalTable t = load_interval_table(o->coverage);
@@ -202,10 +227,13 @@ Command add_calibrate_intervals_command(CLI::App& calibrate, CLI::App*& sub) {
     if (o->out.empty()) throw InputError("--out: say where to write the table");
     if (!o->outputs.engine_for.empty() && o->outputs.serving_data.empty())
       throw InputError("--engine-for: only with --serving-data");
+    if (cmd->count("--folds") && o->cross.items.empty())
+      throw InputError("--folds: only with --cross-fit");
     engine_map(o->outputs.engine_for);  // a malformed item fails before the long work
-    std::vector<IntervalCase> fit = interval_cases(o->sources, "fit");
+    CrossFitKernels cross = cross_fit_profiles(o->cross.items, o->cross.folds);
+    std::vector<IntervalCase> fit = interval_cases(o->sources, "fit", nullptr, &cross);
     IntervalTable t = build_interval_table(
-        fit, o->min_count, provenance_of(o->sources, o->outputs, o->min_count, o->out));
+        fit, o->min_count, provenance_of(o->sources, o->outputs, o->cross, o->min_count, o->out));
     add_outputs(t, o->outputs);
     nlohmann::ordered_json doc = interval_table_json(t);
     parse_interval_table(nlohmann::json::parse(doc.dump()), o->out);  // what is written must load

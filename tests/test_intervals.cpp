@@ -192,3 +192,45 @@ TEST_CASE("the built-in table loads and covers every GPU preset", "[intervals]")
     CHECK(kernel_interval(t, g, test::gemm(1024, 1024, 1024), 10));
   }
 }
+
+namespace {
+
+// A table whose steps hold one category of `n` fit steps at the own level and 30 at architecture.
+IntervalTable steps_table(int n) {
+  nlohmann::json d = table_doc();
+  d["steps"]["own"]["h100-sxm"] = {
+      {"pytorch-eager/prefill-eager", {{"count", n}, {"p10", 0.98}, {"p50", 1.0}, {"p90", 1.02}}}};
+  d["steps"]["architecture"]["hopper"] = {
+      {"pytorch-eager/prefill-eager", {{"count", 30}, {"p10", 0.9}, {"p50", 1.0}, {"p90", 1.1}}}};
+  return parse_interval_table(d, "t.json");
+}
+
+}  // namespace
+
+TEST_CASE("a step entry needs 9 fit steps for its 90% rank: 8 is skipped, 9 is used",
+          "[intervals]") {
+  // min_count is 5: before, 8 steps gave p10/p90 = smallest/largest, (n-1)/(n+1) = 78% inside
+  const char* cat = "pytorch-eager/prefill-eager";
+  auto eight = find_step_quantiles(steps_table(8), at(ProfileKind::Own), cat);
+  REQUIRE(eight);
+  CHECK(eight->level == "architecture");
+  CHECK(eight->q.p90 == Approx(1.1));
+  auto nine = find_step_quantiles(steps_table(9), at(ProfileKind::Own), cat);
+  REQUIRE(nine);
+  CHECK(nine->level == "own");
+  CHECK(nine->q.p90 == Approx(1.02));
+  CHECK_FALSE(find_step_quantiles(steps_table(9), at(ProfileKind::Own), "fused/train-graph"));
+}
+
+TEST_CASE("conformal ranks of 9 ratios are the 1st and 9th, of 19 the 2nd and 18th",
+          "[intervals]") {
+  std::vector<double> r;
+  for (int i = 1; i <= 19; ++i) r.push_back(1 + 0.01 * i);
+  RatioQuantiles q19 = conformal_quantiles(r);
+  CHECK(q19.p10 == Approx(1.02));
+  CHECK(q19.p90 == Approx(1.18));
+  r.resize(9);
+  RatioQuantiles q9 = conformal_quantiles(r);
+  CHECK(q9.p10 == Approx(1.01));
+  CHECK(q9.p90 == Approx(1.09));
+}

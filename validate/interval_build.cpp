@@ -50,10 +50,14 @@ std::vector<LevelGpu> level_gpus(const AccuracyBaseline& b) {
 }
 
 void kernel_cases(const Dataset& data, const LevelGpu& lg, const std::string& split,
-                  std::vector<IntervalCase>& out) {
+                  const KernelPredictions* cross, std::vector<IntervalCase>& out) {
   for (const auto& m : data.records) {
     if (m.split != split) continue;
     double us = predict_op(m.op, lg.gpu).time_us;
+    if (cross) {
+      auto it = cross->find({m.op.id, m.measured_us});
+      if (it != cross->end()) us = it->second;  // predicted without its own fold
+    }
     out.push_back(
         {m.op.id, false, lg.gpu.name, lg.level, lg.key, kernel_category(m.op), m.measured_us, us});
   }
@@ -100,7 +104,7 @@ void collective_cases(const std::string& file, const std::string& split,
 }  // namespace
 
 std::vector<IntervalCase> interval_cases(const IntervalSources& sources, const std::string& split,
-                                         const IntervalTable* table) {
+                                         const IntervalTable* table, const CrossFitKernels* cross) {
   std::vector<IntervalCase> out;
   for (const auto& path : sources.baselines) {
     AccuracyBaseline b = load_baseline(path);
@@ -110,8 +114,10 @@ std::vector<IntervalCase> interval_cases(const IntervalSources& sources, const s
     WorkloadDataset steps = b.workload_datasets.empty()
                                 ? WorkloadDataset{}
                                 : load_workload_datasets(b.workload_datasets, runtime);
+    const KernelPredictions* own_cross = nullptr;
+    if (cross && cross->count(levels.at(0).gpu.name)) own_cross = &cross->at(levels[0].gpu.name);
     for (const auto& lg : levels) {
-      kernel_cases(ops, lg, split, out);
+      kernel_cases(ops, lg, split, lg.level == "own" ? own_cross : nullptr, out);
       step_cases(steps, lg, split, table, out);
     }
   }
@@ -163,7 +169,7 @@ std::optional<RatioQuantiles> entry_for(const IntervalTable& t, const IntervalCa
   probe.calibration = c.level == "own"            ? ProfileKind::Own
                       : c.level == "architecture" ? ProfileKind::Architecture
                                                   : ProfileKind::None;
-  auto hit = c.step ? find_quantiles(t, t.steps, probe, c.category, false)
+  auto hit = c.step ? find_step_quantiles(t, probe, c.category)
                     : find_quantiles(t, t.kernels, probe, c.category, true);
   if (!hit) return std::nullopt;
   return hit->q;

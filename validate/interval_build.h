@@ -11,11 +11,16 @@
 // (and "all" per level and key) from the FIT split (kernels: interpolated; whole steps, a few
 // to twenty a category: split-conformal ranks, conformal_quantiles); interval_coverage() counts how
 // many HELD-OUT measurements fall inside the intervals the table gives them.
+// A GPU's own profile was fitted on its fit kernels, so their own-level residuals are in-sample
+// (too narrow); given cross-fitted predictions (calibrate/fit/cross_fit.h), an own-level fit
+// kernel takes its out-of-sample prediction instead.
 #pragma once
 
 #include "validate/intervals.h"
 
+#include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace ridgeline {
@@ -36,10 +41,17 @@ struct IntervalSources {
   std::string collectives;  // "" for none
 };
 
+// Predicted times of kernels by (id, measured_us): one id can be timed twice (two implementations).
+using KernelPredictions = std::map<std::pair<std::string, double>, double>;
+// Per GPU (its name), its fit kernels predicted out-of-sample (cross_fit_kernels).
+using CrossFitKernels = std::map<std::string, KernelPredictions>;
+
 // Every measurement of `split` ("fit" or "holdout") at every level. With `table`, steps also get
-// their kernels-combined interval from it.
+// their kernels-combined interval from it. With `cross`, an own-level kernel found in its GPU's
+// predictions takes that prediction (the others keep the profile's: it never saw them).
 std::vector<IntervalCase> interval_cases(const IntervalSources& sources, const std::string& split,
-                                         const IntervalTable* table = nullptr);
+                                         const IntervalTable* table = nullptr,
+                                         const CrossFitKernels* cross = nullptr);
 
 // An output kind's entry from its fit rows' measured / predicted (conformal_quantiles).
 OutputQuantiles output_entry(std::vector<double> fit_ratios, std::vector<std::string> data);

@@ -200,11 +200,12 @@ std::string step_category(const std::string& runtime, const std::string& phase_l
   return runtime + "/" + phase_launch + (moe ? "-moe" : "");
 }
 
-std::optional<IntervalHit> find_quantiles(const IntervalTable& t, const IntervalEntries& e,
-                                          const GpuSpec& gpu, const std::string& category,
-                                          bool or_all) {
-  std::vector<std::string> cats{category};
-  if (or_all) cats.push_back("all");
+namespace {
+
+// The first entry of `cats` (each at every level of the GPU's walk) with at least `min` fit
+// measurements.
+std::optional<IntervalHit> first_entry(const IntervalEntries& e, const GpuSpec& gpu,
+                                       const std::vector<std::string>& cats, int min) {
   for (const auto& cat : cats) {
     for (const auto& level : levels_from(gpu.calibration)) {
       auto l = e.find(level);
@@ -212,11 +213,26 @@ std::optional<IntervalHit> find_quantiles(const IntervalTable& t, const Interval
       auto k = l->second.find(key_at(level, gpu));
       if (k == l->second.end()) continue;
       auto c = k->second.find(cat);
-      if (c == k->second.end() || c->second.count < t.min_count) continue;
+      if (c == k->second.end() || c->second.count < min) continue;
       return IntervalHit{c->second, level, k->first, cat};
     }
   }
   return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<IntervalHit> find_quantiles(const IntervalTable& t, const IntervalEntries& e,
+                                          const GpuSpec& gpu, const std::string& category,
+                                          bool or_all) {
+  std::vector<std::string> cats{category};
+  if (or_all) cats.push_back("all");
+  return first_entry(e, gpu, cats, t.min_count);
+}
+
+std::optional<IntervalHit> find_step_quantiles(const IntervalTable& t, const GpuSpec& gpu,
+                                               const std::string& category) {
+  return first_entry(t.steps, gpu, {category}, std::max(t.min_count, kMinConformalSteps));
 }
 
 std::optional<PredictionInterval> kernel_interval(const IntervalTable& t, const GpuSpec& gpu,
@@ -326,14 +342,11 @@ std::optional<PredictionInterval> step_interval(const IntervalTable& t, const Gp
                                                 bool moe) {
   std::string phase_launch = std::string(phase_name(p.run.phase)) + "-" + launch_name(p.run.launch);
   std::string category = step_category(runtime_name(p.run.runtime), phase_launch, moe);
-  auto hit = find_quantiles(t, t.steps, gpu, category, false);
+  auto hit = find_step_quantiles(t, gpu, category);
   if (!hit) return combined_step_interval(t, gpu, graph, p);
-  return PredictionInterval{p.total_us * hit->q.p10,
-                            p.total_us * hit->q.p90,
-                            category,
-                            hit->level,
-                            basis_of(*hit, "steps"),
-                            hit->q.count};
+  return PredictionInterval{p.total_us * hit->q.p10, p.total_us * hit->q.p90,
+                            hit->category,           hit->level,
+                            basis_of(*hit, "steps"), hit->q.count};
 }
 
 }  // namespace ridgeline

@@ -18,7 +18,8 @@
 //
 // Categories: kernels by op family (gemm, grouped_gemm, attention, rmsnorm, ..., collective);
 // whole steps by "<runtime>/<phase>-<launch>" with "-moe" for MoE models. A step whose category
-// has no measured steps combines its kernels' intervals (combine_kernels): kernels of a category
+// has too few measured steps (kMinConformalSteps) combines its kernels' intervals
+// (combine_kernels): kernels of a category
 // move together (their errors share a cause: one efficiency parameter), categories move
 // independently, so deviations from the median add linearly within a category and in quadrature
 // across categories.
@@ -163,5 +164,15 @@ struct IntervalHit {
 std::optional<IntervalHit> find_quantiles(const IntervalTable& t, const IntervalEntries& e,
                                           const GpuSpec& gpu, const std::string& category,
                                           bool or_all);
+
+// Fewest fit steps whose split-conformal ranks are both inside the sample: ceil(0.9 (n + 1)) <= n
+// and floor(0.1 (n + 1)) >= 1 from n = 9. A step entry with fewer is never used (its p10 and p90
+// would be the smallest and largest ratio: (n-1)/(n+1) inside, under 80%).
+inline constexpr int kMinConformalSteps = 9;
+
+// A step's entry: its category at each level (own, then wider); an entry needs min_count and
+// kMinConformalSteps fit steps. None: combine the kernels.
+std::optional<IntervalHit> find_step_quantiles(const IntervalTable& t, const GpuSpec& gpu,
+                                               const std::string& category);
 
 }  // namespace ridgeline

@@ -43,6 +43,9 @@ expect "coverage with --baseline" 1 "--baseline: not with --coverage" -- "$bin" 
 expect "--min without --coverage" 1 "--min: only with --coverage" -- "$bin" calibrate intervals --min 0.5 --baseline validate/accuracy_baseline.json --out "$tmp/x.json"
 expect "no baseline" 1 "--baseline: give at least one accuracy baseline" -- "$bin" calibrate intervals --out "$tmp/x.json"
 expect "no --out" 1 "--out: say where to write the table" -- "$bin" calibrate intervals --baseline validate/accuracy_baseline.json
+expect "--folds without --cross-fit" 1 "--folds: only with --cross-fit" -- "$bin" calibrate intervals --folds 3 --baseline validate/accuracy_baseline.json --out "$tmp/x.json"
+expect "--cross-fit with --coverage" 1 "--cross-fit: not with --coverage" -- "$bin" calibrate intervals --coverage validate/intervals.json --cross-fit h100-sxm=a.json
+expect "--cross-fit on a file the profile was not fitted on" 1 "h100-sxm.json was not fitted on it" -- "$bin" calibrate intervals --baseline validate/accuracy_baseline.json --cross-fit h100-sxm=validate/data/h200-sxm-ops-2026-11-29.json --out "$tmp/x.json"
 expect "a baseline with another profile" 1 "validate/accuracy_baseline_h200_from_h100.json: /profile: an interval baseline predicts its GPU with its own profile" -- "$bin" calibrate intervals --baseline validate/accuracy_baseline_h200_from_h100.json --out "$tmp/x.json"
 python3 -c "
 import json; d = json.load(open('validate/accuracy_baseline.json')); d['gpu'] = 'b200'; d['op_datasets'] = []; d['workload_datasets'] = []
