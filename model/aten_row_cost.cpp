@@ -61,19 +61,11 @@ struct Streams {
   double one_pass_bytes, hit, latency_us;
 };
 
-// The L2 state of the op's input (warm_l2: left there by the previous kernel) and the memory
-// latency a walk's loads see; sets the cost's launch shape and overhead.
-Streams start(const RowOp& r, const Op& op, const GpuSpec& gpu, double ctas, OpCost& c) {
-  OpWork w = op_work(op);
+// A block per row (start_memory_kernel's launch shape and L2 share: warm_l2, the input left
+// there by the previous kernel), one pass's bytes and the memory latency a walk's loads see.
+Streams start(const RowOp& r, const Op& op, const GpuSpec& gpu, OpCost& c) {
+  double hit = start_memory_kernel(op, (double)r.rows, gpu, c);
   double one_pass = (double)r.rows * (double)r.cols * dtype_bytes(r.dtype);
-  double hit =
-      op.warm_l2 ? l2_hit_fraction(gpu, std::max(w.unique_bytes(), op.l2_working_set_bytes)) : 0.0;
-  c.detail.ctas = ctas;
-  c.detail.active_sms = std::min(sm_count(gpu), std::max(1.0, ctas));
-  c.detail.waves = ceil_div(ctas, sm_count(gpu));
-  c.detail.l2_hit_fraction = hit;
-  c.detail.hbm_load_fraction = 1 - hit;
-  c.compute_us = vector_seconds(gpu, w.vector_flops, w.sfu_ops, c.detail.active_sms) * 1e6;
   return {one_pass, hit, memory_latency_us(gpu, 1 - hit)};
 }
 
@@ -97,7 +89,7 @@ OpCost norm_cost(const RowOp& r, const Op& op, const GpuSpec& gpu) {
   require_invariant(r.launch.blocks_per_sm > 0, "an ATen row kernel without its launch");
   const NormConstants& k = r.kind == RowOpKind::RmsNorm ? kRmsNorm : kLayerNorm;
   OpCost c;
-  Streams s = start(r, op, gpu, (double)r.rows, c);
+  Streams s = start(r, op, gpu, c);
   double cols = (double)r.cols;
   double ns_per_col = dtype_bytes(r.dtype) <= 2 ? k.ns_per_col_half : k.ns_per_col_fp32;
   double walk_us =
@@ -118,7 +110,7 @@ OpCost softmax_cost(const RowOp& r, const Op& op, const GpuSpec& gpu) {
                               : multi_pass                           ? kSoftmaxMultiPass
                                                                      : kSoftmaxSmem;
   OpCost c;
-  Streams s = start(r, op, gpu, (double)r.rows, c);
+  Streams s = start(r, op, gpu, c);
   double walk_us = k.walk_fixed_us + (double)r.cols * k.ns_per_col / 1000;
   double rate_us = (double)r.rows * (double)r.cols /
                    (sm_count(gpu) * k.elements_per_clk_per_sm * gpu.compute.max_clock_MHz.value);

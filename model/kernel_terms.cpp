@@ -4,6 +4,7 @@
 #include "common/errors.h"
 #include "common/name_table.h"
 #include "hardware/derived.h"
+#include "workloads/op_math.h"
 
 #include <algorithm>
 #include <cmath>
@@ -147,6 +148,19 @@ double clock_boost(const GpuSpec& gpu, double active_sms) {
   if (f <= lo) return p.few_sm_speedup.value;
   if (f >= hi) return 1.0;
   return 1.0 + (p.few_sm_speedup.value - 1.0) * (hi - f) / (hi - lo);
+}
+
+double start_memory_kernel(const Op& op, double ctas, const GpuSpec& gpu, OpCost& c) {
+  OpWork w = op_work(op);
+  c.detail.ctas = ctas;
+  c.detail.active_sms = std::min(sm_count(gpu), std::max(1.0, ctas));
+  c.detail.waves = ceil_div(ctas, sm_count(gpu));
+  c.compute_us = vector_seconds(gpu, w.vector_flops, w.sfu_ops, c.detail.active_sms) * 1e6;
+  double hit =
+      op.warm_l2 ? l2_hit_fraction(gpu, std::max(w.unique_bytes(), op.l2_working_set_bytes)) : 0.0;
+  c.detail.l2_hit_fraction = hit;
+  c.detail.hbm_load_fraction = 1 - hit;
+  return hit;
 }
 
 }  // namespace ridgeline

@@ -49,6 +49,11 @@ inline void add_overhead(OpCost& c, double us) {
 // and detail.active_sms the op model set.
 void finish(const GpuSpec& gpu, OpCost& c);
 
+// A memory-bound kernel of `ctas` CTAs over the op's operands: sets its launch shape (CTAs, SMs
+// busy, waves), its vector math and the share of its working set L2 holds (warm_l2: the part
+// the knee keeps; else none), and returns that share. Its bytes and finish() are the caller's.
+double start_memory_kernel(const Op& op, double ctas, const GpuSpec& gpu, OpCost& c);
+
 // Makespan of `items` (cycles each, in launch order) on `slots` identical slots, each item
 // going to the slot that frees first (how the GPU's block scheduler fills SMs).
 double list_schedule_cycles(const std::vector<double>& items, double slots);

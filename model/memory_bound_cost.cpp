@@ -32,14 +32,7 @@ constexpr double kAtenSoftmaxElementsPerClk = 1.15;
 OpCost stream_cost(const Op& op, double ctas, const GpuSpec& gpu) {
   OpWork w = op_work(op);
   OpCost c;
-  c.detail.ctas = ctas;
-  c.detail.active_sms = std::min(sm_count(gpu), std::max(1.0, ctas));
-  c.detail.waves = ceil_div(ctas, sm_count(gpu));
-  c.compute_us = vector_seconds(gpu, w.vector_flops, w.sfu_ops, c.detail.active_sms) * 1e6;
-  double hit =
-      op.warm_l2 ? l2_hit_fraction(gpu, std::max(w.unique_bytes(), op.l2_working_set_bytes)) : 0.0;
-  c.detail.l2_hit_fraction = hit;
-  c.detail.hbm_load_fraction = 1 - hit;
+  double hit = start_memory_kernel(op, ctas, gpu, c);
   c.bytes.hbm = (1 - hit) * w.unique_bytes();
   c.bytes.l2 = w.unique_bytes();
   finish(gpu, c);

@@ -53,11 +53,11 @@ void kernel_cases(const Dataset& data, const LevelGpu& lg, const std::string& sp
                   const KernelPredictions* cross, std::vector<IntervalCase>& out) {
   for (const auto& m : data.records) {
     if (m.split != split) continue;
-    double us = predict_op(m.op, lg.gpu).time_us;
-    if (cross) {
-      auto it = cross->find({m.op.id, m.measured_us});
-      if (it != cross->end()) us = it->second;  // predicted without its own fold
-    }
+    const double* crossed = nullptr;  // predicted without its own fold
+    if (cross)
+      if (auto it = cross->find({m.op.id, m.measured_us}); it != cross->end())
+        crossed = &it->second;
+    double us = crossed ? *crossed : predict_op(m.op, lg.gpu).time_us;
     out.push_back(
         {m.op.id, false, lg.gpu.name, lg.level, lg.key, kernel_category(m.op), m.measured_us, us});
   }

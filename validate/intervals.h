@@ -19,10 +19,9 @@
 // Categories: kernels by op family (gemm, grouped_gemm, attention, rmsnorm, ..., collective);
 // whole steps by "<runtime>/<phase>-<launch>" with "-moe" for MoE models. A step whose category
 // has too few measured steps (kMinConformalSteps) combines its kernels' intervals
-// (combine_kernels): kernels of a category
-// move together (their errors share a cause: one efficiency parameter), categories move
-// independently, so deviations from the median add linearly within a category and in quadrature
-// across categories.
+// (combine_kernels): kernels of a category move together (their errors share a cause: one
+// efficiency parameter), categories move independently, so deviations from the median add
+// linearly within a category and in quadrature across categories.
 //
 // Outputs made of many predictions (a step on a cluster, a serving run's throughput, TTFT and
 // TPOT) also get output-level quantiles (`outputs`): split-conformal ranks of measured / predicted
