@@ -73,6 +73,7 @@ nlohmann::json learned_doc(const LearnResult& r, const HostLearn& h, const Learn
                      {"elementwise", r2(c.elementwise_us)},
                      {"reduction", r2(c.reduction_us)},
                      {"cache_update", r2(c.cache_update_us)},
+                     {"moe", r2(c.moe_us)},
                      {"per_block", r2(c.block_us)},
                      {"per_forward", r2(c.forward_us)}}}};
   }

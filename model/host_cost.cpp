@@ -5,6 +5,9 @@ namespace ridgeline {
 
 HostOpKind host_op_kind(const GraphNode& n) {
   if (n.role.kind == RoleKind::CacheWrite) return HostOpKind::CacheUpdate;
+  if (n.role.kind == RoleKind::MoeRouting || n.role.kind == RoleKind::MoeDispatch ||
+      n.role.kind == RoleKind::MoeCombine)
+    return HostOpKind::Moe;
   if (std::holds_alternative<GemmOp>(n.op.shape)) return HostOpKind::Gemm;
   if (std::holds_alternative<AttentionOp>(n.op.shape)) return HostOpKind::Attention;
   if (std::holds_alternative<ReduceOp>(n.op.shape) || std::holds_alternative<RowOp>(n.op.shape))
@@ -24,6 +27,8 @@ double table_us(const HostOpCosts& t, HostOpKind k) {
       return t.reduction_us;
     case HostOpKind::CacheUpdate:
       return t.cache_update_us;
+    case HostOpKind::Moe:
+      return t.moe_us;
     default:
       return t.elementwise_us;
   }

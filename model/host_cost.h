@@ -2,7 +2,9 @@
 // for the scheduler's host stream (timeline.h). A runtime either takes the GPU description's one
 // figure for every kernel (launch.python_eager_us) or has a table per op kind (runtime_profile.h
 // HostOpCosts): a weight GEMM (aten::linear), attention (SDPA), a reduction or row op, a cache
-// update (torch.cat / index_copy_), any other elementwise kernel; plus the interpreter's time per
+// update (torch.cat / index_copy_), an MoE routing, dispatch or combine kernel (each the visible
+// launch of several Python-side index ops: top-k, sort, histc, gathers, index_put), any other
+// elementwise kernel; plus the interpreter's time per
 // decoder block and per forward that launches nothing (module calls, views, reshapes).
 #pragma once
 
@@ -14,7 +16,7 @@
 
 namespace ridgeline {
 
-enum class HostOpKind { Gemm, Attention, Elementwise, Reduction, CacheUpdate };
+enum class HostOpKind { Gemm, Attention, Elementwise, Reduction, CacheUpdate, Moe };
 
 HostOpKind host_op_kind(const GraphNode& n);
 

@@ -100,6 +100,8 @@ const char* kind_name(HostOpKind k) {
       return "reduction";
     case HostOpKind::CacheUpdate:
       return "cache_update";
+    case HostOpKind::Moe:
+      return "moe";
     default:
       return "elementwise";
   }
@@ -115,6 +117,8 @@ double& cost_of(HostOpCosts& c, HostOpKind k) {
       return c.reduction_us;
     case HostOpKind::CacheUpdate:
       return c.cache_update_us;
+    case HostOpKind::Moe:
+      return c.moe_us;
     default:
       return c.elementwise_us;
   }
@@ -214,6 +218,10 @@ HostLearn learn_host_costs(const nlohmann::json& trace, const std::vector<TraceK
   h.note = buf;
   if (!unsampled.empty())
     h.note += "; no CPU op sampled " + unsampled + ": the mean over all kinds";
+  if (!samples.count(HostOpKind::Moe)) {  // a dense model's trace: MoE kernels launch as elementwise
+    h.costs.moe_us = h.costs.elementwise_us;
+    h.note += "; no MoE kernel in the step: moe takes the elementwise figure";
+  }
   h.learned = true;
   return h;
 }

@@ -89,6 +89,11 @@ OpVertex emit_hf_norm(Emitter& e, const ModelConfig& m, const RunConfig& run, No
 void emit_hf_forward_prologue(Emitter& e, const ModelConfig& m, const RunConfig& run);
 // A StaticCache's length: --max-cache-len, else exactly the positions the step reaches.
 int64_t hf_cache_capacity(const RunConfig& run);
+// The keys a sliding (or chunked) layer's attention spans outside a decode when transformers
+// builds its window mask (the keys reach the window), else 0: attention then runs masked over
+// all of them (no causal skipping).
+int64_t hf_window_mask_span(const ModelConfig& layer, const RunConfig& run, int64_t q_len,
+                            int64_t kv_len);
 // Whether a mask reaches SDPA (a StaticCache decode): K/V then repeated to every head, and
 // attention spans the whole cache.
 bool hf_mask_reaches_attention(const BlockChoices& c, const RunConfig& run);

@@ -18,6 +18,15 @@
 //                               SDPA (a StaticCache decode) per layer two fills and a where, and
 //                               repeat_kv copies K and V to every head (SDPA's GQA path is not
 //                               taken with a mask)
+//   sliding (or chunked) layers outside a decode: the cache hands attention every key (up to
+//                               window - 1 cached ones) and the window is a mask; transformers
+//                               skips it only while the keys are fewer than the window
+//                               (masking_utils' _ignore_causal_mask_sdpa), else the mask is built
+//                               once a forward (two position comparisons and an and over
+//                               [batch, tokens, keys]) and SDPA turns it into an additive one per
+//                               layer (ATen's where), then runs unmasked work over every key with
+//                               no causal skipping (the fit split's Gemma 3 and gpt-oss prefills:
+//                               cuDNN's SDPA on a sliding layer takes ~3x the full layer's time)
 // Memsets (cuBLAS and cuDNN workspaces, 1-8 a layer by shape) are not modelled as kernels.
 #include "workloads/builder_ops.h"
 
@@ -55,6 +64,15 @@ OpVertex emit_hf_norm(Emitter& e, const ModelConfig& m, const RunConfig& run, No
   return e.emit(part(NormPart::Weight), p + ".weight", rows > 1 ? strided(weight) : weight);
 }
 
+int64_t hf_window_mask_span(const ModelConfig& layer, const RunConfig& run, int64_t q_len,
+                            int64_t kv_len) {
+  const BlockChoices& c = run.runtime.choices_for(layer);
+  int64_t w = layer.sliding_window;
+  if (c.mask != AttentionMask::HfSdpa || run.phase == Phase::Decode || w <= 0) return 0;
+  int64_t span = std::min(kv_len - q_len, w - 1) + q_len;  // the cache keeps window - 1 keys
+  return span >= w ? span : 0;
+}
+
 void emit_hf_forward_prologue(Emitter& e, const ModelConfig& m, const RunConfig& run) {
   const BlockChoices& c = run.runtime.choices_for(m);
   int64_t B = run.batch, T = run.phase == Phase::Decode ? 1 : run.seq, d = m.head_dim;
@@ -67,6 +85,22 @@ void emit_hf_forward_prologue(Emitter& e, const ModelConfig& m, const RunConfig&
     int64_t span = static_cache ? std::max(hf_cache_capacity(run), step_positions(run)) : T;
     for (int i = 0; i < masks; ++i)
       e.emit(role::of(RoleKind::Mask), "mask_prep_" + std::to_string(i + 1), index_op(B * span));
+  }
+  // A window mask built once a forward: its first window decides (one mask for every window
+  // layer, as transformers builds one per layer type).
+  int64_t window = m.sliding_window;
+  for (const LayerKind& k : m.layer_kinds)
+    if (window == 0) window = k.window;
+  if (run.phase != Phase::Decode && window > 0) {
+    ModelConfig layer = m;
+    layer.sliding_window = window;
+    int64_t span = hf_window_mask_span(layer, run, T, run.kv_len + T);
+    if (span > 0) {  // bool [batch, tokens, keys]: costed as a 1-byte dtype, ATen's generic path
+      Op bools = strided(ew_op(ElementwiseKind::Copy, B * T * span, DType::Fp8));
+      e.emit(role::of(RoleKind::Mask), "window_mask_causal", bools);
+      e.emit(role::of(RoleKind::Mask), "window_mask_window", bools);
+      e.emit(role::of(RoleKind::Mask), "window_mask_and", bools);
+    }
   }
   if (c.rope_tables != RopeTables::RecomputedPerForward || m.position != PositionKind::Rope) return;
   KernelRole table = role::of(RoleKind::RopeTable);

@@ -167,6 +167,7 @@ void read_host(JsonReader& r, RuntimeProfile& p) {
   c.elementwise_us = u.non_negative("elementwise");
   c.reduction_us = u.non_negative("reduction");
   c.cache_update_us = u.non_negative("cache_update");
+  c.moe_us = u.non_negative("moe");
   c.block_us = u.non_negative("per_block");
   c.forward_us = u.non_negative("per_forward");
 }

@@ -86,6 +86,7 @@ struct BlockChoices {
 // "source"). Kinds are those of host_op_kind() (workloads/host_op_kind.h).
 struct HostOpCosts {
   double gemm_us = 0, attention_us = 0, elementwise_us = 0, reduction_us = 0, cache_update_us = 0;
+  double moe_us = 0;  // an MoE routing, dispatch or combine kernel
   double block_us = 0, forward_us = 0;
   bool operator==(const HostOpCosts&) const = default;
 };

@@ -73,14 +73,30 @@ METHOD_TEXT = (
     "their configs from ridgeline's presets (workloads/models/*.json, the published config.json values); "
     "and for every family six more shapes: prefill b2 s1024 and b4 s512, decode b4 kv1024 and b8 kv512, each "
     "cropped-cache eager and StaticCache graph. Third run (--third, 2026-12-02): prefill b1 s1024, b8 s256 and "
-    "b1 s4096, decode b32 kv1024 cropped-cache eager and StaticCache graph, every family. "
+    "b1 s4096, decode b32 kv1024 cropped-cache eager and StaticCache graph, every family. Fourth run (--fourth, "
+    "2026-12-02, measured after that day's model changes): prefill b2 s2048, b1 s3072, b16 s128, decode b2 kv3072 "
+    "and b64 kv512 cropped-cache eager and StaticCache graph, every family, every record held out. "
     "Split: split_of(id), sha256 of the id, 30% holdout.")
 
 
-def cases_for(smoke=False, third=False):
+FOURTH = [("prefill", 2, 2048, "dynamic", "eager"), ("prefill", 1, 3072, "dynamic", "eager"),
+          ("prefill", 16, 128, "dynamic", "eager"), ("decode", 2, 3072, "dynamic_crop", "eager"),
+          ("decode", 64, 512, "dynamic_crop", "eager"), ("decode", 2, 3072, "static", "graph"),
+          ("decode", 64, 512, "static", "graph")]
+
+
+def cases_for(smoke=False, third=False, fourth=False):
     out = []
     for fam, (_, _, layers, _) in FAMILIES.items():
         L = 2 if smoke else layers
+        if fourth:  # fourth run (2026-12-02, after that day's model changes): new shapes, all held out
+            for phase, b, n, cache, launch in FOURTH:
+                size = f"b{b}-s{n}" if phase == "prefill" else f"b{b}-kv{n}"
+                cid = f"hf-{fam}-L{L}-{phase}-{size}-{cache}-{launch}"
+                out.append({"id": cid, "split": "holdout", "kind": "workload", "family": fam, "layers": L,
+                            "phase": phase, "batch": b, "seq": n if phase == "prefill" else None,
+                            "kv_len": n if phase == "decode" else None, "cache": cache, "launch": launch})
+            continue
         kv = 256 if smoke else 2048
         specs = [("prefill", 1, 512 if smoke else 2048, "dynamic", "eager")]
         for b in ([1] if smoke else [1, 16]):
@@ -246,9 +262,10 @@ def main():
     ap.add_argument("--smoke", action="store_true")
     ap.add_argument("--dry-run", action="store_true")
     ap.add_argument("--third", action="store_true", help="add the third run's shapes (select them with --only)")
+    ap.add_argument("--fourth", action="store_true", help="only the fourth run's shapes (FOURTH), every record held out")
     ap.add_argument("--family", default=None, help="(internal) run one family in this process")
     args = ap.parse_args()
-    cases = cases_for(args.smoke, args.third)
+    cases = cases_for(args.smoke, args.third, args.fourth)
     if args.only:
         cases = [c for c in cases if re.search(args.only, c["id"])]
     if args.dry_run:
@@ -296,7 +313,7 @@ def main():
             continue
         part = os.path.join(tempfile.gettempdir(), f"{os.path.basename(args.out)}.{fam}.part")
         cmd = [sys.executable, os.path.abspath(__file__), "--family", fam, "--out", part,
-               "--budget-s", str(round(share, 1))] + (["--smoke"] if args.smoke else []) + (["--third"] if args.third else []) + \
+               "--budget-s", str(round(share, 1))] + (["--smoke"] if args.smoke else []) + (["--third"] if args.third else []) + (["--fourth"] if args.fourth else []) + \
               (["--only", args.only] if args.only else [])
         log(f"family {fam}: child with budget {share:.0f} s")
         t = time.perf_counter()

@@ -180,3 +180,31 @@ def row_check_cases():
         c["split"] = "holdout"
     return cases
 
+
+
+def mask_grid_cases():
+    """The masked-attention and odd-width softmax set (2026-12-02, measure_hf.py --set mask-grid).
+    SDPA as transformers runs a sliding layer's prefill (a bool window mask, K/V expanded, PyTorch's
+    own backend pick) beside the same shapes unmasked non-causal and is_causal, at Gemma 2/3's,
+    Mistral's and Llama's head shapes; and ATen's softmax at widths off the powers of two (its warp
+    kernel pads a row to the next one), as eager attention's score rows of kv + 1 (gpt-oss's sinks).
+    Split by the hash of each shape's id before any fit."""
+    cases = []
+    heads = [(32, 16, 128), (32, 8, 128)]
+    shapes = [(1, 1024), (1, 2048), (1, 4096), (1, 8192), (4, 1024), (2, 4096), (8, 512)]
+    for h, kvh, d in heads:
+        for b, s in shapes:
+            for mask, causal, window in (("window", False, 1024), ("window", False, 4096), ("none", False, 0),
+                                         ("none", True, 0)):
+                if mask == "window" and window > s:  # transformers builds no mask below the window
+                    continue
+                kind = f"window{window}" if mask == "window" else "causal" if causal else "full"
+                base = f"attn-prefill-b{b}-h{h}-kv{kvh}-d{d}-s{s}-{kind}"
+                cases.append({"kind": "op", "id": f"{base}-impl-sdpa-mask-{mask}", "split_key": base,
+                              "split": split_of(base), "op": "attention", "batch": b, "heads": h,
+                              "kv_heads": kvh, "head_dim": d, "q_len": s, "kv_len": s, "causal": causal,
+                              "dtype": "bf16", "impl": "sdpa", "mask": mask, "window": window})
+    aten = (("softmax", ("aten_softmax",)),)
+    cases += row_op_cases((4096, 32768, 131072), (257, 513, 700, 1025, 1500, 2049, 3000, 4097, 5000),
+                          ("bf16", "fp32"), aten)
+    return cases

@@ -32,8 +32,10 @@ def setup_op(case):
         sets = [(torch.randn(b, H, q, D, device="cuda", dtype=bf, generator=g),
                  torch.randn(b, KV, kv, D, device="cuda", dtype=bf, generator=g),
                  torch.randn(b, KV, kv, D, device="cuda", dtype=bf, generator=g)) for _ in range(S)]
-        backend = getattr(SDPBackend, case["impl"].upper())
         causal = case["causal"]
+        if case.get("mask"):  # transformers' window mask (masking_utils.sdpa_mask): bool [b, 1, q, kv]
+            return setup_masked_attention(case, sets, extra)
+        backend = getattr(SDPBackend, case["impl"].upper())
         # The shapes handed to SDPA, so that a record shows what ran (ridgeline validate checks
         # them against the record's batch, heads, kv_heads, head_dim and lengths).
         extra["ran_q_shape"] = list(sets[0][0].shape)
@@ -86,6 +88,31 @@ def setup_op(case):
             return torch.softmax(x, dim=-1)
     else:
         raise ValueError(impl)
+    return run, sets, extra
+
+
+def setup_masked_attention(case, sets, extra):
+    """SDPA as transformers calls it on a sliding layer outside a decode: K/V expanded to every head
+    by repeat_kv (use_gqa_in_sdpa is False with a mask), a bool mask [b, 1, q, kv] that keeps key j
+    for query i when j <= i and i - j < window, no is_causal, and no backend forced (impl "sdpa":
+    what PyTorch picks). The repeat_kv copies are not timed (ridgeline prices them apart); SDPA's
+    conversion of the bool mask is (it runs inside the call)."""
+    b, q, kv, H, KV = case["batch"], case["q_len"], case["kv_len"], case["heads"], case["kv_heads"]
+    assert case["impl"] == "sdpa" and case["mask"] in ("window", "none"), case
+    sets = [(qq, kk.repeat_interleave(H // KV, 1), vv.repeat_interleave(H // KV, 1)) for qq, kk, vv in sets]
+    extra["ran_kv_shape"] = list(sets[0][1].shape)
+    extra["gqa"] = "expanded"
+    mask = None
+    if case["mask"] == "window":
+        i = torch.arange(kv - q, kv, device="cuda")[:, None]
+        j = torch.arange(kv, device="cuda")[None, :]
+        mask = ((j <= i) & (i - j < case["window"]))[None, None].expand(b, 1, q, kv)
+        extra["mask_shape"] = list(mask.shape)
+
+    def run(st):
+        return F.scaled_dot_product_attention(st[0], st[1], st[2], attn_mask=mask, is_causal=case["causal"])
+    run(sets[0])
+    torch.cuda.synchronize()
     return run, sets, extra
 
 
