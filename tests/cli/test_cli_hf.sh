@@ -27,6 +27,8 @@ sed 's/"mask": "hf_sdpa"/"mask": "flex"/' $base > "$tmp/d.json"
 expect "an unknown mask choice" 1 "d.json: /attention/mask: expected one of none, hf_sdpa" -- "$bin" $p --runtime "$tmp/d.json"
 sed 's/"per_block": 0, //' $base > "$tmp/e.json"
 expect "a host table without per_block" 1 "e.json: /host/op_us/per_block: missing" -- "$bin" $p --runtime "$tmp/e.json"
+sed 's/"moe": [0-9.]*, //' $base > "$tmp/e2.json"
+expect "a host table without moe" 1 "e2.json: /host/op_us/moe: missing" -- "$bin" $p --runtime "$tmp/e2.json"
 grep -v '"host"' workloads/runtimes/pytorch-eager.json > "$tmp/f.json"
 expect "a runtime without host" 1 "f.json: /host: missing" -- "$bin" $p --runtime "$tmp/f.json"
 
