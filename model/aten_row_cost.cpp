@@ -9,12 +9,14 @@
 //    cols <= 8192), cunn_SoftMaxForwardSmem (the row in shared memory, under 48 KiB) and
 //    cunn_SoftMaxForward (max, sum and output passes re-reading the row: from L2 while the rows
 //    in flight fit, else from HBM). Time: the slowest of a block's walk, the element rate of all
-//    SMs, and the HBM traffic.
+//    SMs (the register kernel also pays for each of its ceil(cols / 1024) values a thread, more
+//    from 7 on), and the HBM traffic.
 // Each kernel's few constants were fitted (log error, least squares; scripts/fit_aten_rows.py) on
 // the fit split of validate/data/h200-sxm-row-grid-2026-12-02.json (H200, 12 row counts x 9 widths
-// x bf16/fp32; the held-out split was fixed by shape hash before the fit and not used); latencies,
-// clocks, SM counts and bandwidth come from the GPU description, so other GPUs scale from those.
-// Backward row kernels keep memory_bound_cost.cpp's serial-walk model.
+// x bf16/fp32; the held-out split was fixed by shape hash before the fit and not used; the register
+// softmax also on the fit split of h200-sxm-mask-grid-2026-12-02.json, widths off 1024s);
+// latencies, clocks, SM counts and bandwidth come from the GPU description, so other GPUs scale
+// from those. Backward row kernels keep memory_bound_cost.cpp's serial-walk model.
 #include "common/errors.h"
 #include "hardware/derived.h"
 #include "model/cost_models.h"
@@ -51,7 +53,14 @@ struct SoftmaxConstants {
 };
 constexpr SoftmaxConstants kSoftmaxWarp1024{0.3385, 2.7187, 2.0173, 1.1440};
 constexpr SoftmaxConstants kSoftmaxWarp2048{2.6573, 1.8595, 1.6664, 1.1638};
-constexpr SoftmaxConstants kSoftmaxReg{0.4166, 0.3190, 1.0818, 1.0};
+constexpr SoftmaxConstants kSoftmaxReg{0.4162, 0.3190, 5.9984, 0.999};
+// cunn_SoftMaxForwardReg holds ceil(cols / 1024) values a thread in registers: each of them costs
+// a block's SM this many cycles a row beyond the element rate, and from 7 a thread (7168 columns
+// on) fewer blocks fit an SM (H200, the row grid's and the mask grid's fit splits: 104 kernels,
+// fit MAPE 7.5% -> 4.5%; scripts/fit_aten_rows.py).
+constexpr double kSoftmaxRegCyclesPerValue = 670.91;
+constexpr int kSoftmaxRegWideValues = 7;
+constexpr double kSoftmaxRegWideFactor = 1.2366;
 constexpr SoftmaxConstants kSoftmaxSmem{1.9815, 0.1360, 1.9892, 1.0};
 constexpr SoftmaxConstants kSoftmaxMultiPass{0.7149, 0.2601, 1.4759, 1.0362};
 constexpr double kSoftmaxSmemBytes = 48 * 1024;  // sharedMemPerBlock without opting in
@@ -112,8 +121,14 @@ OpCost softmax_cost(const RowOp& r, const Op& op, const GpuSpec& gpu) {
   OpCost c;
   Streams s = start(r, op, gpu, c);
   double walk_us = k.walk_fixed_us + (double)r.cols * k.ns_per_col / 1000;
-  double rate_us = (double)r.rows * (double)r.cols /
-                   (sm_count(gpu) * k.elements_per_clk_per_sm * gpu.compute.max_clock_MHz.value);
+  double per_row_cycles = (double)r.cols / k.elements_per_clk_per_sm;
+  if (kind == AtenSoftmaxKernel::Registers) {
+    double values = std::ceil((double)r.cols / 1024);
+    per_row_cycles += kSoftmaxRegCyclesPerValue * values;
+    if (values >= kSoftmaxRegWideValues) per_row_cycles *= kSoftmaxRegWideFactor;
+  }
+  double rate_us =
+      (double)r.rows * per_row_cycles / (sm_count(gpu) * gpu.compute.max_clock_MHz.value);
   double passes = 2;  // read, write
   if (multi_pass) {   // max and sum passes re-read the row: from L2 while the rows in flight fit
     double in_flight = std::min((double)r.rows, sm_count(gpu) * kMultiPassBlocksPerSm) * row_bytes;

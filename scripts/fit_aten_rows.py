@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Fits model/aten_row_cost.cpp's constants (ATen's forward norms and softmax) on the FIT split of
-validate/data/h200-sxm-row-grid-2026-12-02.json, by least squares on log error, and prints them
+validate/data/h200-sxm-row-grid-2026-12-02.json (softmax also on the fit split of
+h200-sxm-mask-grid-2026-12-02.json: widths off the powers of two), by least squares on log error, and prints them
 with the fit MAPE per kernel. The held-out split is never read. The model is the C++ one written
 out again with the H200 description's figures (latencies, clock, SMs, bandwidth, L2 knee):
 `ridgeline validate --data ... --split fit` reproduces the MAPEs printed here.
@@ -17,6 +18,7 @@ from scipy.optimize import least_squares
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 DATA = os.path.join(ROOT, "validate/data/h200-sxm-row-grid-2026-12-02.json")
+MASKS = os.path.join(ROOT, "validate/data/h200-sxm-mask-grid-2026-12-02.json")
 # h200-sxm with its profile (`ridgeline gpus show h200-sxm --format json`)
 L2 = 62914560
 KNEE_START, KNEE_END = 0.5143030524956853 * L2, 0.7904732187123507 * L2
@@ -60,13 +62,19 @@ def softmax_kernel(r):
 
 
 def softmax_us(p, r):
-    w0, ns, rate, traffic = p
+    w0, ns, rate, traffic = p[:4]
     rows, cols, e, h, lat, ovh = state(r)
     passes = 2.0
     if softmax_kernel(r) == "multipass":
         passes = 2 + 2 * (1 - hit(min(rows, SMS * 2) * cols * e))
     walk = w0 + cols * ns / 1000
-    el = rows * cols / (SMS * rate * CLOCK_MHZ)
+    row_cycles = cols / rate
+    if softmax_kernel(r) == "reg":  # ceil(cols / 1024) values a thread; from 7, fewer blocks an SM
+        values = math.ceil(cols / 1024)
+        row_cycles += p[4] * values
+        if values >= 7:
+            row_cycles *= p[5]
+    el = rows * row_cycles / (SMS * CLOCK_MHZ)
     hbm = traffic * passes * rows * cols * e * (1 - h) / HBM_BPS * 1e6
     return ovh + max(walk, el, hbm)
 
@@ -86,6 +94,8 @@ def fit(f, recs, p0, lo, hi, starts=40):
 
 
 recs = [r for r in json.load(open(DATA))["records"] if r["split"] == "fit" and "error" not in r]
+mask_recs = [r for r in json.load(open(MASKS))["records"]
+             if r["split"] == "fit" and "error" not in r and r["op"] == "softmax"]
 names = ("walk_fixed_us", "latencies_per_512", "ns_per_col_half", "ns_per_col_fp32", "extra_passes")
 norms = [r for r in recs if r["op"] in ("rmsnorm", "layernorm")]
 
@@ -102,9 +112,14 @@ for i, op in enumerate(("rmsnorm", "layernorm")):
     print(f"{op}: {len(rs)} fit kernels, MAPE {m:.1%}:", dict(zip(names, np.round(p[5 * i:5 * i + 5], 4))))
 print(f"shared_sm_walk_factor {p[10]:.4f} (both norms {mape:.1%})")
 for k in ("warp1024", "warp2048", "reg", "smem", "multipass"):
-    rs = [r for r in recs if r["op"] == "softmax" and softmax_kernel(r) == k]
+    # the mask grid's widths off the powers of two join the register kernel's fit (the others were
+    # fitted on the row grid alone, before it was measured)
+    rs = [r for r in recs + (mask_recs if k == "reg" else []) if r["op"] == "softmax" and softmax_kernel(r) == k]
     one_read = k in ("reg", "smem")  # the row read once: traffic = read + write
     hi_t = 1.001 if one_read else 6
-    p, mape = fit(softmax_us, rs, [1, 0.3, 1.5, 1.0], [0, 0, 0.1, 0.999 if one_read else 0.5], [20, 20, 20, hi_t])
+    extra = ([100, 1.5], [0, 1], [5000, 3]) if k == "reg" else ([], [], [])
+    p, mape = fit(softmax_us, rs, [1, 0.3, 1.5, 1.0] + extra[0], [0, 0, 0.1, 0.999 if one_read else 0.5] + extra[1],
+                  [20, 20, 20, hi_t] + extra[2])
     print(f"softmax {k}: {len(rs)} fit kernels, MAPE {mape:.1%}:",
-          dict(zip(("walk_fixed_us", "ns_per_col", "elements_per_clk_per_sm", "traffic_factor"), np.round(p, 4))))
+          dict(zip(("walk_fixed_us", "ns_per_col", "elements_per_clk_per_sm", "traffic_factor", "cycles_per_value",
+                    "wide_factor"), np.round(p, 4))))

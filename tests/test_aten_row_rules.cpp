@@ -114,9 +114,29 @@ TEST_CASE("aten rows: the multi-pass softmax re-reads rows from HBM once those i
 
 TEST_CASE("aten rows: softmax's element rate bounds many rows", "[memory][rule][aten]") {
   const GpuSpec& g = test::h100();
-  // the register kernel over 65536 rows of 4096 bf16: 1.0818 elements per clock per SM
+  // the register kernel over 65536 rows of 4096 bf16: 5.9984 elements per clock per SM, and
+  // 670.91 cycles a row for each of its 4 values a thread
   OpCost s = predict_op(aten(RowOpKind::Softmax, 65536, 4096), g);
-  double rate_us = 65536.0 * 4096 / (sm_count(g) * 1.0818 * g.compute.max_clock_MHz.value);
+  double rate_us =
+      65536.0 * (4096 / 5.9984 + 4 * 670.91) / (sm_count(g) * g.compute.max_clock_MHz.value);
   CHECK(s.bottleneck == Bottleneck::Compute);
   CHECK(s.compute_us == Approx(rate_us));
+}
+
+TEST_CASE("aten rows: the register softmax pays per value a thread holds, more from 7",
+          "[memory][rule][aten]") {
+  const GpuSpec& g = test::h100();
+  auto us = [&](int64_t cols) {
+    return predict_op(aten(RowOpKind::Softmax, 131072, cols), g).compute_us;
+  };
+  // ceil(cols / 1024) values: 2049 and 3072 columns hold 3, 3073 holds 4 (a step, not a slope)
+  double per_col = 131072.0 / 5.9984 / (sm_count(g) * g.compute.max_clock_MHz.value);
+  double per_value = 131072.0 * 670.91 / (sm_count(g) * g.compute.max_clock_MHz.value);
+  CHECK(us(3072) - us(2049) == Approx(1023 * per_col));
+  CHECK(us(3073) - us(3072) == Approx(per_value + per_col));
+  // 6 values (6144 columns) keep the blocks an SM holds; 7 (6145 on) lose some: x1.2366
+  CHECK(us(6144) == Approx(131072.0 * (6144 / 5.9984 + 6 * 670.91) /
+                           (sm_count(g) * g.compute.max_clock_MHz.value)));
+  CHECK(us(6145) == Approx(1.2366 * 131072.0 * (6145 / 5.9984 + 7 * 670.91) /
+                           (sm_count(g) * g.compute.max_clock_MHz.value)));
 }

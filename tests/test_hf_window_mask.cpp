@@ -42,7 +42,7 @@ TEST_CASE("window mask: built once the keys reach the window, not below", "[work
   layer.layer_kinds.clear();
   layer.sliding_window = 1024;
   RunConfig hf = prefill(1, 1023, "hf-transformers");
-  CHECK(hf_window_mask_span(layer, hf, 1023, 1023) == 0);  // fewer keys than the window: causal
+  CHECK(hf_window_mask_span(layer, hf, 1023, 1023) == 0);     // fewer keys than the window: causal
   CHECK(hf_window_mask_span(layer, hf, 1024, 1024) == 1024);  // as many: the mask
   CHECK(hf_window_mask_span(layer, hf, 4096, 4096) == 4096);  // every key, not the window
   // A chunk over a cached prefix: the cache kept window - 1 of the prefix's keys.
@@ -70,7 +70,7 @@ TEST_CASE("window mask: a sliding layer's prefill under transformers", "[workloa
   CHECK_FALSE(f.additive_mask);
   CHECK(f.kv_heads == g3.kv_heads);
   CHECK(count_named(long_prompt, "window_mask_where") == 1);  // the sliding section (5 layers)
-  CHECK(count_named(long_prompt, "window_mask_and") == 1);  // built once a forward
+  CHECK(count_named(long_prompt, "window_mask_and") == 1);    // built once a forward
   // Below the window: is_causal over the prompt, no mask kernels.
   OpGraph short_prompt = build_graph(g3, prefill(1, 1000, "hf-transformers"));
   AttentionOp c = attention_of(short_prompt, "decoder_block.sliding");
@@ -78,12 +78,13 @@ TEST_CASE("window mask: a sliding layer's prefill under transformers", "[workloa
   CHECK(c.kv_len == 1000);
   CHECK(count_named(short_prompt, "window_mask") == 0);
   // Plain PyTorch code (pytorch-eager) keeps the windowed causal attention.
-  AttentionOp p = attention_of(build_graph(g3, prefill(1, 4096, "pytorch-eager")),
-                               "decoder_block.sliding");
+  AttentionOp p =
+      attention_of(build_graph(g3, prefill(1, 4096, "pytorch-eager")), "decoder_block.sliding");
   CHECK(p.kv_len == 1024);
   CHECK_FALSE(p.additive_mask);
   // A sliding layer costs more than the full one once masked: every key, the bias tile.
-  Prediction pr = predict_workload(long_prompt, g3, prefill(1, 4096, "hf-transformers"), test::h100());
+  Prediction pr =
+      predict_workload(long_prompt, g3, prefill(1, 4096, "hf-transformers"), test::h100());
   double sliding_us = 0, full_us = 0;
   for (const auto& sec : pr.sections)
     for (const auto& k : sec.kernels)

@@ -56,9 +56,9 @@ nlohmann::json op_fields(const nlohmann::json& record) {
 // nullopt for transformers' LlamaRMSNorm (eight PyTorch ops: the hf-transformers runtime's norm,
 // not one kernel), which is left out and listed.
 std::optional<std::string> ridgeline_impl(JsonReader& rec) {
-  std::string impl =
-      rec.one_of("impl", {"flash_attention", "efficient_attention", "cudnn_attention", "math", "sdpa",
-                          "aten_rms_norm", "aten_layer_norm", "aten_softmax", "hf_llama_rmsnorm"});
+  std::string impl = rec.one_of(
+      "impl", {"flash_attention", "efficient_attention", "cudnn_attention", "math", "sdpa",
+               "aten_rms_norm", "aten_layer_norm", "aten_softmax", "hf_llama_rmsnorm"});
   if (impl == "hf_llama_rmsnorm") return std::nullopt;
   if (impl == "sdpa") return "sdpa";  // no backend forced: what SDPA picks on the GPU
   if (impl == "flash_attention") return "flash2";
@@ -185,9 +185,9 @@ void parse_records(Dataset& d, const nlohmann::json& records, const std::string&
     // measure_hf.py's mask-grid: SDPA as transformers calls it on a sliding layer, with a bool
     // window mask that SDPA turns into an additive one (its where kernel, under 5% of these calls,
     // is priced apart in a graph, window_mask_where, and not in this op).
-    std::string mask = rec.has("mask") ? rec.one_of("mask", {"top_left", "bottom_right", "window",
-                                                             "none"})
-                                       : "top_left";
+    std::string mask = rec.has("mask")
+                           ? rec.one_of("mask", {"top_left", "bottom_right", "window", "none"})
+                           : "top_left";
     if (mask == "window") {
       if (rec.boolean("causal")) rec.fail("causal", "a window mask is passed without is_causal");
       fields["additive_mask"] = true;

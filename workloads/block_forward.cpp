@@ -283,8 +283,8 @@ OpVertex emit_attention(Emitter& e, const ModelConfig& m, const RunConfig& run, 
     // With a mask transformers takes no GQA path (use_gqa_in_sdpa): repeat_kv copies K and V to
     // every head; SDPA turns the bool mask into an additive one (ATen's where).
     if (a.kv_heads < a.heads) {
-      Op repeat = strided(repeat_kv_op(s.batch * a.heads * window_span * a.head_dim,
-                                       a.heads / a.kv_heads, e.act));
+      Op repeat = strided(
+          repeat_kv_op(s.batch * a.heads * window_span * a.head_dim, a.heads / a.kv_heads, e.act));
       e.emit(role::of(RoleKind::CacheRepeat), "k_repeat_kv", repeat, {x.k});
       e.emit(role::of(RoleKind::CacheRepeat), "v_repeat_kv", repeat, {x.v});
       a.kv_heads = a.heads;

@@ -111,8 +111,8 @@ void print_runtime_show(std::ostream& os, const RuntimeProfile& rt, const nlohma
     const HostOpCosts& c = rt.host_us;
     os << "  host us: gemm " << c.gemm_us << ", attention " << c.attention_us << ", elementwise "
        << c.elementwise_us << ", reduction " << c.reduction_us << ", cache_update "
-       << c.cache_update_us << ", moe " << c.moe_us << ", per block " << c.block_us << ", per forward " << c.forward_us
-       << "\n";
+       << c.cache_update_us << ", moe " << c.moe_us << ", per block " << c.block_us
+       << ", per forward " << c.forward_us << "\n";
   }
   if (!rt.learned) return;
   const LearnedFrom& l = *rt.learned;
