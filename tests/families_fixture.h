@@ -53,4 +53,13 @@ inline RunConfig decode(int64_t batch, int64_t kv, const std::string& runtime = 
   return r;
 }
 
+inline RunConfig prefill(int64_t batch, int64_t seq, const std::string& runtime = "pytorch-eager") {
+  RunConfig r;
+  r.phase = Phase::Prefill;
+  r.batch = batch;
+  r.seq = seq;
+  r.runtime = load_runtime(runtime);
+  return r;
+}
+
 }  // namespace ridgeline::test::families

@@ -15,15 +15,6 @@ using namespace ridgeline::test::families;
 
 namespace {
 
-RunConfig prefill(int64_t batch, int64_t seq, const std::string& runtime) {
-  RunConfig r;
-  r.phase = Phase::Prefill;
-  r.batch = batch;
-  r.seq = seq;
-  r.runtime = load_runtime(runtime);
-  return r;
-}
-
 // The attention op of the first section named `section`.
 AttentionOp attention_of(const OpGraph& g, const std::string& section) {
   for (const auto& s : g.sections) {

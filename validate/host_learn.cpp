@@ -218,8 +218,8 @@ HostLearn learn_host_costs(const nlohmann::json& trace, const std::vector<TraceK
   h.note = buf;
   if (!unsampled.empty())
     h.note += "; no CPU op sampled " + unsampled + ": the mean over all kinds";
-  if (!samples.count(
-          HostOpKind::Moe)) {  // a dense model's trace: MoE kernels launch as elementwise
+  // A dense model's trace: MoE kernels launch as elementwise ones.
+  if (!samples.count(HostOpKind::Moe)) {
     h.costs.moe_us = h.costs.elementwise_us;
     h.note += "; no MoE kernel in the step: moe takes the elementwise figure";
   }

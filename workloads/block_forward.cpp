@@ -271,27 +271,24 @@ OpVertex emit_attention(Emitter& e, const ModelConfig& m, const RunConfig& run, 
     a.kv_len = hf_cache_capacity(run);
     a.kv_heads = m.heads;
   }
+  bool eager = eager_attention(m, run);
   int64_t window_span = hf_window_mask_span(m, run, s.q_len, s.kv_len);
   if (window_span > 0) {  // transformers' window mask: every key, masked, no causal skipping
     a.kv_len = window_span;
     a.causal = false;
-    a.additive_mask = !eager_attention(m, run);  // SDPA's kernel adds the mask's bias tile
+    a.additive_mask = !eager;  // SDPA's kernel adds the mask's bias tile
   }
-  if (eager_attention(m, run)) return emit_eager_attention(e, m, run, a, distinct({x.q, x.k, x.v}));
+  if (eager) return emit_eager_attention(e, m, run, a, distinct({x.q, x.k, x.v}));
   std::vector<OpVertex> qkv = distinct({x.q, x.k, x.v});
   if (window_span > 0) {
     // With a mask transformers takes no GQA path (use_gqa_in_sdpa): repeat_kv copies K and V to
     // every head; SDPA turns the bool mask into an additive one (ATen's where).
-    if (a.kv_heads < a.heads) {
-      Op repeat = strided(
-          repeat_kv_op(s.batch * a.heads * window_span * a.head_dim, a.heads / a.kv_heads, e.act));
-      e.emit(role::of(RoleKind::CacheRepeat), "k_repeat_kv", repeat, {x.k});
-      e.emit(role::of(RoleKind::CacheRepeat), "v_repeat_kv", repeat, {x.v});
-      a.kv_heads = a.heads;
-    }
+    CacheKv kv = emit_hf_repeat_kv(e, {s.batch, a.heads, a.kv_heads, a.head_dim}, window_span,
+                                   {x.k, x.v}, x.k);
+    a.kv_heads = a.heads;
     qkv = {e.emit(role::of(RoleKind::Mask), "window_mask_where",
                   strided(ew_op(ElementwiseKind::Copy, s.batch * s.q_len * window_span, a.dtype)),
-                  qkv)};
+                  distinct({x.q, kv.k, kv.v}))};
   }
   return e.emit(role::attention(), "attention", Op{"", a, false}, qkv);
 }

@@ -104,6 +104,13 @@ struct CacheKv {
 // DynamicCache's cat or StaticCache's index_copy_ (with the mask and repeat_kv kernels).
 CacheKv emit_hf_cache_update(Emitter& e, const ModelConfig& m, const RunConfig& run,
                              const BlockShape& s, CacheKv x);
+// The heads attention's K and V are repeated over.
+struct KvHeads {
+  int64_t batch, heads, kv_heads, head_dim;
+};
+// transformers' repeat_kv over `keys` positions, K's copy after `after` too; K and V as they
+// are when every query head has its own.
+CacheKv emit_hf_repeat_kv(Emitter& e, const KvHeads& h, int64_t keys, CacheKv x, OpVertex after);
 
 // TorchInductor's kernels (inductor_kernels.cpp), where a runtime profile chooses them.
 struct InductorQkv {

@@ -64,13 +64,21 @@ OpVertex emit_hf_norm(Emitter& e, const ModelConfig& m, const RunConfig& run, No
   return e.emit(part(NormPart::Weight), p + ".weight", rows > 1 ? strided(weight) : weight);
 }
 
-int64_t hf_window_mask_span(const ModelConfig& layer, const RunConfig& run, int64_t q_len,
-                            int64_t kv_len) {
-  const BlockChoices& c = run.runtime.choices_for(layer);
-  int64_t w = layer.sliding_window;
+namespace {
+
+// hf_window_mask_span for a window w under the runtime's choices c.
+int64_t window_mask_span(const BlockChoices& c, const RunConfig& run, int64_t w, int64_t q_len,
+                         int64_t kv_len) {
   if (c.mask != AttentionMask::HfSdpa || run.phase == Phase::Decode || w <= 0) return 0;
   int64_t span = std::min(kv_len - q_len, w - 1) + q_len;  // the cache keeps window - 1 keys
   return span >= w ? span : 0;
+}
+
+}  // namespace
+
+int64_t hf_window_mask_span(const ModelConfig& layer, const RunConfig& run, int64_t q_len,
+                            int64_t kv_len) {
+  return window_mask_span(run.runtime.choices_for(layer), run, layer.sliding_window, q_len, kv_len);
 }
 
 void emit_hf_forward_prologue(Emitter& e, const ModelConfig& m, const RunConfig& run) {
@@ -91,16 +99,12 @@ void emit_hf_forward_prologue(Emitter& e, const ModelConfig& m, const RunConfig&
   int64_t window = m.sliding_window;
   for (const LayerKind& k : m.layer_kinds)
     if (window == 0) window = k.window;
-  if (run.phase != Phase::Decode && window > 0) {
-    ModelConfig layer = m;
-    layer.sliding_window = window;
-    int64_t span = hf_window_mask_span(layer, run, T, run.kv_len + T);
-    if (span > 0) {  // bool [batch, tokens, keys]: costed as a 1-byte dtype, ATen's generic path
-      Op bools = strided(ew_op(ElementwiseKind::Copy, B * T * span, DType::Fp8));
-      e.emit(role::of(RoleKind::Mask), "window_mask_causal", bools);
-      e.emit(role::of(RoleKind::Mask), "window_mask_window", bools);
-      e.emit(role::of(RoleKind::Mask), "window_mask_and", bools);
-    }
+  if (int64_t span = window_mask_span(c, run, window, T, run.kv_len + T); span > 0) {
+    // bool [batch, tokens, keys]: costed as a 1-byte dtype, ATen's generic path
+    Op bools = strided(ew_op(ElementwiseKind::Copy, B * T * span, DType::Fp8));
+    e.emit(role::of(RoleKind::Mask), "window_mask_causal", bools);
+    e.emit(role::of(RoleKind::Mask), "window_mask_window", bools);
+    e.emit(role::of(RoleKind::Mask), "window_mask_and", bools);
   }
   if (c.rope_tables != RopeTables::RecomputedPerForward || m.position != PositionKind::Rope) return;
   KernelRole table = role::of(RoleKind::RopeTable);
@@ -158,9 +162,14 @@ CacheKv emit_hf_cache_update(Emitter& e, const ModelConfig& m, const RunConfig& 
     x.v = mask;
     return x;
   }
+  return emit_hf_repeat_kv(e, {s.batch, m.heads, m.kv_heads, m.head_dim}, cap, x, mask);
+}
+
+CacheKv emit_hf_repeat_kv(Emitter& e, const KvHeads& h, int64_t keys, CacheKv x, OpVertex after) {
+  if (h.kv_heads == h.heads) return x;
   Op repeat =
-      strided(repeat_kv_op(s.batch * m.heads * cap * m.head_dim, m.heads / m.kv_heads, e.act));
-  x.k = e.emit(role::of(RoleKind::CacheRepeat), "k_repeat_kv", repeat, {x.k, mask});
+      strided(repeat_kv_op(h.batch * h.heads * keys * h.head_dim, h.heads / h.kv_heads, e.act));
+  x.k = e.emit(role::of(RoleKind::CacheRepeat), "k_repeat_kv", repeat, distinct({x.k, after}));
   x.v = e.emit(role::of(RoleKind::CacheRepeat), "v_repeat_kv", repeat, {x.v});
   return x;
 }
