@@ -3,13 +3,13 @@
 // bandwidth depends on how many SMs have work: an elementwise kernel launches one CTA per
 // vector.cta_bytes of output; a row op one CTA per row (or per cta_bytes, when rows are short),
 // so a norm over 8 rows keeps only 8 SMs busy. Elementwise kernels on strided or broadcast
-// operands run ATen's generic indexing path: strided_elements_per_clk per SM at most, and
-// strided_latency_us more. ATen's own forward norms and softmax (RowImpl::PyTorch) are costed in
-// aten_row_cost.cpp, its backward row kernels by pytorch_row_cost.
-// A full reduction runs as ATen splits it (reduce_cost), its few blocks bound by the loads each
-// keeps in flight. With warm_l2 the inputs were left in L2 by the previous kernel: the part of
-// the working set L2 holds (soft knee near capacity) skips HBM, and so do the outputs, which stay
-// dirty in L2.
+// operands run ATen's generic indexing path: strided_elements_per_clk per SM at most (less with
+// more view dims or 4-byte elements), and strided_latency_us more. ATen's own forward norms and
+// softmax (RowImpl::PyTorch) are costed in aten_row_cost.cpp, its backward row kernels by
+// pytorch_row_cost. A full reduction runs as ATen splits it (reduce_cost), its few blocks bound by
+// the loads each keeps in flight. With warm_l2 the inputs were left in L2 by the previous kernel:
+// the part of the working set L2 holds (soft knee near capacity) skips HBM, and so do the outputs,
+// which stay dirty in L2.
 #include "common/errors.h"
 #include "hardware/derived.h"
 #include "model/cost_models.h"
@@ -95,6 +95,20 @@ OpCost pytorch_row_cost(const RowOp& r, const Op& op, const GpuSpec& gpu) {
 // validate/data/h200-sxm-hf-2026-12-01.json), 0.4 of the generic strided path's rate there.
 constexpr double kCatShareOfStridedRate = 0.4;
 
+// The generic path's cost per element grows with the dims its TensorIterator keeps (an integer
+// division and a multiply-add per operand for each): ~10% of the 3-dim cost per dim from 2 to 6
+// dims, no less at 1; 4-byte elements run elementwise_kernel<128, 2> (2 per thread, not 4) at 0.9
+// of the elements per clock. Fitted on the fit split of
+// validate/data/h200-sxm-view-dims-2026-12-03.json (scripts/fit_view_dims.py: copies and
+// muls of views with 1 to 6 dims, sliced rows, row broadcasts, bf16 and fp32, 4M-67M elements).
+constexpr double kStridedCostPerDim = 0.102;
+constexpr double kStridedFourByteRate = 0.9;
+
+double strided_rate_factor(const ElementwiseOp& e) {
+  double per_element = 1 + kStridedCostPerDim * (std::max(e.view_dims, 2) - kCalibratedViewDims);
+  return (dtype_bytes(e.dtype) >= 4 ? kStridedFourByteRate : 1.0) / per_element;
+}
+
 }  // namespace
 
 OpCost elementwise_cost(const ElementwiseOp& e, const Op& op, const GpuSpec& gpu) {
@@ -104,7 +118,7 @@ OpCost elementwise_cost(const ElementwiseOp& e, const Op& op, const GpuSpec& gpu
   OpCost c = stream_cost(op, ceil_div(out_bytes, gpu.model.vector.cta_bytes.value), gpu);
   if (e.strided) {  // index arithmetic per element, no vector loads: an issue-rate limit (a
     // strided cat's element by element copy at a share of that rate)
-    double rate = gpu.model.vector.strided_elements_per_clk.value *
+    double rate = gpu.model.vector.strided_elements_per_clk.value * strided_rate_factor(e) *
                   (e.kind == ElementwiseKind::Cat ? kCatShareOfStridedRate : 1.0);
     double idx_us =
         (double)e.numel / (c.detail.active_sms * rate * gpu.compute.max_clock_MHz.value);

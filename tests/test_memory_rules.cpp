@@ -155,6 +155,28 @@ TEST_CASE("memory: strided operands pay the generic indexing path", "[memory][ru
   CHECK(f.time_us - v.time_us == Approx(g.model.vector.strided_latency_us.value).epsilon(0.05));
 }
 
+TEST_CASE("memory: the generic path slows with view dims and with 4-byte elements",
+          "[memory][rule]") {
+  const GpuSpec& g = test::h100();
+  auto view = [&](int dims, DType d = DType::Bf16) {
+    Op op = elementwise(ElementwiseKind::Copy, 1 << 26, false, d);
+    auto& e = std::get<ElementwiseOp>(op.shape);
+    e.strided = true;
+    e.view_dims = dims;
+    return predict_op(op, g).compute_us;
+  };
+  double rate = g.model.vector.strided_elements_per_clk.value;
+  double at3 = (1 << 26) / (132 * rate * g.compute.max_clock_MHz.value);
+  CHECK(view(kCalibratedViewDims) == Approx(at3));  // the calibrated layout keeps its rate
+  CHECK(view(4) == Approx(at3 * 1.102));
+  CHECK(view(6) == Approx(at3 * 1.306));
+  CHECK(view(2) == Approx(at3 * 0.898));
+  CHECK(view(1) == Approx(view(2)));  // no cheaper than 2 dims
+  // fp32 moves 0.9 of the elements per clock; bf16 and fp16 the same.
+  CHECK(view(3, DType::Fp32) == Approx(at3 / 0.9));
+  CHECK(view(3, DType::Fp16) == Approx(at3));
+}
+
 // ATen's backward row kernels (the forward ones are test_aten_row_rules.cpp's).
 TEST_CASE("memory: ATen's backward row kernels walk rows serially and stream slower",
           "[memory][rule]") {

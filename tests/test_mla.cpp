@@ -15,6 +15,7 @@
 
 #include <cmath>
 #include <string>
+#include <vector>
 
 using namespace ridgeline;
 using test::require_input_error;
@@ -118,6 +119,44 @@ TEST_CASE("hf_expand_kv decompresses every cached token, every step", "[mla]") {
   CHECK(a.head_dim == 192);
   CHECK(a.v_head_dim == 128);
   CHECK(find_op(g, "q_absorb_uk") == nullptr);
+}
+
+// The ops of that name in the first section holding one.
+std::vector<const Op*> named(const OpGraph& g, const std::string& name) {
+  for (const auto& s : g.sections) {
+    std::vector<const Op*> out;
+    for (auto v : boost::make_iterator_range(boost::vertices(s.dag())))
+      if (s.dag()[v].name == name) out.push_back(&s.dag()[v].op);
+    if (!out.empty()) return out;
+  }
+  return {};
+}
+
+TEST_CASE("expand_kv copies k_nope and k_rot into the key; ATen splits a copy past 2^31 bytes",
+          "[mla]") {
+  // validate/measure/mla_copy_probe.py (transformers 5.17, H200): two copies of 4 dims, V a view;
+  // at b16 kv2049 k_nope's source (kv_b's output) spans 16 x 2049 x 128 x 256 x 2 B > 2^31.
+  ModelConfig m = load_model("deepseek-v3");
+  OpGraph g = build_graph(m, decode("hf-transformers", 16, 2048));
+  auto kn = named(g, "k_nope_copy");
+  REQUIRE(kn.size() == 2);
+  int64_t numel = 0;
+  for (const Op* op : kn) {
+    const auto& e = std::get<ElementwiseOp>(op->shape);
+    CHECK(e.strided);
+    CHECK(e.view_dims == 4);
+    numel += e.numel;
+  }
+  CHECK(numel == 16LL * 2049 * 128 * 128);
+  auto kr = named(g, "k_rot_copy");
+  REQUIRE(kr.size() == 1);  // its largest operand, the key, spans 16 x 2049 x 128 x 192 x 2 B
+  CHECK(std::get<ElementwiseOp>(kr[0]->shape).numel == 16LL * 2049 * 128 * 64);
+  CHECK(find_op(g, "v_contiguous") == nullptr);
+  // Just under the limit: one kernel; one sequence: the batch dim drops, 3 dims are left.
+  CHECK(named(build_graph(m, decode("hf-transformers", 8, 2048)), "k_nope_copy").size() == 1);
+  auto one = named(build_graph(m, decode("hf-transformers", 1, 2048)), "k_nope_copy");
+  REQUIRE(one.size() == 1);
+  CHECK(std::get<ElementwiseOp>(one[0]->shape).view_dims == 3);
 }
 
 TEST_CASE("absorbed MLA attends over the latent cache shared by all heads", "[mla]") {

@@ -124,6 +124,34 @@ TEST_CASE("op error: strided on an op that is not elementwise", "[op][errors]") 
   expect_error(R"({"op":"rmsnorm","rows":2,"cols":8,"dtype":"bf16","strided":true})",
                {"/strided: only elementwise ops take strided"});
 }
+TEST_CASE("op error: view_dims on an op that is not elementwise", "[op][errors]") {
+  expect_error(R"({"op":"rmsnorm","rows":2,"cols":8,"dtype":"bf16","view_dims":2})",
+               {"/view_dims: only elementwise ops take view_dims"});
+}
+TEST_CASE("op error: view_dims without strided", "[op][errors]") {
+  expect_error(R"({"op":"elementwise","kind":"copy","numel":8,"dtype":"bf16","view_dims":2})",
+               {"/view_dims: only a strided op"});
+}
+TEST_CASE("op error: view_dims past ATen's 25", "[op][errors]") {
+  expect_error(
+      R"({"op":"elementwise","kind":"copy","numel":8,"dtype":"bf16","strided":true,"view_dims":26})",
+      {"/view_dims: at most 25 (ATen's MAX_DIMS), got 26"});
+}
+TEST_CASE("op error: view_dims below 1", "[op][errors]") {
+  expect_error(
+      R"({"op":"elementwise","kind":"copy","numel":8,"dtype":"bf16","strided":true,"view_dims":0})",
+      {"/view_dims"});
+}
+TEST_CASE("op error: view_dims on an AdamW step", "[op][errors]") {
+  expect_error(
+      R"({"op":"elementwise","kind":"adamw","numel":8,"tensors":1,"dtype":"fp32","view_dims":2})",
+      {"/view_dims: an AdamW step has no view dims"});
+}
+TEST_CASE("op: view_dims of a strided op", "[op]") {
+  Op op = parse(
+      R"({"op":"elementwise","kind":"mul","numel":64,"dtype":"bf16","strided":true,"view_dims":5})");
+  CHECK(std::get<ElementwiseOp>(op.shape).view_dims == 5);
+}
 TEST_CASE("op error: an L2 working set without warm_l2", "[op][errors]") {
   expect_error(R"({"op":"reduce","kind":"sum","numel":8,"dtype":"bf16","l2_working_set_bytes":1})",
                {"/l2_working_set_bytes: only with \"warm_l2\": true"});

@@ -43,8 +43,10 @@ Op row_op(RowOpKind kind, int64_t rows, int64_t cols, DType d, const RowLaunch& 
   return Op{"", RowOp{kind, rows, cols, d, RowImpl::SinglePass, launch}, false};
 }
 
-Op strided(Op op) {
-  std::get<ElementwiseOp>(op.shape).strided = true;
+Op strided(Op op, int view_dims) {
+  auto& e = std::get<ElementwiseOp>(op.shape);
+  e.strided = true;
+  e.view_dims = view_dims;
   return op;
 }
 

@@ -72,8 +72,9 @@ OpVertex emit_norm(Emitter& e, const ModelConfig& m, const RunConfig& run, NormS
                    int64_t rows, std::vector<OpVertex> after);
 // The producers once each, in the order given (a fused kernel may stand for several inputs).
 std::vector<OpVertex> distinct(std::vector<OpVertex> producers);
-// The same elementwise op on strided or broadcast operands.
-Op strided(Op op);
+// The same elementwise op on strided or broadcast operands: view_dims as ATen's TensorIterator
+// coalesces them (ElementwiseOp::view_dims; RoPE's transposed view by default).
+Op strided(Op op, int view_dims = kCalibratedViewDims);
 // repeat_kv's copy of K or V to every query head: out_numel written, each cached element read
 // once for its n_rep heads (transformers' repeat_kv returns K and V untouched when n_rep is 1:
 // callers emit nothing then).

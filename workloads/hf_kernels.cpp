@@ -60,6 +60,9 @@ OpVertex emit_hf_norm(Emitter& e, const ModelConfig& m, const RunConfig& run, No
   e.emit(part(NormPart::Scale), p + ".scale", strided(ew_op(ElementwiseKind::Mul, n, DType::Fp32)));
   if (casts) e.emit(part(NormPart::ToInput), p + ".to_input", cast_op(n, DType::Fp32, e.act));
   // The weight [hidden] broadcasts over the rows: ATen's generic path unless there is one row.
+  // Scale and weight keep 2 dims, but their broadcast operand is all but free: they run at the
+  // 3-dim rate (bf16 [rows, 4096] x [4096]: 1.61 elements per clock per SM, fit split of
+  // validate/data/h200-sxm-view-dims-2026-12-03.json), so view_dims stays at its default.
   Op weight = ew_op(ElementwiseKind::Mul, n, e.act);
   return e.emit(part(NormPart::Weight), p + ".weight", rows > 1 ? strided(weight) : weight);
 }

@@ -10,8 +10,8 @@
 // order, then rotate_half's five kernels each), the cache update of the latent and the RoPE key
 // (DynamicCache cats, StaticCache index copies), the query cat (q_pass, q_rot), then expand_kv over
 // EVERY cached token, every step: kv_b_proj (cached tokens x heads * (nope + v) x kv_lora_rank),
-// k_nope and the expanded k_rot copied into the key, the value made contiguous, and SDPA with q/k
-// head dim nope + rope and v head dim v_head_dim. Nothing is absorbed; the full K/V per head live
+// k_nope and the expanded k_rot copied into the key (V left a view), and SDPA with q/k head dim
+// nope + rope and v head dim v_head_dim. Nothing is absorbed; the full K/V per head live
 // only for the step (activations), the cache holds the latent.
 //
 // absorbed: a serving engine's MLA (vLLM/SGLang with FlashMLA). q_a and kv_a as one GEMM
@@ -27,10 +27,18 @@
 #include "workloads/mla_forward.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <limits>
 
 namespace ridgeline {
 
 namespace {
+
+// expand_kv's copies into the key: [B, h, kv, width] slices of [B, h, kv, qk], read from the
+// transposed kv_b output or the expanded rotated key, keep 4 dims after coalescing (3 when B is 1).
+int mla_copy_dims(int64_t batch) {
+  return batch > 1 ? 4 : 3;
+}
 
 struct Mla {
   int64_t B, T, q_len, kv_len, heads, hidden;
@@ -193,14 +201,29 @@ OpVertex emit_hf_mla(Emitter& e, const ModelConfig& m, const RunConfig& run, con
       role::gemm(Projection::KvB), "kv_b_proj",
       weight_gemm(tokens, x.heads * (a.qk_nope_head_dim + a.v_head_dim), a.kv_lora_rank, run),
       {cached});
-  auto copy = [&](int64_t width) {
-    return strided(ew_op(ElementwiseKind::Copy, tokens * x.heads * width, e.act));
+  // expand_kv assembles the keys in a new [B, h, kv, qk] tensor: k_nope (a [B, h, kv, nope]
+  // slice of kv_b's output, viewed [B, kv, h, nope + v] and transposed) and the rotated key
+  // expanded over the heads, each copied into its slice: 4 dims each after coalescing (profiled,
+  // validate/measure/mla_copy_probe.py). V stays a view SDPA reads as it is. A copy whose operand
+  // spans more than 2^31 bytes runs as ATen's 32-bit-indexed pieces, one kernel each.
+  auto copy = [&](const std::string& name, int64_t width, double span_bytes,
+                  std::vector<OpVertex> after) {
+    int64_t pieces = 1;
+    while (span_bytes / (double)pieces > (double)std::numeric_limits<int32_t>::max()) pieces *= 2;
+    int64_t numel = tokens * x.heads * width;
+    OpVertex last = 0;
+    for (int64_t i = 0; i < pieces; ++i) {
+      int64_t share = numel / pieces + (i < numel % pieces ? 1 : 0);
+      Op piece = strided(ew_op(ElementwiseKind::Copy, share, e.act), mla_copy_dims(x.B));
+      last = e.emit(role::cache_write(Tensor::K), name, piece, i ? std::vector<OpVertex>{} : after);
+    }
+    return last;
   };
-  OpVertex kn =
-      e.emit(role::cache_write(Tensor::K), "k_nope_copy", copy(a.qk_nope_head_dim), {kvb});
-  OpVertex k = e.emit(role::cache_write(Tensor::K), "k_rot_copy", copy(R), {kn, cached});
-  OpVertex v = e.emit(role::cache_write(Tensor::V), "v_contiguous", copy(a.v_head_dim), {kvb});
-  return e.emit(role::attention(), "attention", Op{"", op, false}, {query, k, v});
+  double bytes = dtype_bytes(e.act) * (double)(tokens * x.heads);
+  OpVertex kn = copy("k_nope_copy", a.qk_nope_head_dim,
+                     bytes * (double)(a.qk_nope_head_dim + a.v_head_dim), {kvb});
+  OpVertex k = copy("k_rot_copy", R, bytes * (double)a.qk_head_dim(), {kn, cached});
+  return e.emit(role::attention(), "attention", Op{"", op, false}, {query, k, kvb});
 }
 
 // FlashMLA-style: W_UK into q, attention over the latent cache, W_UV after (a decode); a prefill

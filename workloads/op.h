@@ -46,7 +46,7 @@ enum class AttentionImpl { Cudnn, Flash2, Flash3, Efficient, Math };
 
 struct AttentionOp {  // fused attention (one kernel but for math), GQA when kv_heads < heads
   int64_t batch = 1, heads = 0, kv_heads = 0, head_dim = 0, q_len = 0, kv_len = 0;
-  bool causal = false;  // bottom-right aligned mask when q_len < kv_len
+  bool causal = false;        // bottom-right aligned mask when q_len < kv_len
   DType dtype = DType::Bf16;  // Q, O and the math
   // K and V as stored, when not in `dtype` (an fp8 KV cache read by a bf16 kernel, which
   // dequantizes K/V blocks as it loads them).
@@ -74,6 +74,9 @@ enum class ElementwiseKind { Copy, Add, Mul, MulScalar, Gelu, Silu, SiluMul, Ada
 // multi_tensor_apply), foreach (the _foreach_* ops: eight multi-tensor passes) or for-loop (eight
 // kernels per parameter tensor).
 enum class AdamwImpl { Fused, Foreach, ForLoop };
+inline constexpr int kCalibratedViewDims = 3;
+inline constexpr int kMaxViewDims = 25;  // ATen's MAX_DIMS
+
 struct ElementwiseOp {
   ElementwiseKind kind = ElementwiseKind::Copy;
   int64_t numel = 0;
@@ -89,6 +92,10 @@ struct ElementwiseOp {
   // Each input element feeds this many output elements (a broadcast input, as repeat_kv's
   // expand of K and V to every query head): the input is read once for that many written.
   int64_t input_reuse = 1;
+  // Strided only: the dims ATen's TensorIterator keeps after coalescing the operands' layouts
+  // (1 to 25). Each dim adds index arithmetic per element; 3 is RoPE's transposed [T, h, d] view,
+  // the layout the generic path's rate (model/vector/strided_elements_per_clk) is calibrated on.
+  int view_dims = kCalibratedViewDims;
 };
 
 // How a full reduction is launched (ATen's setReduceConfig): blocks of threads_per_block threads;

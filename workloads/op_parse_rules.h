@@ -126,6 +126,8 @@ template <class Reader>
 void read_adamw(Reader& r, ElementwiseOp& e) {
   if (e.dtype == DType::Fp8) r.fail("dtype", "AdamW keeps its parameters in fp32, bf16 or fp16");
   if (r.has("strided")) r.fail("strided", "an AdamW step takes no strided (its tensors are whole)");
+  if (r.has("view_dims"))
+    r.fail("view_dims", "an AdamW step has no view dims (its tensors are whole)");
   e.tensors = dim(r, "tensors");
   if (e.tensors > e.numel) r.fail("tensors", "more tensors than parameters (numel)");
   e.adamw = AdamwImpl::Foreach;
@@ -160,6 +162,14 @@ ElementwiseOp read_elementwise(Reader& r) {
                          " contradicts \"strided\": " + (e.strided ? "true" : "false") +
                          " (strided operands run generic)");
     e.strided = generic;
+  }
+  if (r.has("view_dims")) {  // how the strided operands coalesce
+    if (!e.strided) r.fail("view_dims", "only a strided op (\"strided\": true) has view dims");
+    long long d = r.integer("view_dims", 1);
+    if (d > kMaxViewDims)
+      r.fail("view_dims", "at most " + std::to_string(kMaxViewDims) + " (ATen's MAX_DIMS), got " +
+                              std::to_string(d));
+    e.view_dims = (int)d;
   }
   return e;
 }
@@ -217,6 +227,8 @@ Op read_op(Reader& r, const std::string& fallback_id) {
   }
   if (r.has("strided") && kind != "elementwise")
     r.fail("strided", "only elementwise ops take strided (operands that are strided views)");
+  if (r.has("view_dims") && kind != "elementwise")
+    r.fail("view_dims", "only elementwise ops take view_dims (how their strided views coalesce)");
   if (r.has("impl") && (kind == "gemm" || kind == "reduce"))
     r.fail("impl", kind +
                        " has no implementation choice (attention, rmsnorm, layernorm, softmax "
