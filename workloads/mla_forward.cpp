@@ -203,9 +203,10 @@ OpVertex emit_hf_mla(Emitter& e, const ModelConfig& m, const RunConfig& run, con
       {cached});
   // expand_kv assembles the keys in a new [B, h, kv, qk] tensor: k_nope (a [B, h, kv, nope]
   // slice of kv_b's output, viewed [B, kv, h, nope + v] and transposed) and the rotated key
-  // expanded over the heads, each copied into its slice: 4 dims each after coalescing (profiled,
-  // validate/data/h200-sxm-mla-copy-probe-2026-12-03.json). V stays a view SDPA reads as it is. A copy whose operand
-  // spans more than 2^31 bytes runs as ATen's 32-bit-indexed pieces, one kernel each.
+  // expanded over the heads, each copied into its slice: 4 dims each after coalescing
+  // (profiled: validate/data/h200-sxm-mla-copy-probe-2026-12-03.json). V stays a view SDPA reads
+  // as it is. A copy whose operand spans more than 2^31 bytes runs as ATen's 32-bit-indexed
+  // pieces, one kernel each.
   auto copy = [&](const std::string& name, int64_t width, double span_bytes,
                   std::vector<OpVertex> after) {
     int64_t pieces = 1;
