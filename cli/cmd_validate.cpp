@@ -32,6 +32,7 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <sstream>
 
 namespace ridgeline {
@@ -55,12 +56,14 @@ GpuSpec gpu_for(const std::string& given, const std::vector<RecordedDevice>& dev
 }
 
 // Loads op data sets, or workload data sets with --workloads, and scores them.
+// `runtime`: every whole step's, or nullptr for the one each record ran under.
 Scorecard score_files(const std::vector<std::string>& files, bool workloads, const GpuSpec& gpu,
                       const std::string& split, std::vector<std::string>& skipped,
-                      const RuntimeProfile& runtime = default_runtime()) {
+                      const RuntimeProfile* runtime = nullptr) {
   if (files.empty()) return Scorecard{};
   if (workloads) {
-    WorkloadDataset all = load_workload_datasets(files, runtime);
+    WorkloadDataset all = runtime ? load_workload_datasets(files, *runtime)
+                                  : load_workload_datasets_as_measured(files);
     skipped = all.skipped;
     return score_workloads(all, gpu, split);
   }
@@ -98,7 +101,7 @@ int run_check(const std::string& path, const std::vector<std::string>& sets) {
       check_baseline(score_files(b.op_datasets, false, gpu, "holdout", skipped), b.op_mape,
                      path + ": /op_holdout_mape");
   RuntimeProfile runtime = b.runtime.empty() ? default_runtime() : load_runtime(b.runtime);
-  auto wl = check_baseline(score_files(b.workload_datasets, true, gpu, "holdout", skipped, runtime),
+  auto wl = check_baseline(score_files(b.workload_datasets, true, gpu, "holdout", skipped, &runtime),
                            b.workload_mape, path + ": /workload_holdout_mape");
   for (auto& c : all) c.category = "kernels/" + c.category;
   for (auto& c : wl) c.category = "steps/" + c.category;
@@ -232,6 +235,13 @@ Command add_validate_command(CLI::App& app) {
   std::vector<std::string> workload_flags;
   const std::vector<CLI::Option*> earlier = cmd->get_options();
   add_workload_flags(*cmd, o->workload, false);
+  cmd->get_option("--runtime")
+      ->description(
+          "Which kernels the implementation launches: a preset (pytorch-eager, fused, "
+          "hf-transformers or torch-compile) or a runtime .json file (docs/runtimes.md); with "
+          "--workloads every record is predicted with it (default: the runtime each record ran "
+          "under: hf-transformers for transformers' model code, torch-compile when compiled, "
+          "pytorch-eager for ridgeline's rendering)");
   for (CLI::Option* opt : cmd->get_options())
     if (std::find(earlier.begin(), earlier.end(), opt) == earlier.end())
       workload_flags.push_back(opt->get_name());
@@ -318,9 +328,11 @@ Command add_validate_command(CLI::App& app) {
                        o->format);
     GpuSpec gpu = gpu_for(o->gpu, recorded_devices(o->data), o->sets, o->profile);
     std::vector<std::string> skipped;
-    RuntimeProfile runtime =
-        o->workload.runtime.empty() ? default_runtime() : load_runtime(o->workload.runtime);
-    Scorecard sc = score_files(o->data, o->workloads, gpu, o->split, skipped, runtime);
+    // Without --runtime each record is predicted with the runtime it ran under.
+    std::optional<RuntimeProfile> runtime;
+    if (cmd->count("--runtime")) runtime = load_runtime(o->workload.runtime);
+    Scorecard sc =
+        score_files(o->data, o->workloads, gpu, o->split, skipped, runtime ? &*runtime : nullptr);
     if (!o->plot.empty())
       write_plot(o->plot, *cmd, ScorecardReport{sc, skipped, o->worst, ""}, gpu);
     scorecard_views().pick(o->format, "--format")(std::cout,

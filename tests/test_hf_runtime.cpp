@@ -243,3 +243,19 @@ TEST_CASE("memory: a StaticCache holds its whole length from the start", "[hf][m
   double longer = memory_footprint(build_graph(m, run), m, run, g).kv_cache_bytes;
   CHECK(longer == Approx(2 * exact));
 }
+
+TEST_CASE("hf records as measured: each with the runtime it ran under", "[hf]") {
+  auto doc = hf_doc();
+  doc["records"].push_back(doc["records"][0]);
+  doc["records"][1]["id"] = "c";
+  doc["records"][1]["launch"] = "compile-ro";
+  WorkloadDataset d = parse_workload_dataset_as_measured(doc, "h.json");
+  REQUIRE(d.records.size() == 2);
+  CHECK(d.records[0].run.runtime.name == "hf-transformers");
+  CHECK(d.records[0].run.cache_capacity == 528);  // the record's StaticCache, as measured
+  CHECK(d.records[1].run.runtime.name == "torch-compile");
+  // Given one, every record takes it (a compiled record is then skipped with its reason).
+  WorkloadDataset e = parse_workload_dataset(doc, "h.json", load_runtime("hf-transformers"));
+  REQUIRE(e.records.size() == 1);
+  CHECK(e.skipped.size() == 1);
+}

@@ -62,12 +62,15 @@ bool is_hf_record(const nlohmann::json& record) {
 }
 
 HfRecord read_hf_record(JsonReader& r, const std::string& id, const std::string& split,
-                        const std::string&, const RuntimeProfile& runtime) {
+                        const std::string&, const RuntimeProfile* given) {
   HfRecord out;
   std::string phase = r.one_of("phase", {"prefill", "decode", "generate", "train", "optimizer"});
   // compile: torch.compile mode "default"; compile-ro: mode "reduce-overhead" (CUDA graphs).
   std::string launch = r.one_of("launch", {"eager", "graph", "compile", "compile-ro"});
   bool compiled = launch == "compile" || launch == "compile-ro";
+  static const RuntimeProfile kTransformers = load_runtime("hf-transformers");
+  static const RuntimeProfile kCompile = load_runtime("torch-compile");
+  const RuntimeProfile& runtime = given ? *given : compiled ? kCompile : kTransformers;
   bool inductor = inductor_runtime(runtime);
   if (phase == "optimizer") out.skipped = "an optimizer step alone is not a predicted workload";
   if (compiled && !inductor)

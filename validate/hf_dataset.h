@@ -28,9 +28,10 @@ struct HfRecord {
   std::vector<WorkloadMeasurement> measurements;
   std::string skipped;  // empty when read
 };
-// `runtime`: the runtime the data set is scored with; its cache class is the record's when the
-// runtime uses transformers' caches (hf-transformers), else the runtime's own.
+// `runtime`: the runtime the data set is scored with, or nullptr for the one the record ran
+// under (hf-transformers; torch-compile for a compiled run). Its cache class is the record's when
+// the runtime uses transformers' caches (hf-transformers), else the runtime's own.
 HfRecord read_hf_record(JsonReader& r, const std::string& id, const std::string& split,
-                        const std::string& where, const RuntimeProfile& runtime);
+                        const std::string& where, const RuntimeProfile* runtime);
 
 }  // namespace ridgeline

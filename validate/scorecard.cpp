@@ -113,6 +113,8 @@ Scorecard score_workloads(const WorkloadDataset& data, const GpuSpec& gpu,
       sc.cases.push_back(generate_case(m, gpu));
       continue;
     }
+    if (sc.runtimes.find(m.run.runtime.name) == std::string::npos)
+      sc.runtimes += (sc.runtimes.empty() ? "" : ", ") + m.run.runtime.name;
     OpGraph g = build_graph(m.model, m.run);
     Prediction p = predict_workload(g, m.model, m.run, gpu);
     int top = 0;

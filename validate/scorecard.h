@@ -34,6 +34,7 @@ struct FamilyScore {
 
 struct Scorecard {
   std::string gpu, dataset, split;
+  std::string runtimes;  // whole steps: the runtimes that predicted them ("hf-transformers, ...")
   std::vector<FamilyScore> families;  // each family, then "memory-bound" and "all"
   std::vector<CaseResult> cases;      // every compared case, in data-set order
 };

@@ -82,10 +82,10 @@ bool is_skipped_id(const nlohmann::json& meta, const std::string& id) {
   return false;
 }
 
-}  // namespace
 
-WorkloadDataset parse_workload_dataset(const nlohmann::json& doc, const std::string& label,
-                                       const RuntimeProfile& runtime) {
+// `given`: every record's runtime, or nullptr for the one each ran under.
+WorkloadDataset parse_with(const nlohmann::json& doc, const std::string& label,
+                           const RuntimeProfile* given) {
   WorkloadDataset d;
   d.file = label;
   if (!doc.is_object() || !doc.contains("records") || !doc["records"].is_array()) {
@@ -117,14 +117,14 @@ WorkloadDataset parse_workload_dataset(const nlohmann::json& doc, const std::str
       rec.fail("split", "expected \"fit\" or \"holdout\"");
     m.split = rec.string("split");
     if (is_hf_record(r)) {  // transformers' own model code (measure_hf.py)
-      HfRecord hf = read_hf_record(rec, id, m.split, where, runtime);
+      HfRecord hf = read_hf_record(rec, id, m.split, where, given);
       if (!hf.skipped.empty()) d.skipped.push_back(id + ": " + hf.skipped);
       for (auto& w : hf.measurements) d.records.push_back(std::move(w));
       continue;
     }
     m.model = model_of(rec.string("model"), where);
     m.run = run_of(rec, m.model);
-    m.run.runtime = runtime;
+    m.run.runtime = given ? *given : default_runtime();
     // The measured model's RoPE table and cache cover the positions it ran (decode at kv 8192
     // attends over 8193, one past Llama-3-8B's max_position_embeddings).
     int64_t positions = m.run.phase == Phase::Decode ? m.run.kv_len + 1 : m.run.seq;
@@ -134,6 +134,24 @@ WorkloadDataset parse_workload_dataset(const nlohmann::json& doc, const std::str
     d.records.push_back(std::move(m));
   }
   return d;
+}
+
+}  // namespace
+
+WorkloadDataset parse_workload_dataset(const nlohmann::json& doc, const std::string& label,
+                                       const RuntimeProfile& runtime) {
+  return parse_with(doc, label, &runtime);
+}
+
+WorkloadDataset parse_workload_dataset_as_measured(const nlohmann::json& doc,
+                                                   const std::string& label) {
+  return parse_with(doc, label, nullptr);
+}
+
+WorkloadDataset load_workload_datasets_as_measured(const std::vector<std::string>& paths) {
+  return load_merged<WorkloadDataset>(paths, [&](const std::string& p) {
+    return parse_workload_dataset_as_measured(read_json_file(p), p);
+  });
 }
 
 WorkloadDataset load_workload_dataset(const std::string& path, const RuntimeProfile& runtime) {

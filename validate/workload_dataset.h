@@ -42,5 +42,11 @@ WorkloadDataset parse_workload_dataset(const nlohmann::json& doc, const std::str
                                        const RuntimeProfile& runtime = default_runtime());
 WorkloadDataset load_workload_datasets(const std::vector<std::string>& paths,
                                        const RuntimeProfile& runtime = default_runtime());
+// Each record with the runtime it was measured under (validate's default when no --runtime):
+// transformers' own model code ("hf-*" records) with hf-transformers, or torch-compile when the
+// run was compiled; ridgeline's rendering (measure_models.py) with pytorch-eager.
+WorkloadDataset parse_workload_dataset_as_measured(const nlohmann::json& doc,
+                                                   const std::string& label);
+WorkloadDataset load_workload_datasets_as_measured(const std::vector<std::string>& paths);
 
 }  // namespace ridgeline

@@ -20,15 +20,18 @@ std::string pct(double x) {
 
 void print_scorecard(std::ostream& os, const Scorecard& sc, int worst) {
   os << "ridgeline validate: " << sc.gpu << " against " << sc.dataset << " (" << sc.split
-     << " split, " << sc.cases.size() << " cases)\n\n";
-  os << std::left << std::setw(14) << "family" << std::right << std::setw(5) << "n" << std::setw(16)
+     << " split, " << sc.cases.size() << " cases"
+     << (sc.runtimes.empty() ? "" : "; runtime " + sc.runtimes) << ")\n\n";
+  int name_w = 14;  // the family column: as wide as its longest name, and a space
+  for (const auto& f : sc.families) name_w = std::max(name_w, (int)f.family.size() + 1);
+  os << std::left << std::setw(name_w) << "family" << std::right << std::setw(5) << "n" << std::setw(16)
      << "ridgeline MAPE" << std::setw(8) << "median" << std::setw(8) << "p90" << std::setw(7)
      << "bias"
      << "  |" << std::setw(15) << "roofline MAPE" << std::setw(8) << "median" << std::setw(8)
      << "p90" << std::setw(7) << "bias"
      << "\n";
   for (const auto& f : sc.families) {
-    os << std::left << std::setw(14) << f.family << std::right << std::setw(5) << f.model.count
+    os << std::left << std::setw(name_w) << f.family << std::right << std::setw(5) << f.model.count
        << std::setw(16) << pct(f.model.mape) << std::setw(8) << pct(f.model.median) << std::setw(8)
        << pct(f.model.p90) << std::setw(7) << fixed(f.model.bias, 2) << "  |" << std::setw(15)
        << pct(f.roofline.mape) << std::setw(8) << pct(f.roofline.median) << std::setw(8)
@@ -67,6 +70,7 @@ nlohmann::json scorecard_json(const Scorecard& sc) {
                           {"p90", s.p90},     {"worst", s.worst}, {"bias", s.bias}};
   };
   nlohmann::json j{{"gpu", sc.gpu}, {"dataset", sc.dataset}, {"split", sc.split}};
+  if (!sc.runtimes.empty()) j["runtimes"] = sc.runtimes;
   for (const auto& f : sc.families) {
     j["families"][f.family] = {{"ridgeline", stats(f.model)}, {"roofline", stats(f.roofline)}};
   }

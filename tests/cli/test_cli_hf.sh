@@ -34,6 +34,10 @@ expect "a runtime without host" 1 "f.json: /host: missing" -- "$bin" $p --runtim
 
 hf=validate/data/h200-sxm-hf-2026-12-01.json
 expect "validate takes --runtime with --workloads" 0 "decode-graph" -- "$bin" validate --workloads --data $hf --runtime hf-transformers
+expect "validate predicts transformers' records with hf-transformers unless told" 0 "runtime hf-transformers)" -- "$bin" validate --workloads --data $hf
+expect "validate names a given runtime" 0 "runtime pytorch-eager)" -- "$bin" validate --workloads --data $hf --runtime pytorch-eager
+expect "validate: compiled records with their own runtime beside eager ones" 0 '"runtimes": "torch-compile, hf-transformers"' -- "$bin" validate --workloads --data validate/data/h200-sxm-hf-compile-2026-12-01.json --data $hf --format json
+expect "validate: ridgeline's renderings with pytorch-eager" 0 "runtime pytorch-eager)" -- "$bin" validate --workloads --data validate/data/h200-sxm-models-2026-11-29.json
 expect "validate refuses --runtime for op data" 1 "--runtime: not with --data" -- "$bin" validate --data $hf --runtime hf-transformers
 expect "validate skips what it cannot predict, with the reason" 0 "Qwen2-MoE (shared expert) is not imported yet" -- "$bin" validate --workloads --data $hf --runtime hf-transformers --format json
 expect "hf baseline holds (H200, real transformers runs)" 0 "ok    steps/decode-graph" -- "$bin" validate --check validate/accuracy_baseline_h200_hf.json
