@@ -40,6 +40,13 @@ build() {  # build DIR [cmake options...]
   cmake --build "$dir" -j "$(nproc)"
 }
 
+# The sanitizers' build (clang, ASan + UBSan, -O1 as ASan advises): the suite (`sanitize`) and
+# each parser's libFuzzer harness (`fuzz`) come from the same tree, so CI builds it once.
+sanitized_build() {
+  CC=clang CXX=clang++ build build-fuzz -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-g -O1" \
+    -DRIDGELINE_SANITIZE=ON -DRIDGELINE_FUZZ=ON -DRIDGELINE_BENCH=OFF
+}
+
 case "${1:-}" in
   run)
     install_missing
@@ -52,18 +59,14 @@ case "${1:-}" in
     (cd build && ctest --output-on-failure -j "$(nproc)")
     ;;
   sanitize)
-    install_missing
-    build build-sanitize -DCMAKE_BUILD_TYPE=Debug -DRIDGELINE_SANITIZE=ON -DRIDGELINE_BENCH=OFF
-    (cd build-sanitize && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure -j "$(nproc)")
+    # clang, so that this build is also fuzz's (one ASan/UBSan build for both CI steps).
+    install_missing clang libclang-rt-14-dev
+    sanitized_build
+    (cd build-fuzz && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure -j "$(nproc)")
     ;;
   fuzz)
     install_missing clang libclang-rt-14-dev
-    CC=clang CXX=clang++ cmake -S . -B build-fuzz -DRIDGELINE_WERROR=ON -DRIDGELINE_FUZZ=ON \
-      -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRIDGELINE_BENCH=OFF -DBUILD_TESTING=OFF >/dev/null
-    cmake --build build-fuzz -j "$(nproc)" --target fuzz_gpu fuzz_model fuzz_op fuzz_runtime \
-      fuzz_dataset fuzz_workloads fuzz_trace fuzz_profile fuzz_cluster fuzz_engine fuzz_requests \
-      fuzz_op_lines fuzz_collective_lines fuzz_collective_data fuzz_training_runs fuzz_baseline \
-      fuzz_intervals fuzz_published fuzz_merge fuzz_suite
+    sanitized_build
     corpus=$(mktemp -d)
     trap 'rm -rf "$corpus"' EXIT
     mkdir -p "$corpus"/{gpu,model,op,runtime}

@@ -8,8 +8,8 @@
 // and, with a collectives data set, every collective row on its cluster (kernels, level none,
 // key any, category collective: the collective model has no per-GPU profile).
 // build_interval_table() takes the quantiles of measured / predicted per level, key and category
-// (and "all" per level and key) from the FIT split (kernels: interpolated; whole steps, a few
-// to twenty a category: split-conformal ranks, conformal_quantiles); interval_coverage() counts how
+// (and "all" per level and key) from the FIT split as split-conformal ranks (conformal_quantiles:
+// a category has from a few to a few hundred fit rows); interval_coverage() counts how
 // many HELD-OUT measurements fall inside the intervals the table gives them.
 // A GPU's own profile was fitted on its fit kernels, so their own-level residuals are in-sample
 // (too narrow); given cross-fitted predictions (calibrate/fit/cross_fit.h), an own-level fit

@@ -160,7 +160,8 @@ nlohmann::ordered_json interval_table_json(const IntervalTable& t) {
   nlohmann::ordered_json j;
   j["about"] =
       "Prediction intervals: per calibration level, GPU (own), architecture or any (none), and "
-      "category, the p10/p50/p90 of measured / predicted on the FIT split (validate/intervals.h). "
+      "category, the split-conformal p10/p50/p90 of measured / predicted on the FIT split "
+      "(validate/intervals.h). "
       "Outputs: split-conformal p10/p50/p90 of measured / predicted of whole outputs (cluster "
       "steps, serving metrics) on the FIT rows of published measurements. "
       "Written by `ridgeline calibrate intervals`; `calibrate intervals --coverage` checks them "
