@@ -65,6 +65,16 @@ const std::vector<std::string> kMegatronLayer = {"router",
                                                  "experts.linear_fc2",
                                                  "unpermute"};
 
+// One Qwen3-30B-A3B layer's prefill of `seq` tokens under transformers' code.
+OpGraph hf_qwen3_moe_prefill(int64_t seq) {
+  RunConfig r;
+  r.phase = Phase::Prefill;
+  r.seq = seq;
+  r.blocks = 1;
+  r.runtime = load_runtime("hf-transformers");
+  return build_graph(load_model("qwen3-30b-a3b"), r);
+}
+
 }  // namespace
 
 TEST_CASE("megatron_te: twelve kernels a MoE layer, router to weighted unpermute", "[moe]") {
@@ -197,12 +207,7 @@ TEST_CASE("hf_grouped_mm: the sentinel masked_fill runs ATen's non-vectorized pa
   // layer. Priced on the strided path the three come within 25% of it; priced vectorized they
   // would not (an HBM-bound fill is 2-3x faster than what ran).
   ModelConfig m = load_model("qwen3-30b-a3b");
-  RunConfig r;
-  r.phase = Phase::Prefill;
-  r.seq = 4096;
-  r.blocks = 1;
-  r.runtime = load_runtime("hf-transformers");
-  OpGraph g = build_graph(m, r);
+  OpGraph g = hf_qwen3_moe_prefill(4096);
   const GpuSpec h200 = load_gpu("h200-sxm");
   const int64_t P = 4096 * m.moe.top_k;
   double strided_us = 0, vectorized_us = 0;
@@ -227,6 +232,28 @@ TEST_CASE("hf_grouped_mm: the sentinel masked_fill runs ATen's non-vectorized pa
   CHECK(down_copy.numel == P * m.hidden);
   CHECK(!gate_up_copy.strided);
   CHECK(!down_copy.strided);
+}
+
+TEST_CASE("hf experts: silu, the gate multiply and the weight scale take ATen's generic path",
+          "[moe]") {
+  // hf-qwen3-30b-a3b-L4-prefill-b1-s2048-dynamic-eager (fit split, validate/data/h200-sxm-
+  // families-2026-12-01.json) ran the experts' silu as elementwise_kernel<128, 4> (4 calls,
+  // 36.3 us each): gate is a chunk of the grouped GEMM's rows of 2I, a 2-dim view. Priced on
+  // that path it comes within 25%; priced vectorized it would not.
+  OpGraph g = hf_qwen3_moe_prefill(2048);
+  const GpuSpec h200 = load_gpu("h200-sxm");
+  for (const char* name : {"experts.silu", "experts.mul", "experts.scale"}) {
+    const GraphNode* n = find(g, name);
+    REQUIRE(n);
+    INFO(name);
+    CHECK(std::get<ElementwiseOp>(n->op.shape).strided);
+    CHECK(std::get<ElementwiseOp>(n->op.shape).view_dims == 2);
+  }
+  const GraphNode* silu = find(g, "experts.silu");
+  Op plain = silu->op;
+  std::get<ElementwiseOp>(plain.shape).strided = false;
+  CHECK(std::abs(predict_op(silu->op, h200).time_us / 36.3 - 1) < 0.25);
+  CHECK(std::abs(predict_op(plain, h200).time_us / 36.3 - 1) > 0.25);
 }
 
 TEST_CASE("fused_moe and megatron_te: no strided kernel in the MoE layer", "[moe]") {

@@ -149,10 +149,13 @@ OpVertex emit_hf_experts(Emitter& e, const Moe& x, const RunConfig& run) {
   if (x.cfg.clamped_swiglu) {
     emit_clamped_swiglu(e, P * x.I);
   } else {
+    // gate and up are chunk(2, dim=-1) views of the grouped GEMM's output (rows of 2I): both
+    // kernels take ATen's generic path over a 2-dim view (the fit split's profiles of every
+    // grouped_mm family: elementwise_kernel<128, 4> silu and mul, no vectorized kernel).
     OpVertex silu = e.emit(role::activation(Activation::Silu), "experts.silu",
-                           ew_op(ElementwiseKind::Silu, P * x.I, e.act));
+                           strided(ew_op(ElementwiseKind::Silu, P * x.I, e.act), 2));
     e.emit(role::activation(Activation::GateMul), "experts.mul",
-           ew_op(ElementwiseKind::Mul, P * x.I, e.act), {silu, gu});
+           strided(ew_op(ElementwiseKind::Mul, P * x.I, e.act), 2), {silu, gu});
   }
   e.emit(role::gemm(Projection::ExpertsDown), "experts.down_proj",
          grouped_gemm(x.load, x.H, x.I, run));
@@ -160,7 +163,9 @@ OpVertex emit_hf_experts(Emitter& e, const Moe& x, const RunConfig& run) {
     e.emit(combine, "experts.down_bias", strided(ew_op(ElementwiseKind::Add, P * x.H, e.act)));
   e.emit(dispatch, "experts.down_mask_copy", ew_op(ElementwiseKind::Copy, P * x.H, e.act));
   e.emit(dispatch, "experts.down_mask", sentinel_fill(P * x.H, e.act));
-  e.emit(combine, "experts.scale", cast_op(P * x.H, e.act, DType::Fp32));  // x weight, in fp32
+  // x its routing weight, a [P, 1] column broadcast over the row: ATen's generic path (the fit
+  // split's profiles: elementwise_kernel<128, 4>, DeepSeek's casting to fp32 on the way)
+  e.emit(combine, "experts.scale", strided(cast_op(P * x.H, e.act, DType::Fp32), 2));
   e.emit(combine, "experts.inverse_arange", moe_index_op(P));
   e.emit(combine, "experts.inverse_index_put", moe_index_op(P));
   e.emit(combine, "experts.unpermute", ew_op(ElementwiseKind::Copy, P * x.H, DType::Fp32));
