@@ -32,6 +32,7 @@ struct OpOptions {
             kv_len = 0;
   long long numel = 0, rows = 0, cols = 0;
   bool causal = false, warm_l2 = false;
+  double masked_fraction = 0;
   int jobs = 1;
 };
 
@@ -63,6 +64,7 @@ nlohmann::json flags_object(const OpOptions& o, CLI::App& cmd) {
   if (cmd.count("--kind") > 0) j["kind"] = o.kind;
   if (cmd.count("--impl") > 0) j["impl"] = o.impl;
   if (cmd.count("--warm-l2") > 0) j["warm_l2"] = o.warm_l2;
+  if (cmd.count("--masked-fraction") > 0) j["masked_fraction"] = o.masked_fraction;
   return j;
 }
 
@@ -130,6 +132,8 @@ Command add_op_command(CLI::App& app) {
     cmd->add_option(flag, *target, "op dimension");
   }
   cmd->add_flag("--causal", o->causal, "attention: causal mask");
+  cmd->add_option("--masked-fraction", o->masked_fraction,
+                  "softmax: the mean fraction of each row masked to the dtype's min (0 to 1)");
   cmd->add_flag("--warm-l2", o->warm_l2,
                 "memory-bound ops: inputs left in L2 by the previous kernel");
   return [o, cmd]() {

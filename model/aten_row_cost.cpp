@@ -10,7 +10,7 @@
 //    cunn_SoftMaxForward (max, sum and output passes re-reading the row: from L2 while the rows
 //    in flight fit, else from HBM). Time: the slowest of a block's walk, the element rate of all
 //    SMs (the register kernel also pays for each of its ceil(cols / 1024) values a thread, more
-//    from 7 on), and the HBM traffic.
+//    from 7 on; every kernel for each masked value), and the HBM traffic.
 // Each kernel's few constants were fitted (log error, least squares; scripts/fit_aten_rows.py) on
 // the fit split of validate/data/h200-sxm-row-grid-2026-12-02.json (H200, 12 row counts x 9 widths
 // x bf16/fp32; the held-out split was fixed by shape hash before the fit and not used; the register
@@ -61,6 +61,14 @@ constexpr SoftmaxConstants kSoftmaxReg{0.4162, 0.3190, 5.9984, 0.999};
 constexpr double kSoftmaxRegCyclesPerValue = 670.91;
 constexpr int kSoftmaxRegWideValues = 7;
 constexpr double kSoftmaxRegWideFactor = 1.2366;
+// Masked values (attention scores a mask set to the dtype's min or -inf) cost each kernel's exp
+// this many cycles of an SM per masked element beyond the element rate: ~0.3 of a cycle, the
+// same for bf16 and fp32, for min and -inf (H200, the fit split of
+// validate/data/h200-sxm-masked-softmax-grid-2026-12-03.json: 30 masked kernels of the warp and
+// register kernels over 5 shapes of 1025-8192 columns, fitted on each one's ratio to its shape's
+// unmasked time, so that the unmasked model's error stays out; scripts/fit_aten_rows.py). The
+// shared-memory and multi-pass kernels (wider rows) were not measured masked: the same cost.
+constexpr double kSoftmaxMaskedCyclesPerElement = 0.3136;
 constexpr SoftmaxConstants kSoftmaxSmem{1.9815, 0.1360, 1.9892, 1.0};
 constexpr SoftmaxConstants kSoftmaxMultiPass{0.7149, 0.2601, 1.4759, 1.0362};
 constexpr double kSoftmaxSmemBytes = 48 * 1024;  // sharedMemPerBlock without opting in
@@ -121,7 +129,8 @@ OpCost softmax_cost(const RowOp& r, const Op& op, const GpuSpec& gpu) {
   OpCost c;
   Streams s = start(r, op, gpu, c);
   double walk_us = k.walk_fixed_us + (double)r.cols * k.ns_per_col / 1000;
-  double per_row_cycles = (double)r.cols / k.elements_per_clk_per_sm;
+  double per_row_cycles = (double)r.cols / k.elements_per_clk_per_sm +
+                          kSoftmaxMaskedCyclesPerElement * r.masked_fraction * (double)r.cols;
   if (kind == AtenSoftmaxKernel::Registers) {
     double values = std::ceil((double)r.cols / 1024);
     per_row_cycles += kSoftmaxRegCyclesPerValue * values;

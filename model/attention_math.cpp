@@ -4,13 +4,14 @@
 // copies), with GQA k and v expanded to every query head (ATen's generic strided copy), q and k
 // each scaled by sqrt(scale), scores = q.k^T as an FP32 CUDA-core bmm (cuBLAS' sgemm, or a
 // gemv in decode), with a causal mask built over q_len x kv_len and added to the scores, softmax
-// over kv_len (ATen's), _safe_softmax's isneginf / all / where passes over the scores, out =
-// p.v (a second FP32 bmm), the output and the attention weights (the math function returns them
-// too) cast back. Each is priced by its own kernel model; the time is
-// their sum (back to back, as in a CUDA graph).
+// over kv_len (ATen's, paying for the -inf scores), _safe_softmax's isneginf / all / where passes
+// over the scores, out = p.v (a second FP32 bmm), the output and the attention weights (the math
+// function returns them too) cast back. Each is priced by its own kernel model; the time is their
+// sum (back to back, as in a CUDA graph).
 #include "common/errors.h"
 #include "model/attention_impl.h"
 #include "model/kernel_terms.h"
+#include "workloads/op_math.h"
 #include "workloads/runtime_profile.h"
 
 #include <algorithm>
@@ -74,6 +75,8 @@ std::vector<Op> math_kernels(const AttentionOp& a) {
   soft.dtype = DType::Fp32;
   soft.impl = RowImpl::PyTorch;
   soft.launch = default_runtime().launch.rows;
+  if (a.causal)  // the causal bias's -inf scores, which ATen's exp pays for
+    soft.masked_fraction = masked_keys_per_row(a.q_len, a.kv_len, a.kv_len, true, 0) / l;
   ops.push_back(Op{"", soft, false});
   // _safe_softmax: isneginf (4 bytes in, 1 out), all over each row, where(all, 0, p)
   ops.push_back(elementwise(ElementwiseKind::Copy, scores, DType::Fp32, false, DType::Fp8));

@@ -7,6 +7,9 @@ out again with the H200 description's figures (latencies, clock, SMs, bandwidth,
 `ridgeline validate --data ... --split fit` reproduces the MAPEs printed here.
 The surface is flat near its optimum: restarts land a few percent apart on single constants at the
 same MAPE (within 0.1 point); the committed constants are one such optimum (this fit, first run).
+Last, the cost of masked values (model/aten_row_cost.cpp's kSoftmaxMaskedCyclesPerElement) on the
+fit split of h200-sxm-masked-softmax-grid-2026-12-03.json, with the warp and register constants just
+fitted: each masked time's ratio to its unmasked shape's, so that the unmasked error stays out.
 Needs numpy and scipy (Debian: python3-numpy python3-scipy).
   /usr/bin/python3 scripts/fit_aten_rows.py"""
 import json
@@ -19,6 +22,7 @@ from scipy.optimize import least_squares
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 DATA = os.path.join(ROOT, "validate/data/h200-sxm-row-grid-2026-12-02.json")
 MASKS = os.path.join(ROOT, "validate/data/h200-sxm-mask-grid-2026-12-02.json")
+MASKED = os.path.join(ROOT, "validate/data/h200-sxm-masked-softmax-grid-2026-12-03.json")
 # h200-sxm with its profile (`ridgeline gpus show h200-sxm --format json`)
 L2 = 62914560
 KNEE_START, KNEE_END = 0.5143030524956853 * L2, 0.7904732187123507 * L2
@@ -61,14 +65,14 @@ def softmax_kernel(r):
     return "smem" if c * e <= 48 * 1024 else "multipass"
 
 
-def softmax_us(p, r):
+def softmax_us(p, r, masked_cycles=0.0):
     w0, ns, rate, traffic = p[:4]
     rows, cols, e, h, lat, ovh = state(r)
     passes = 2.0
     if softmax_kernel(r) == "multipass":
         passes = 2 + 2 * (1 - hit(min(rows, SMS * 2) * cols * e))
     walk = w0 + cols * ns / 1000
-    row_cycles = cols / rate
+    row_cycles = cols / rate + masked_cycles * r.get("masked_fraction", 0) * cols
     if softmax_kernel(r) == "reg":  # ceil(cols / 1024) values a thread; from 7, fewer blocks an SM
         values = math.ceil(cols / 1024)
         row_cycles += p[4] * values
@@ -111,6 +115,7 @@ for i, op in enumerate(("rmsnorm", "layernorm")):
     m = np.mean([abs(both_norms_us(p, r) / r["measured_us"] - 1) for r in rs])
     print(f"{op}: {len(rs)} fit kernels, MAPE {m:.1%}:", dict(zip(names, np.round(p[5 * i:5 * i + 5], 4))))
 print(f"shared_sm_walk_factor {p[10]:.4f} (both norms {mape:.1%})")
+fitted = {}
 for k in ("warp1024", "warp2048", "reg", "smem", "multipass"):
     # the mask grid's widths off the powers of two join the register kernel's fit (the others were
     # fitted on the row grid alone, before it was measured)
@@ -120,6 +125,28 @@ for k in ("warp1024", "warp2048", "reg", "smem", "multipass"):
     extra = ([100, 1.5], [0, 1], [5000, 3]) if k == "reg" else ([], [], [])
     p, mape = fit(softmax_us, rs, [1, 0.3, 1.5, 1.0] + extra[0], [0, 0, 0.1, 0.999 if one_read else 0.5] + extra[1],
                   [20, 20, 20, hi_t] + extra[2])
+    fitted[k] = p
     print(f"softmax {k}: {len(rs)} fit kernels, MAPE {mape:.1%}:",
           dict(zip(("walk_fixed_us", "ns_per_col", "elements_per_clk_per_sm", "traffic_factor", "cycles_per_value",
                     "wide_factor"), np.round(p, 4))))
+
+# Masked values: the grid's records are cold (hundreds of MB), one set each.
+masked = [dict(r, sets=1) for r in json.load(open(MASKED))["records"] if r["split"] == "fit" and "error" not in r]
+unmasked = {r["split_key"]: r for r in masked if r["masked_fraction"] == 0}
+masked = [r for r in masked if r["masked_fraction"] > 0]
+
+
+def masked_ratio_errors(c):
+    out = []
+    for r in masked:
+        p, u = fitted[softmax_kernel(r)], unmasked[r["split_key"]]
+        predicted = softmax_us(p, r, c) / softmax_us(p, u)
+        out.append(math.log(predicted / (r["measured_us"] / u["measured_us"])))
+    return out
+
+
+res = least_squares(lambda c: masked_ratio_errors(c[0]), [0.3], bounds=([0], [10]))
+c = res.x[0]
+mape = np.mean([abs(softmax_us(fitted[softmax_kernel(r)], r, c) / r["measured_us"] - 1) for r in masked])
+print(f"softmax masked_cycles_per_element {c:.4f} ({len(masked)} fit kernels over {len(unmasked)} shapes, "
+      f"MAPE {mape:.1%})")

@@ -6,6 +6,7 @@
 
 #include "hardware/derived.h"
 #include "model/kernel_terms.h"
+#include "workloads/op_math.h"
 #include "workloads/runtime_profile.h"
 
 using namespace ridgeline;
@@ -139,4 +140,46 @@ TEST_CASE("aten rows: the register softmax pays per value a thread holds, more f
                            (sm_count(g) * g.compute.max_clock_MHz.value)));
   CHECK(us(6145) == Approx(1.2366 * 131072.0 * (6145 / 5.9984 + 7 * 670.91) /
                            (sm_count(g) * g.compute.max_clock_MHz.value)));
+}
+
+TEST_CASE("aten rows: softmax pays for each masked value, the triton kernel does not",
+          "[memory][rule][aten]") {
+  const GpuSpec& g = test::h100();
+  auto with = [&](int64_t cols, double masked, RowImpl impl = RowImpl::PyTorch) {
+    Op op = aten(RowOpKind::Softmax, 131072, cols);
+    auto& row = std::get<RowOp>(op.shape);
+    row.masked_fraction = masked;
+    row.impl = impl;
+    return predict_op(op, g);
+  };
+  double clocks = sm_count(g) * g.compute.max_clock_MHz.value;
+  // 0.3136 cycles of an SM for each masked element, in the register kernel (4096) and the warp
+  // kernel (1025), linear in the fraction
+  for (int64_t cols : {1025, 4096}) {
+    OpCost none = with(cols, 0), half = with(cols, 0.5), most = with(cols, 0.9);
+    CHECK(none.bottleneck == Bottleneck::Compute);
+    CHECK(half.compute_us - none.compute_us == Approx(131072.0 * cols * 0.5 * 0.3136 / clocks));
+    CHECK(most.compute_us - half.compute_us == Approx(131072.0 * cols * 0.4 * 0.3136 / clocks));
+  }
+  // from 7 values a thread the register kernel's blocks an SM holds fall: the masked cycles too
+  CHECK(with(7168, 0.5).compute_us - with(7168, 0).compute_us ==
+        Approx(1.2366 * 131072.0 * 7168 * 0.5 * 0.3136 / clocks));
+  // a single-pass (Triton) softmax's fast exp: no cost for masked values
+  CHECK(with(4096, 0.9, RowImpl::SinglePass).time_us == with(4096, 0, RowImpl::SinglePass).time_us);
+}
+
+TEST_CASE("masked keys a score row hides: causal, window, static cache", "[memory][rule][aten]") {
+  // 4 queries over 4 keys, causal: rows see 1..4 keys, 1.5 masked on average
+  CHECK(masked_keys_per_row(4, 4, 4, true, 0) == Approx(1.5));
+  // one query (decode) over a full cache: nothing masked
+  CHECK(masked_keys_per_row(1, 4096, 4096, true, 0) == 0);
+  // the last 2 of 6 keys queried: rows see 5 and 6
+  CHECK(masked_keys_per_row(2, 6, 6, true, 0) == Approx(0.5));
+  // a window of 3 over 6 causal queries: rows see 1, 2, 3, 3, 3, 3
+  CHECK(masked_keys_per_row(6, 6, 6, true, 3) == Approx(6 - 15.0 / 6));
+  // on both sides of the window: a window as wide as the keys masks only the triangle
+  CHECK(masked_keys_per_row(6, 6, 6, true, 6) == masked_keys_per_row(6, 6, 6, true, 0));
+  CHECK(masked_keys_per_row(6, 6, 6, true, 5) > masked_keys_per_row(6, 6, 6, true, 6));
+  // a static cache of 16 slots with 5 filled, one query: 11 masked
+  CHECK(masked_keys_per_row(1, 16, 5, false, 0) == 11);
 }

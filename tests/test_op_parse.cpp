@@ -152,6 +152,28 @@ TEST_CASE("op: view_dims of a strided op", "[op]") {
       R"({"op":"elementwise","kind":"mul","numel":64,"dtype":"bf16","strided":true,"view_dims":5})");
   CHECK(std::get<ElementwiseOp>(op.shape).view_dims == 5);
 }
+TEST_CASE("op error: masked_fraction on a norm", "[op][errors]") {
+  expect_error(R"({"op":"rmsnorm","rows":2,"cols":8,"dtype":"bf16","masked_fraction":0.5})",
+               {"/masked_fraction: only softmax takes masked_fraction"});
+}
+TEST_CASE("op error: masked_fraction on the triton softmax", "[op][errors]") {
+  expect_error(
+      R"({"op":"softmax","rows":2,"cols":8,"dtype":"bf16","impl":"triton","masked_fraction":0.5})",
+      {"/masked_fraction: only ATen's softmax (impl aten) pays for masked values"});
+}
+TEST_CASE("op error: masked_fraction above 1", "[op][errors]") {
+  expect_error(R"({"op":"softmax","rows":2,"cols":8,"dtype":"bf16","masked_fraction":1.5})",
+               {"/masked_fraction: a fraction of each row: at most 1"});
+}
+TEST_CASE("op error: a negative masked_fraction", "[op][errors]") {
+  expect_error(R"({"op":"softmax","rows":2,"cols":8,"dtype":"bf16","masked_fraction":-0.1})",
+               {"/masked_fraction:"});
+}
+TEST_CASE("op: masked_fraction of ATen's softmax", "[op]") {
+  Op op = parse(R"({"op":"softmax","rows":2,"cols":8,"dtype":"fp32","masked_fraction":0.25})");
+  CHECK(std::get<RowOp>(op.shape).masked_fraction == 0.25);
+  CHECK(std::get<RowOp>(op.shape).impl == RowImpl::PyTorch);
+}
 TEST_CASE("op error: an L2 working set without warm_l2", "[op][errors]") {
   expect_error(R"({"op":"reduce","kind":"sum","numel":8,"dtype":"bf16","l2_working_set_bytes":1})",
                {"/l2_working_set_bytes: only with \"warm_l2\": true"});

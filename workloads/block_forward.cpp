@@ -21,6 +21,7 @@
 // structure.
 #include "workloads/builder_ops.h"
 #include "workloads/mla_forward.h"
+#include "workloads/op_math.h"
 
 #include <algorithm>
 #include <cmath>
@@ -280,7 +281,16 @@ OpVertex emit_attention(Emitter& e, const ModelConfig& m, const RunConfig& run, 
     a.causal = false;
     a.additive_mask = !eager;  // SDPA's kernel adds the mask's bias tile
   }
-  if (eager) return emit_eager_attention(e, m, run, a, distinct({x.q, x.k, x.v}));
+  if (eager) {
+    // The keys transformers' mask hides in each score row (eager softmax pays for them): a static
+    // cache's unfilled tail, the window, or the causal triangle.
+    double masked =
+        hf_mask_reaches_attention(c, run)
+            ? masked_keys_per_row(a.q_len, a.kv_len, std::min(s.kv_len, a.kv_len), false, 0)
+        : window_span > 0 ? masked_keys_per_row(a.q_len, a.kv_len, a.kv_len, true, m.sliding_window)
+                          : masked_keys_per_row(a.q_len, a.kv_len, a.kv_len, a.causal, 0);
+    return emit_eager_attention(e, m, run, a, masked, distinct({x.q, x.k, x.v}));
+  }
   std::vector<OpVertex> qkv = distinct({x.q, x.k, x.v});
   if (window_span > 0) {
     // With a mask transformers takes no GQA path (use_gqa_in_sdpa): repeat_kv copies K and V to

@@ -49,10 +49,12 @@ struct QkProducers {
 QkProducers emit_qk_norm(Emitter& e, const ModelConfig& m, const RunConfig& run, int64_t T,
                          QkProducers x);
 // Whether attention runs as transformers' eager_attention_forward (soft-capping or sinks under a
-// runtime that calls SDPA), and its kernels; returns the last.
+// runtime that calls SDPA), and its kernels; returns the last. `masked_keys`: the mean keys of
+// a's kv_len that the mask hides in each score row (masked_keys_per_row), which the softmax pays.
 bool eager_attention(const ModelConfig& m, const RunConfig& run);
 OpVertex emit_eager_attention(Emitter& e, const ModelConfig& m, const RunConfig& run,
-                              const AttentionOp& a, std::vector<OpVertex> after);
+                              const AttentionOp& a, double masked_keys,
+                              std::vector<OpVertex> after);
 // The shared expert beside the routed ones over T tokens of `in`, added to `routed`.
 OpVertex emit_shared_expert(Emitter& e, const ModelConfig& m, const RunConfig& run, int64_t T,
                             OpVertex in, OpVertex routed);

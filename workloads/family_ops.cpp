@@ -8,9 +8,10 @@
 //                scores outside transformers, whose sdpa path drops the cap),
 //                eager_attention_forward: K/V repeated to every head, Q·Kᵀ as a batched GEMM, the
 //                scale, [cap * tanh(s / cap) as div, tanh, mul], the mask add, [sinks: cat, max,
-//                sub], softmax (fp32 and a cast back without sinks), P·V, the output made
-//                contiguous. A serving engine's FlashAttention caps and sinks inside its kernel
-//                (vLLM's, FlashInfer's), so the fused runtime keeps one kernel.
+//                sub], softmax (fp32 and a cast back without sinks; paying for the masked
+//                scores), P·V, the output made contiguous. A serving engine's FlashAttention caps
+//                and sinks inside its kernel (vLLM's, FlashInfer's), so the fused runtime keeps one
+//                kernel.
 //   shared expert a dense SwiGLU MLP beside the routed experts, [Qwen2-MoE: sigmoid(Linear(h, 1))
 //                scaling it], added to their output
 //   final cap    the same three kernels on the logits (Gemma 2)
@@ -29,10 +30,13 @@ OpVertex emit_softcap(Emitter& e, const std::string& p, int64_t n, DType d, OpVe
   return e.emit(cap, p + "_softcap_mul", ew_op(ElementwiseKind::MulScalar, n, d));
 }
 
-// nn.functional.softmax in eager code: ATen's own row kernel (cunn_SoftMaxForward*).
-Op aten_softmax(int64_t rows, int64_t cols, DType d, const RowLaunch& launch) {
+// nn.functional.softmax in eager code: ATen's own row kernel (cunn_SoftMaxForward*), over rows
+// with `masked` of their cols set to the dtype's min.
+Op aten_softmax(int64_t rows, int64_t cols, double masked, DType d, const RowLaunch& launch) {
   Op op = row_op(RowOpKind::Softmax, rows, cols, d, launch);
-  std::get<RowOp>(op.shape).impl = RowImpl::PyTorch;
+  RowOp& r = std::get<RowOp>(op.shape);
+  r.impl = RowImpl::PyTorch;
+  r.masked_fraction = masked / (double)cols;
   return op;
 }
 
@@ -65,7 +69,8 @@ QkProducers emit_qk_norm(Emitter& e, const ModelConfig& m, const RunConfig& run,
 }
 
 OpVertex emit_eager_attention(Emitter& e, const ModelConfig& m, const RunConfig& run,
-                              const AttentionOp& a, std::vector<OpVertex> after) {
+                              const AttentionOp& a, double masked_keys,
+                              std::vector<OpVertex> after) {
   const RowLaunch& rows = run.runtime.launch.rows;
   int64_t BH = a.batch * a.heads, d = a.head_dim;
   int64_t scores = BH * a.q_len * a.kv_len;
@@ -89,9 +94,10 @@ OpVertex emit_eager_attention(Emitter& e, const ModelConfig& m, const RunConfig&
     e.emit(sc, "attn.sinks_max",
            Op{"", ReduceOp{ReduceKind::Sum, wide, t, run.runtime.launch.reduction}, false});
     e.emit(sc, "attn.sinks_sub", strided(ew_op(ElementwiseKind::Add, wide, t)));
-    s = e.emit(sc, "attn.softmax", aten_softmax(BH * a.q_len, a.kv_len + 1, t, rows));
+    s = e.emit(sc, "attn.softmax", aten_softmax(BH * a.q_len, a.kv_len + 1, masked_keys, t, rows));
   } else {
-    e.emit(sc, "attn.softmax", aten_softmax(BH * a.q_len, a.kv_len, DType::Fp32, rows), {s});
+    e.emit(sc, "attn.softmax", aten_softmax(BH * a.q_len, a.kv_len, masked_keys, DType::Fp32, rows),
+           {s});
     s = e.emit(sc, "attn.probs_to_dtype", cast_op(scores, DType::Fp32, t));
   }
   Op pv = gemm_op(a.q_len, d, a.kv_len, t, BH);

@@ -142,6 +142,10 @@ struct RowOp {  // an op applied independently to each of `rows` rows of `cols` 
   DType dtype = DType::Bf16;
   RowImpl impl = RowImpl::SinglePass;
   RowLaunch launch;
+  // Softmax only: the mean fraction of a row's values that a mask set to the dtype's min (or
+  // -inf), such as attention scores under a causal or window mask; ATen's kernels pay for each
+  // (model/aten_row_cost.cpp). 0 to 1.
+  double masked_fraction = 0;
 };
 
 // A collective over a group of GPUs (NCCL), on the communication stream. `bytes` follows

@@ -1,6 +1,8 @@
 // FLOPs and operand bytes of each op kind; see op_math.h.
 #include "workloads/op_math.h"
 
+#include "common/errors.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -36,6 +38,20 @@ double attention_pairs(const AttentionOp& a) {
   if (!a.causal) return q * kv;
   if (kv >= q) return q * (kv - q) + q * (q + 1) / 2;
   return kv * (kv + 1) / 2;  // queries before the first key see nothing
+}
+
+double masked_keys_per_row(int64_t q_len, int64_t keys, int64_t filled, bool causal,
+                           int64_t window) {
+  require_invariant(q_len > 0 && filled >= 0 && keys >= filled, "a score row's keys");
+  double w = window > 0 ? (double)window : (double)filled;
+  // The keys a row sees, summed over 1..n rows seeing 1, 2, ... n keys, at most w each.
+  auto seen_up_to = [w](double n) {
+    if (n <= 0) return 0.0;
+    return n <= w ? n * (n + 1) / 2 : w * (w + 1) / 2 + (n - w) * w;
+  };
+  double q = (double)q_len, f = (double)filled;
+  double kept = causal ? (seen_up_to(f) - seen_up_to(f - q)) / q : std::min(f, w);
+  return (double)keys - kept;
 }
 
 double gemm_output_bytes(DType d) {

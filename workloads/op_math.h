@@ -32,6 +32,12 @@ ElementwiseInfo elementwise_info(ElementwiseKind k);
 // Number of (query, key) pairs attention computes: q_len*kv_len, or the causal triangle
 // (bottom-right aligned, so each query sees the keys up to its own position).
 double attention_pairs(const AttentionOp& a);
+// The mean number of keys a query's score row masks (transformers sets them to the dtype's min):
+// the queries are the last q_len of `filled` key positions (a static cache's `keys` >= filled:
+// its unfilled tail masked too); each sees every filled key, or with `causal` those at or before
+// it, and with `window` > 0 only the last `window` of those.
+double masked_keys_per_row(int64_t q_len, int64_t keys, int64_t filled, bool causal,
+                           int64_t window);
 // Bytes of a GEMM's output element: fp8 GEMMs write bf16.
 double gemm_output_bytes(DType d);
 

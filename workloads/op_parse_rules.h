@@ -198,6 +198,16 @@ RowOp read_row_op(Reader& r, RowOpKind kind) {
   // (a single-pass kernel: the row read once into registers).
   x.impl = RowImpl::PyTorch;
   if (r.has("impl")) x.impl = read_impl(r, row_impls(), row_op_kind_name(kind));
+  if (r.has("masked_fraction")) {  // the share of each row's values a mask set to the min
+    if (kind != RowOpKind::Softmax)
+      r.fail("masked_fraction", "only softmax takes masked_fraction (masked attention scores)");
+    if (x.impl != RowImpl::PyTorch)
+      r.fail("masked_fraction",
+             "only ATen's softmax (impl aten) pays for masked values; the single-pass (triton) "
+             "kernel's fast exp does not");
+    x.masked_fraction = r.non_negative("masked_fraction");
+    if (x.masked_fraction > 1) r.fail("masked_fraction", "a fraction of each row: at most 1");
+  }
   return x;
 }
 

@@ -21,4 +21,5 @@ expect "a quantization ridgeline does not model" 1 "config.json: /quantization_c
 expect "a mixed-layer model on a cluster" 1 "gemma-3-27b's layers differ" -- "$bin" predict --cluster dgx-h100 --gpus 8 --tp 8 --model gemma-3-27b --phase decode --batch 8 --kv-len 4096
 expect "families baseline holds (H200, real transformers runs)" 0 "ok    steps/" -- "$bin" validate --check validate/accuracy_baseline_h200_families.json
 expect "the fourth families run holds (all held out, measured after the model changes)" 0 "ok    steps/qwen3-30b-a3b" -- "$bin" validate --check validate/accuracy_baseline_h200_families4.json
+expect "the fifth families run holds (H100, all held out, measured after the masked-softmax rule)" 0 "ok    steps/gpt-oss-20b" -- "$bin" validate --check validate/accuracy_baseline_h100_families5.json
 finish

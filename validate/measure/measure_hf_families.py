@@ -75,7 +75,9 @@ METHOD_TEXT = (
     "cropped-cache eager and StaticCache graph. Third run (--third, 2026-12-02): prefill b1 s1024, b8 s256 and "
     "b1 s4096, decode b32 kv1024 cropped-cache eager and StaticCache graph, every family. Fourth run (--fourth, "
     "2026-12-02, measured after that day's model changes): prefill b2 s2048, b1 s3072, b16 s128, decode b2 kv3072 "
-    "and b64 kv512 cropped-cache eager and StaticCache graph, every family, every record held out. "
+    "and b64 kv512 cropped-cache eager and StaticCache graph, every family, every record held out. Fifth run "
+    "(--fifth, 2026-12-06, measured after the masked-softmax rule): prefill b1 s2560, b4 s1024, b1 s5120, decode "
+    "b8 kv2048 and b24 kv1536 cropped-cache eager and StaticCache graph, every family, every record held out. "
     "Split: split_of(id), sha256 of the id, 30% holdout.")
 
 
@@ -85,12 +87,20 @@ FOURTH = [("prefill", 2, 2048, "dynamic", "eager"), ("prefill", 1, 3072, "dynami
           ("decode", 64, 512, "static", "graph")]
 
 
-def cases_for(smoke=False, third=False, fourth=False):
+# Fifth run (2026-12-06, after the masked-softmax rule): other prompt lengths (the causal and window
+# masks' share of the scores), batch sizes and cache lengths, every record held out.
+FIFTH = [("prefill", 1, 2560, "dynamic", "eager"), ("prefill", 4, 1024, "dynamic", "eager"),
+         ("prefill", 1, 5120, "dynamic", "eager"), ("decode", 8, 2048, "dynamic_crop", "eager"),
+         ("decode", 24, 1536, "dynamic_crop", "eager"), ("decode", 8, 2048, "static", "graph"),
+         ("decode", 24, 1536, "static", "graph")]
+
+
+def cases_for(smoke=False, third=False, fourth=False, fifth=False):
     out = []
     for fam, (_, _, layers, _) in FAMILIES.items():
         L = 2 if smoke else layers
-        if fourth:  # fourth run (2026-12-02, after that day's model changes): new shapes, all held out
-            for phase, b, n, cache, launch in FOURTH:
+        if fourth or fifth:  # the fourth and fifth runs: new shapes, all held out
+            for phase, b, n, cache, launch in (FIFTH if fifth else FOURTH):
                 size = f"b{b}-s{n}" if phase == "prefill" else f"b{b}-kv{n}"
                 cid = f"hf-{fam}-L{L}-{phase}-{size}-{cache}-{launch}"
                 out.append({"id": cid, "split": "holdout", "kind": "workload", "family": fam, "layers": L,
@@ -263,9 +273,10 @@ def main():
     ap.add_argument("--dry-run", action="store_true")
     ap.add_argument("--third", action="store_true", help="add the third run's shapes (select them with --only)")
     ap.add_argument("--fourth", action="store_true", help="only the fourth run's shapes (FOURTH), every record held out")
+    ap.add_argument("--fifth", action="store_true", help="only the fifth run's shapes (FIFTH), every record held out")
     ap.add_argument("--family", default=None, help="(internal) run one family in this process")
     args = ap.parse_args()
-    cases = cases_for(args.smoke, args.third, args.fourth)
+    cases = cases_for(args.smoke, args.third, args.fourth, args.fifth)
     if args.only:
         cases = [c for c in cases if re.search(args.only, c["id"])]
     if args.dry_run:
@@ -313,7 +324,7 @@ def main():
             continue
         part = os.path.join(tempfile.gettempdir(), f"{os.path.basename(args.out)}.{fam}.part")
         cmd = [sys.executable, os.path.abspath(__file__), "--family", fam, "--out", part,
-               "--budget-s", str(round(share, 1))] + (["--smoke"] if args.smoke else []) + (["--third"] if args.third else []) + (["--fourth"] if args.fourth else []) + \
+               "--budget-s", str(round(share, 1))] + (["--smoke"] if args.smoke else []) + (["--third"] if args.third else []) + (["--fourth"] if args.fourth else []) + (["--fifth"] if args.fifth else []) + \
               (["--only", args.only] if args.only else [])
         log(f"family {fam}: child with budget {share:.0f} s")
         t = time.perf_counter()
