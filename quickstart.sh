@@ -4,7 +4,7 @@
 #   ./quickstart.sh run        predict a Llama-3-8B decode step (batch 32, 2048 cached tokens) on an H100
 #   ./quickstart.sh test       build and run the whole test suite (ctest)
 #   ./quickstart.sh sanitize   the suite again under AddressSanitizer and UBSan (CI runs this too)
-#   ./quickstart.sh fuzz       each parser's libFuzzer harness for FUZZ_SECONDS (30) s (CI too)
+#   ./quickstart.sh fuzz       each parser's libFuzzer harness for FUZZ_SECONDS (20) s (CI too)
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -86,8 +86,8 @@ case "${1:-}" in
       op_lines collective_lines collective_data training_runs baseline intervals published merge \
       suite; do
       cp tests/fuzz/regressions/* "$corpus/$t/"  # every crash found so far, as a seed
-      echo "quickstart: fuzz_$t for ${FUZZ_SECONDS:-30} s"
-      build-fuzz/tests/fuzz/fuzz_$t -max_total_time="${FUZZ_SECONDS:-30}" -max_len=65536 \
+      echo "quickstart: fuzz_$t for ${FUZZ_SECONDS:-20} s"
+      build-fuzz/tests/fuzz/fuzz_$t -max_total_time="${FUZZ_SECONDS:-20}" -max_len=65536 \
         -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="build-fuzz/crash-$t-" \
         "$corpus/$t" 2>&1 | grep -vE "^#[0-9]+|^INFO|^\"|ecommended dictionary" || true
       if ls build-fuzz/crash-$t-* >/dev/null 2>&1; then
