@@ -43,6 +43,14 @@ int64_t layers_of(const ModelConfig& m, const RunConfig& run) {
   return run.blocks > 0 ? run.blocks : m.layers;
 }
 
+// A stage's decoder layers by kind (layer_groups): one group for a uniform model; where layers
+// differ (DeepSeek's dense first layers, sliding and global layers) the strategy has pp = vp = 1
+// (check_parallel_config), so the stage holds every group.
+std::vector<LayerGroup> stage_groups(const ModelConfig& m, const RunConfig& run,
+                                     const ParallelConfig& p) {
+  return layer_groups(m, layers_of(m, run) / p.pp);
+}
+
 // Tokens one rank holds per micro-batch (training, prefill) or step (decode).
 double rank_tokens(const RunConfig& run, const ParallelConfig& p) {
   if (run.phase == Phase::Decode) return (double)run.batch;
@@ -100,25 +108,30 @@ void add_state(ParallelMemory& f, const ModelConfig& m, const RunConfig& run,
 void add_activations(ParallelMemory& f, const ModelConfig& m, const RunConfig& run,
                      const ParallelConfig& p, int stage) {
   double a = bytes_of(run.activations), T = rank_tokens(run, p);
-  double chunk_layers = (double)(layers_of(m, run) / (p.pp * p.vp));
   bool last = stage == p.pp - 1 && run.blocks == 0;
   if (run.phase != Phase::Train) {
     double widest =
         std::max({(double)m.hidden, (double)m.intermediate * 2 / p.tp,
                   ((double)m.heads / p.tp + 2.0 * kv_heads_per_rank(m, p.tp)) * m.head_dim});
     f.activation_bytes = 2 * T * widest * a;
-    double positions = (double)step_positions(run);
-    if (m.sliding_window > 0) positions = std::min(positions, (double)m.sliding_window);
-    // MLA's latent is shared by all heads: every TP rank holds all of it (mla_config.h).
-    double per_token = m.deepseek.mla.enabled() ? kv_cache_elements_per_layer(m)
-                                                : 2.0 * kv_heads_per_rank(m, p.tp) * m.head_dim;
-    f.kv_cache_bytes = (double)(layers_of(m, run) / p.pp) * run.batch * positions * per_token *
-                       bytes_of(run.kv_cache);
+    f.kv_cache_bytes = 0;
+    for (const LayerGroup& g : stage_groups(m, run, p)) {  // each kind's window caps its keys
+      const ModelConfig& k = g.model;
+      double positions = (double)step_positions(run);
+      if (k.sliding_window > 0) positions = std::min(positions, (double)k.sliding_window);
+      // MLA's latent is shared by all heads: every TP rank holds all of it (mla_config.h).
+      double per_token = k.deepseek.mla.enabled() ? kv_cache_elements_per_layer(k)
+                                                  : 2.0 * kv_heads_per_rank(k, p.tp) * k.head_dim;
+      f.kv_cache_bytes +=
+          (double)g.count * run.batch * positions * per_token * bytes_of(run.kv_cache);
+    }
     return;
   }
   f.in_flight = in_flight(p, p.microbatches(), stage);
-  double per_layer = layer_activation_bytes(m, run, p);
-  f.activation_bytes = (double)f.in_flight * chunk_layers * per_layer;
+  double chunk_bytes = 0;  // one model chunk's layers, each kind's own
+  for (const LayerGroup& g : stage_groups(m, run, p))
+    chunk_bytes += (double)g.count / p.vp * layer_activation_bytes(g.model, run, p);
+  f.activation_bytes = (double)f.in_flight * chunk_bytes;
   if (p.recompute == Recompute::Full) {  // one layer's activations while it is recomputed
     ParallelConfig none = p;
     none.recompute = Recompute::None;
@@ -194,9 +207,15 @@ std::string parts(const ParallelMemory& f) {
 
 StageParams stage_parameters(const ModelConfig& m, const RunConfig& run, const ParallelConfig& p,
                              int stage) {
-  int64_t layers = layers_of(m, run) / p.pp;
-  LayerParams lp = layer_params(m, p);
-  StageParams out{lp.dense * (double)layers, lp.experts * (double)layers, lp.dense, lp.experts};
+  double layers = (double)(layers_of(m, run) / p.pp), dense = 0, experts = 0;
+  for (const LayerGroup& g : stage_groups(m, run, p)) {  // each kind's own parameters
+    LayerParams lp = layer_params(g.model, p);
+    dense += lp.dense * (double)g.count;
+    experts += lp.experts * (double)g.count;
+  }
+  // per layer: the stage's mean (what ZeRO-3 gathers a layer)
+  StageParams out{dense, experts, layers > 0 ? dense / layers : 0,
+                  layers > 0 ? experts / layers : 0};
   bool whole = run.blocks == 0;
   double table = (double)padded_vocab(m, p.tp) * m.hidden / p.tp;
   if (whole && stage == 0) out.dense += table;

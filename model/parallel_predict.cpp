@@ -42,10 +42,19 @@ MathUnit tensor_unit(DType d) {
   }
 }
 
-// The sections of the rank graph a stage's chunks are made of (absent ones stay null).
+// The sections of the rank graph a stage's chunks are made of (absent ones stay null). Decoder
+// blocks: one section a layer kind (layer_groups: one for a uniform model; DeepSeek's dense first
+// layers and MoE layers, Gemma's sliding and global layers, with pp = vp = 1), in layer order, each
+// with its backward section (built in reverse order) in training.
 struct Parts {
-  const SectionTime *embedding = nullptr, *block = nullptr, *head = nullptr, *loss = nullptr;
-  const SectionTime *head_back = nullptr, *block_back = nullptr, *embedding_back = nullptr;
+  const SectionTime *embedding = nullptr, *head = nullptr, *loss = nullptr;
+  const SectionTime *head_back = nullptr, *embedding_back = nullptr;
+  std::vector<const SectionTime*> blocks, block_backs;  // block_backs[i] is blocks[i]'s
+  double layers() const {
+    double n = 0;
+    for (const SectionTime* b : blocks) n += (double)b->repeat;
+    return n;
+  }
 };
 Parts parts_of(const std::vector<SectionTime>& sections) {
   Parts p;
@@ -56,7 +65,7 @@ Parts parts_of(const std::vector<SectionTime>& sections) {
         slot = &p.embedding;
         break;
       case SectionKind::DecoderBlock:
-        slot = &p.block;
+        p.blocks.push_back(&s);
         break;
       case SectionKind::Head:
         slot = &p.head;
@@ -68,7 +77,7 @@ Parts parts_of(const std::vector<SectionTime>& sections) {
         slot = &p.head_back;
         break;
       case SectionKind::BlockBackward:
-        slot = &p.block_back;
+        p.block_backs.insert(p.block_backs.begin(), &s);
         break;
       case SectionKind::EmbeddingBackward:
         slot = &p.embedding_back;
@@ -78,6 +87,11 @@ Parts parts_of(const std::vector<SectionTime>& sections) {
     }
     if (slot) *slot = &s;
   }
+  require_invariant(p.block_backs.empty() || p.block_backs.size() == p.blocks.size(),
+                    "a backward section for each decoder block section");
+  for (size_t i = 0; i < p.block_backs.size(); ++i)
+    require_invariant(p.block_backs[i]->repeat == p.blocks[i]->repeat,
+                      "a block's backward repeats as its forward");
   return p;
 }
 
@@ -113,24 +127,25 @@ double comm_sum_us(const SectionTime* s) {
 // backward, its gradients reduce-scattered after; prefetched beside the layer before, so a layer
 // takes overlapped_us(compute, comm); the first layer's gather of a chunk is exposed. The gathers
 // run on their own communicator beside the layer's own collectives (TP, CP, EP): the comm
-// streams are busy for their sum, but never longer than the layer.
+// streams are busy for their sum, but never longer than the layer. `chunk_start`: the chunk's
+// first layers (its exposed first gather); a chunk of several layer kinds adds each kind's.
 void add_zero3(ChunkWork& w, const SectionTime& block, const SectionTime* block_back, double layers,
-               const Comm& gather, const Comm& scatter) {
+               const Comm& gather, const Comm& scatter, bool chunk_start) {
+  double first = chunk_start ? gather.time_us : 0;
   double f = block.time_us, b = block_back ? block_back->time_us : 0;
   double f3 = overlapped_us(f, gather.time_us, gather.u) + 0;
   double b3 = block_back ? overlapped_us(b, gather.time_us + scatter.time_us, gather.u) : 0;
-  w.forward_us += layers * (f3 - f) + gather.time_us;
+  w.forward_us += layers * (f3 - f) + first;
   if (block_back) w.backward_us += layers * (b3 - b);
   int dp = (int)CommGroup::Dp;
   w.comm_us[dp] += layers * (2 * gather.time_us + scatter.time_us);
-  w.exposed_us[dp] +=
-      gather.time_us + layers * (std::max(0.0, gather.time_us - f) +
-                                 std::max(0.0, gather.time_us + scatter.time_us - b));
+  w.exposed_us[dp] += first + layers * (std::max(0.0, gather.time_us - f) +
+                                        std::max(0.0, gather.time_us + scatter.time_us - b));
   w.compute_us += layers * (f3 - f + b3 - b);  // the slowdown, or waiting on the gathers
   double cf = comm_sum_us(&block), cb = comm_sum_us(block_back);
   double busy_f = std::min(f3, cf + gather.time_us) - cf;
   double busy_b = block_back ? std::min(b3, cb + gather.time_us + scatter.time_us) - cb : 0;
-  w.comm_busy_us += gather.time_us + layers * (busy_f + busy_b);
+  w.comm_busy_us += first + layers * (busy_f + busy_b);
 }
 
 std::string describe(const Strategy& s, int64_t m) {
@@ -236,7 +251,7 @@ ParallelPrediction predict_parallel(const ModelConfig& model, const RunConfig& r
   Parts parts = parts_of(sections);
 
   // Every model chunk g = chunk * P + stage: one micro-batch's forward and backward.
-  const double layers = parts.block ? (double)parts.block->repeat : 0;
+  const double layers = parts.layers();
   StageParams sp0 = stage_parameters(model, run, p, 0);
   double layer_bytes = (sp0.layer_dense + sp0.layer_experts) * dtype_bytes(run.weights);
   Group shard = zero3_shard_group(s), replicas = zero3_replica_group(s);
@@ -269,10 +284,15 @@ ParallelPrediction predict_parallel(const ModelConfig& model, const RunConfig& r
       w.exposed_us[(int)CommGroup::Dp] += 2 * amax.time_us;
       w.comm_busy_us += 2 * amax.time_us;
     }
-    w.add(parts.block, layers, false);
-    if (train) w.add(parts.block_back, layers, true);
-    if (train && p.zero == 3 && parts.block)
-      add_zero3(w, *parts.block, parts.block_back, layers, gather, scatter);
+    for (size_t b = 0; b < parts.blocks.size(); ++b) {
+      const SectionTime* back =
+          train && b < parts.block_backs.size() ? parts.block_backs[b] : nullptr;
+      double repeat = (double)parts.blocks[b]->repeat;
+      w.add(parts.blocks[b], repeat, false);
+      w.add(back, repeat, true);
+      if (train && p.zero == 3)
+        add_zero3(w, *parts.blocks[b], back, repeat, gather, scatter, b == 0);
+    }
     if (g == 0) w.add(parts.embedding, 1, false), w.add(parts.embedding_back, 1, true);
     if (g == G - 1) {
       w.add(parts.head, 1, false), w.add(parts.loss, 1, false);

@@ -297,12 +297,10 @@ GraphSection Rewriter::run() {
 
 OpGraph build_rank_graph(const ModelConfig& model, const RunConfig& run, const ParallelConfig& p,
                          const ClusterLimits& cluster) {
-  int64_t dense = dense_layer_count(model, model.layers);
-  if (dense > 0 && dense < model.layers)
-    throw InputError(model.source +
-                     ": /first_k_dense_replace: dense first layers beside MoE "
-                     "layers are not split over pipeline stages yet; predict it on one GPU "
-                     "(without --cluster)");
+  // Layers of several kinds (DeepSeek's dense first layers, sliding and global layers) are
+  // built as one section a kind, on one stage (check_parallel_config refuses pp or vp > 1).
+  require_invariant(layer_groups(model, model.layers).size() == 1 || p.pp * p.vp == 1,
+                    "a model of several layer kinds on one pipeline stage");
   ModelConfig m = shard_model(model, p);
   RunConfig r = shard_run(run, p);
   r.blocks = (run.blocks > 0 ? run.blocks : model.layers) / (p.pp * p.vp);

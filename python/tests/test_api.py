@@ -71,7 +71,7 @@ def test_op_equals_cli_jsonl(cli):
     got = ridgeline.op(ops, gpu="h100-sxm", errors="keep")
     good = [r for r in want if "error" not in r]
     assert [r for r in got if "error" not in r] == good
-    assert len(good) == 15 and status == 1
+    assert len(good) == 16 and status == 1
     assert ridgeline.op(ops[0]) == want[0]  # one dict in, one dict out
 
 
