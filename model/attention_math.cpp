@@ -75,7 +75,7 @@ std::vector<Op> math_kernels(const AttentionOp& a) {
   soft.dtype = DType::Fp32;
   soft.impl = RowImpl::PyTorch;
   soft.launch = default_runtime().launch.rows;
-  if (a.causal)  // the causal bias's -inf scores, which ATen's exp pays for
+  if (a.causal && a.kv_len > 0)  // the causal bias's -inf scores, which ATen's exp pays for
     soft.masked_fraction = masked_keys_per_row(a.q_len, a.kv_len, a.kv_len, true, 0) / l;
   ops.push_back(Op{"", soft, false});
   // _safe_softmax: isneginf (4 bytes in, 1 out), all over each row, where(all, 0, p)
