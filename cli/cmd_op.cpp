@@ -112,10 +112,12 @@ Command add_op_command(CLI::App& app) {
                   "gemm, attention, elementwise, reduce, rmsnorm, layernorm, softmax");
   cmd->add_option("--dtype", o->dtype, "fp32, tf32, bf16, fp16, fp8 (default bf16)");
   cmd->add_option("--kind", o->kind, "elementwise or reduce kind");
-  cmd->add_option("--impl", o->impl,
-                  "Implementation: attention cudnn, flash2, flash3, efficient or math; rmsnorm, "
-                  "layernorm and softmax aten or triton; elementwise vectorized or generic "
-                  "(default: what PyTorch runs on the GPU)");
+  cmd->add_option(
+      "--impl", o->impl,
+      "Implementation: attention cudnn, flash2, flash3, efficient or math (flashmla: MLA "
+      "decodes in a model only); rmsnorm, "
+      "layernorm and softmax aten or triton; elementwise vectorized or generic "
+      "(default: what PyTorch runs on the GPU)");
   for (auto [flag, target] :
        std::initializer_list<std::pair<const char*, long long*>>{{"--m", &o->m},
                                                                  {"--n", &o->n},

@@ -22,7 +22,13 @@
 //    SM, no GQA packing and no split-KV: in decode each (batch, head) is one CTA whose 64-row tile
 //    holds a single query, walking every key block alone; with no more CTAs than SMs nothing
 //    hides a CTA's K/V loads (kEfficientLoneBlockUs a block);
-//  - math: separate ATen kernels (attention_math.cpp).
+//  - math: separate ATen kernels (attention_math.cpp);
+//  - flashmla: DeepSeek's FlashMLA (NOT measured here), the absorbed MLA decode a serving engine
+//    runs on Hopper and Blackwell: every query head of a request over the one latent (K and V
+//    one read, AttentionOp::v_in_k), 64 packed heads a CTA, 64 keys a step, the keys split over
+//    the SMs and combined; its main loop at the published 660 TFLOP/s of the H800's 989 dense
+//    bf16 peak (deepseek-ai/FlashMLA, kernel of 2025-04-22; memory-bound 3000 of 3350 GB/s,
+//    which the GPU's own HBM efficiency already gives).
 // The efficiencies below were fitted on fit-split rows only (by hand, see the constants); the
 // held-out splits are validate/accuracy_baseline_h200_impl{,_shapes}.json's. Both runs timed
 // 32/8/128 heads only (the second run's other head shapes were never run: its records say so),
@@ -53,6 +59,7 @@ constexpr double kEfficientMmaEfficiency = 0.19;  // CUTLASS mem-eff (sm80 rf ke
 // A lone CTA's exposed load of one 128-key K/V block, fitted on both runs' fit rows (decode b1
 // kv512, b1 kv2048, b4 kv4096: 32-128 CTAs, 4.2-4.4 us a block where two waves take 3.3 each).
 constexpr double kEfficientLoneBlockUs = 0.94;
+constexpr double kFlashMlaMmaEfficiency = 660.0 / 989.0;  // published (above), of the bf16 peak
 
 bool cudnn_first(const GpuSpec& gpu) {
   return gpu.architecture == "hopper" || gpu.architecture == "blackwell";
@@ -63,6 +70,10 @@ std::string impl_error(AttentionImpl i, const std::string& why) {
 }
 
 void check_gpu(AttentionImpl i, const GpuSpec& gpu) {
+  if (i == AttentionImpl::FlashMla && gpu.architecture != "hopper" &&
+      gpu.architecture != "blackwell")
+    throw InputError(impl_error(i, "(FlashMLA) runs on Hopper and Blackwell GPUs; " + gpu.name +
+                                       " is " + gpu.architecture));
   if (i == AttentionImpl::Flash3 && gpu.architecture != "hopper")
     throw InputError(impl_error(i, "(FlashAttention-3) runs only on Hopper GPUs (sm_90); " +
                                        gpu.name + " is " + gpu.architecture));
@@ -157,6 +168,14 @@ OpCost efficient_cost(const AttentionOp& a, const GpuSpec& gpu) {
   return c;
 }
 
+OpCost flashmla_cost(const AttentionOp& a, const GpuSpec& gpu) {
+  return shaped_cost(a, gpu,
+                     {.block_m = 64,
+                      .block_n = 64,
+                      .decode_block_m = 64,
+                      .mma_efficiency = kFlashMlaMmaEfficiency});
+}
+
 }  // namespace
 
 int fa2_num_splits(double items, double sms, double kv_blocks, int max_splits) {
@@ -182,10 +201,17 @@ int fa2_num_splits(double items, double sms, double kv_blocks, int max_splits) {
 AttentionImpl attention_impl_for(const AttentionOp& a, const GpuSpec& gpu) {
   if (a.impl) {
     check_gpu(*a.impl, gpu);
+    if (*a.impl == AttentionImpl::FlashMla && !a.v_in_k)
+      throw InputError(impl_error(*a.impl,
+                                  "runs MLA's absorbed decode over the latent cache "
+                                  "only (K and V one latent)"));
     if (a.additive_mask && (*a.impl == AttentionImpl::Flash2 || *a.impl == AttentionImpl::Flash3))
       throw InputError(impl_error(*a.impl, "takes no additive mask"));
     return *a.impl;
   }
+  // A serving engine's absorbed MLA decode: FlashMLA where it runs (SDPA would take the 576-wide
+  // head to the memory-efficient kernel).
+  if (a.v_in_k && cudnn_first(gpu) && a.dtype != DType::Fp32) return AttentionImpl::FlashMla;
   if (a.dtype == DType::Fp32 || a.head_dim > 256) return AttentionImpl::Efficient;
   if (a.dtype == DType::Fp8 || cudnn_first(gpu)) return AttentionImpl::Cudnn;
   // SDPA's flash backend takes no attn_mask: with one it runs the memory-efficient kernel.
@@ -211,6 +237,9 @@ OpCost attention_impl_cost(const AttentionOp& a, const GpuSpec& gpu) {
       break;
     case AttentionImpl::Math:
       c = math_attention_cost(a, gpu);
+      break;
+    case AttentionImpl::FlashMla:
+      c = flashmla_cost(a, gpu);
       break;
   }
   c.impl = attention_impl_name(i);

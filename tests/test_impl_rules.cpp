@@ -1,6 +1,7 @@
 // Kernel implementations as choices (issue 11 item 2): which implementation an op line names or
 // PyTorch picks on a GPU, the limits of each (both sides), what each one's structure does to the
 // cost, and one test per error message.
+#include "hardware/derived.h"
 #include "model/attention_impl.h"
 #include "test_helpers.h"
 #include "workloads/op_parse.h"
@@ -237,5 +238,67 @@ TEST_CASE("impl: a runtime file's unknown attention backend names the path", "[i
   require_input_error([&] { load_runtime_text(text, "rt.json"); },
                       {"rt.json",
                        "/attention/backend: expected one of sdpa, cudnn, flash2, "
-                       "flash3, efficient, math; got \"xformers\""});
+                       "flash3, efficient, math, flashmla; got \"xformers\""});
+}
+
+namespace {
+
+// DeepSeek-V3's absorbed MLA decode (a serving engine's): 128 query heads over one latent of
+// 512 + 64 channels, V the latent's first 512 (one read).
+Op absorbed_mla(int64_t batch, int64_t kv) {
+  AttentionOp a;
+  a.batch = batch, a.heads = 128, a.kv_heads = 1, a.head_dim = 576, a.v_head_dim = 512;
+  a.v_in_k = true;
+  a.q_len = 1, a.kv_len = kv;
+  return Op{"mla", a, false};
+}
+
+}  // namespace
+
+TEST_CASE("impl: an absorbed MLA decode runs FlashMLA on Hopper and Blackwell, not elsewhere",
+          "[impl][rule][mla]") {
+  CHECK(impl_of(absorbed_mla(8, 4096), "h200-sxm") == "flashmla");
+  CHECK(impl_of(absorbed_mla(8, 4096), "b200") == "flashmla");
+  // Ampere: SDPA's pick for a 576-wide head, the memory-efficient kernel
+  CHECK(impl_of(absorbed_mla(8, 4096), "a100-sxm-80gb") == "efficient");
+  Op e = absorbed_mla(8, 4096);
+  std::get<AttentionOp>(e.shape).impl = AttentionImpl::Efficient;
+  CHECK(predict_op(e, gpu("h200-sxm")).time_us >
+        5 * predict_op(absorbed_mla(8, 4096), gpu("h200-sxm")).time_us);
+}
+
+TEST_CASE("impl: FlashMLA is bound by its published main-loop rate at many heads and keys",
+          "[impl][rule][mla]") {
+  // 128 heads a request: 2 x 128 FLOPs a latent byte, past the H200's ridge: compute-bound at
+  // 660/989 of the bf16 peak, never faster
+  const GpuSpec& g = gpu("h200-sxm");
+  OpCost c = predict_op(absorbed_mla(64, 8192), g);
+  double peak = peak_flops_per_s(g, MathUnit::TensorBf16);
+  double rate = c.flops() / (c.time_us * 1e-6);
+  CHECK(c.bottleneck == Bottleneck::Compute);
+  CHECK(rate <= 660.0 / 989.0 * peak * 1.0001);
+  CHECK(rate > 0.5 * peak);
+  // the latent is read once: K and V are one tensor
+  CHECK(c.bytes.hbm < 1.2 * 64.0 * 8192 * 576 * 2);
+}
+
+TEST_CASE("impl: flashmla on an op that is not MLA's absorbed decode", "[impl][error][mla]") {
+  Op op = attention("", 1, 1, 4096, false);
+  std::get<AttentionOp>(op.shape).impl = AttentionImpl::FlashMla;
+  require_input_error([&] { predict_op(op, gpu("h200-sxm")); },
+                      {"/impl: flashmla runs MLA's absorbed decode over the latent cache only"});
+}
+
+TEST_CASE("impl: flashmla off Hopper and Blackwell", "[impl][error][mla]") {
+  Op op = absorbed_mla(8, 4096);
+  std::get<AttentionOp>(op.shape).impl = AttentionImpl::FlashMla;
+  require_input_error(
+      [&] { predict_op(op, gpu("a100-sxm-80gb")); },
+      {"/impl: flashmla (FlashMLA) runs on Hopper and Blackwell GPUs", "a100-sxm-80gb is ampere"});
+}
+
+TEST_CASE("impl: flashmla on an op line", "[impl][error][mla]") {
+  require_input_error([&] { parse(attention_line(R"(,"impl":"flashmla")", 576, "bf16", 1)); },
+                      {"/impl: flashmla runs MLA's absorbed decode over the latent cache, which op "
+                       "lines do not describe"});
 }

@@ -40,11 +40,10 @@ const NameTable<RowOpKind>& row_op_kinds() {
 }
 
 const NameTable<AttentionImpl>& attention_impls() {
-  static const NameTable<AttentionImpl> t = {{AttentionImpl::Cudnn, "cudnn"},
-                                             {AttentionImpl::Flash2, "flash2"},
-                                             {AttentionImpl::Flash3, "flash3"},
-                                             {AttentionImpl::Efficient, "efficient"},
-                                             {AttentionImpl::Math, "math"}};
+  static const NameTable<AttentionImpl> t = {
+      {AttentionImpl::Cudnn, "cudnn"},   {AttentionImpl::Flash2, "flash2"},
+      {AttentionImpl::Flash3, "flash3"}, {AttentionImpl::Efficient, "efficient"},
+      {AttentionImpl::Math, "math"},     {AttentionImpl::FlashMla, "flashmla"}};
   return t;
 }
 

@@ -42,7 +42,10 @@ struct GemmOp {  // C[batch, m, n] = A[batch, m, k] * B[batch, n, k]^T
 // FlashAttention-2 (pytorch_flash), FlashAttention-3 (Hopper only), CUTLASS memory-efficient
 // attention, and the math fallback (bmm, softmax, bmm as separate kernels). Unset on an op: the
 // one SDPA picks on the GPU for the dtype (model/attention_impl.h).
-enum class AttentionImpl { Cudnn, Flash2, Flash3, Efficient, Math };
+// FlashMla: DeepSeek's FlashMLA, the absorbed MLA decode over the latent cache
+// (AttentionOp::v_in_k) that serving engines run on Hopper and Blackwell; chosen for such ops,
+// refused for others.
+enum class AttentionImpl { Cudnn, Flash2, Flash3, Efficient, Math, FlashMla };
 
 struct AttentionOp {  // fused attention (one kernel but for math), GQA when kv_heads < heads
   int64_t batch = 1, heads = 0, kv_heads = 0, head_dim = 0, q_len = 0, kv_len = 0;

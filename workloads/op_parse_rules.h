@@ -58,6 +58,10 @@ void check_attention_impl(Reader& r, const AttentionOp& a) {
   if (!a.impl) return;
   AttentionImpl i = *a.impl;
   std::string name = attention_impl_name(i);
+  if (i == AttentionImpl::FlashMla)
+    r.fail("impl",
+           "flashmla runs MLA's absorbed decode over the latent cache, which op lines do not "
+           "describe (predict a DeepSeek model with --runtime fused)");
   bool fused =
       i == AttentionImpl::Cudnn || i == AttentionImpl::Flash2 || i == AttentionImpl::Flash3;
   if (fused && a.dtype == DType::Fp32)
