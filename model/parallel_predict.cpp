@@ -128,7 +128,8 @@ double comm_sum_us(const SectionTime* s) {
 // takes overlapped_us(compute, comm); the first layer's gather of a chunk is exposed. The gathers
 // run on their own communicator beside the layer's own collectives (TP, CP, EP): the comm
 // streams are busy for their sum, but never longer than the layer. `chunk_start`: the chunk's
-// first layers (its exposed first gather); a chunk of several layer kinds adds each kind's.
+// first layer kind, which carries the chunk's one exposed first gather (later kinds' first
+// layers are prefetched behind the layer before, as any other).
 void add_zero3(ChunkWork& w, const SectionTime& block, const SectionTime* block_back, double layers,
                const Comm& gather, const Comm& scatter, bool chunk_start) {
   double first = chunk_start ? gather.time_us : 0;
