@@ -77,9 +77,14 @@ ServingMemory serving_rank_memory(const GpuSpec& gpu, const ModelConfig& model,
   double wbytes = run.weight_bits > 0 ? run.weight_bits / 8.0 : dtype_bytes(run.weights);
   ModelConfig m = rank_model(model, p);
   bool comm = p.tp * p.pp * p.ep > 1;
-  return {gpu.memory.hbm.capacity_bytes.value, (sp.dense + sp.experts) * wbytes,
-          run.runtime.reserved_bytes + (comm ? kNcclBufferBytes : 0.0),
-          2.0 * m.layers * m.kv_heads * m.head_dim * dtype_bytes(run.kv_cache)};
+  ServingMemory out{gpu.memory.hbm.capacity_bytes.value,
+                    (sp.dense + sp.experts) * wbytes,
+                    run.runtime.reserved_bytes + (comm ? kNcclBufferBytes : 0.0),
+                    0,
+                    0,
+                    0};
+  set_serving_kv_bytes(out, m, run);
+  return out;
 }
 
 double serving_rank_activation_peak_bytes(const GpuSpec& gpu, const ModelConfig& model,

@@ -35,17 +35,28 @@ double serving_dense_us(const GpuSpec& gpu, const ModelConfig& model, const RunC
 
 double serving_attention_us(const GpuSpec& gpu, const ModelConfig& model, const RunConfig& run,
                             int64_t requests, int64_t q_len, int64_t kv_len) {
-  AttentionOp a;
-  a.batch = requests;
-  a.heads = model.heads;
-  a.kv_heads = model.kv_heads;
-  a.head_dim = model.head_dim;
-  a.q_len = q_len;
-  a.kv_len = kv_len;
-  a.causal = q_len > 1;
-  a.dtype = attention_dtype(run);
-  if (run.kv_cache != a.dtype) a.kv_dtype = run.kv_cache;
-  return launched_us(a, gpu, run) * (double)model.layers;
+  if (model.deepseek.mla.enabled())
+    return predict_workload(build_serving_mla_attention_graph(model, run, requests, q_len, kv_len),
+                            model, run, gpu)
+        .total_us;
+  double us = 0;
+  for (const LayerGroup& g : layer_groups(model, model.layers)) {
+    AttentionOp a;
+    a.batch = requests;
+    a.heads = g.model.heads;
+    a.kv_heads = g.model.kv_heads;
+    a.head_dim = g.model.head_dim;
+    a.q_len = q_len;
+    // A windowed layer (sliding, or Llama 4's chunk) attends to at most its window before each
+    // query: the group's keys are capped at the window (or the chunk's queries, when longer).
+    int64_t w = g.model.sliding_window;
+    a.kv_len = w > 0 ? std::min(kv_len, std::max(w, q_len)) : kv_len;
+    a.causal = q_len > 1;
+    a.dtype = attention_dtype(run);
+    if (run.kv_cache != a.dtype) a.kv_dtype = run.kv_cache;
+    us += launched_us(a, gpu, run) * (double)g.count;
+  }
+  return us;
 }
 
 double serving_packed_attention_us(const GpuSpec& gpu, const ModelConfig& model,
@@ -86,8 +97,23 @@ ServingMemory serving_memory(const GpuSpec& gpu, const ModelConfig& model, const
   one.kv_len = 1;
   one.blocks = 0;
   MemoryFootprint f = memory_footprint(build_graph(model, one), model, one, gpu);
-  return {f.capacity_bytes, f.weights_bytes, f.reserved_bytes,
-          2.0 * model.layers * model.kv_heads * model.head_dim * dtype_bytes(run.kv_cache)};
+  ServingMemory m{f.capacity_bytes, f.weights_bytes, f.reserved_bytes, 0, 0, 0};
+  set_serving_kv_bytes(m, model, run);
+  return m;
+}
+
+void set_serving_kv_bytes(ServingMemory& m, const ModelConfig& model, const RunConfig& run) {
+  double bytes = dtype_bytes(run.kv_cache), windowed = 0;
+  m.kv_bytes_per_token = kv_cache_bytes_per_token(model, bytes);  // K and V, or MLA's latent
+  m.kv_window_tokens = 0;
+  m.kv_windowed_share = 0;
+  if (model.layer_kinds.empty()) return;  // a uniform window (Mistral) keeps every token
+  for (const LayerGroup& g : layer_groups(model, model.layers)) {
+    if (g.model.sliding_window == 0) continue;
+    windowed += kv_cache_bytes(g.model, 1, g.count, bytes);
+    m.kv_window_tokens = std::max(m.kv_window_tokens, g.model.sliding_window);
+  }
+  m.kv_windowed_share = m.kv_bytes_per_token > 0 ? windowed / m.kv_bytes_per_token : 0;
 }
 
 double serving_activation_peak_bytes(const GpuSpec& gpu, const ModelConfig& model,

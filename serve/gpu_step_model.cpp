@@ -1,23 +1,20 @@
 // GpuStepModel (see gpu_step_model.h).
 #include "serve/gpu_step_model.h"
 
-#include "common/errors.h"
 #include "model/serving_step.h"
+#include "workloads/graph_builder.h"
 
 namespace ridgeline {
 
 GpuStepModel::GpuStepModel(GpuSpec gpu, ModelConfig model, RunConfig run)
-    : MemoStepModel(model.sliding_window),
+    : MemoStepModel(model.layer_kinds.empty() ? model.sliding_window : 0),
       gpu_(std::move(gpu)),
       model_(std::move(model)),
       run_(std::move(run)) {
-  if (!model_.layer_kinds.empty())  // attention is priced per request group with one window
-    throw InputError(located("--model", model_.name + "'s layers differ (sliding and full "
-                                                      "attention, or MoE and dense MLPs); serving "
-                                                      "such a model is not modelled yet"));
+  check_serving_mla(model_, run_);
   ServingMemory m = serving_memory(gpu_, model_, run_);
-  memory_ = {m.capacity_bytes, m.weights_bytes, m.reserved_bytes, m.kv_bytes_per_token,
-             model_.max_positions};
+  memory_ = {m.capacity_bytes,     m.weights_bytes,    m.reserved_bytes,   m.kv_bytes_per_token,
+             model_.max_positions, m.kv_window_tokens, m.kv_windowed_share};
 }
 
 double GpuStepModel::activation_peak_bytes(int64_t tokens) {

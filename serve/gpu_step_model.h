@@ -4,6 +4,9 @@
 // priced as one step: GEMMs over the total tokens, attention over each group's own KV length.
 // Decodes form one group whose cache length is their mean (the KV read is their sum; attention
 // of a skewed batch is under-priced where the longest cache dominates a split).
+// Where layers differ (sliding or chunked windows beside full attention, dense and MoE MLPs),
+// each kind's layers are priced as that kind; multi-head latent attention in its absorbed form
+// (a serving engine's; a runtime that runs transformers' expand_kv is refused).
 // Memoised by bucketed shape (serve/memo_step_model.h).
 #pragma once
 

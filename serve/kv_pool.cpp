@@ -3,15 +3,31 @@
 
 #include "common/errors.h"
 #include "serve/scheduler.h"
+#include "serve/step_model.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace ridgeline {
 
-KvPool::KvPool(int64_t blocks, int64_t block_size_tokens, bool prefix_caching)
+KvWindow kv_window(const StepModel& model) {
+  StepMemory m = model.memory();
+  return {m.kv_window_tokens, m.kv_windowed_share};
+}
+
+int64_t kv_blocks_for(int64_t tokens, int64_t block_size, const KvWindow& window) {
+  int64_t n = (tokens + block_size - 1) / block_size;
+  if (window.tokens == 0 || window.share == 0) return n;
+  int64_t held = std::min(n, (window.tokens + block_size - 1) / block_size + 1);
+  double blocks = (1 - window.share) * (double)n + window.share * (double)held;
+  return std::min(n, (int64_t)std::ceil(blocks - 1e-9));
+}
+
+KvPool::KvPool(int64_t blocks, int64_t block_size_tokens, bool prefix_caching, KvWindow window)
     : total_(blocks),
       block_size_(block_size_tokens),
-      prefix_caching_(prefix_caching),
+      prefix_caching_(prefix_caching && window.tokens == 0),
+      window_(window),
       free_(blocks) {}
 
 bool KvPool::take(int64_t blocks) {

@@ -4,6 +4,12 @@
 // evictable: allocations take free blocks first, then evict the oldest cached ones; a request
 // readmitted before its blocks were evicted starts from them (vLLM's prefix cache hit on its own
 // prompt). Prompts are not modelled token by token, so two requests never share a prefix.
+//
+// Where a model's layers differ, its windowed layers (sliding, or Llama 4's chunks) keep only their
+// window, as vLLM V1's hybrid allocator, TensorRT-LLM's variable sliding window and SGLang's SWA
+// pool do: a block is the whole model's KV for block_size tokens, and a request of n blocks holds
+// full_share x n + windowed_share x min(n, window blocks + 1) of them, rounded up (the window
+// spans one partial block more). Such a pool caches no prefix on preemption.
 #pragma once
 
 #include <cstdint>
@@ -12,12 +18,25 @@
 namespace ridgeline {
 
 struct Sequence;
+class StepModel;
+
+// The windowed layers' share of a token's KV bytes and their window (0: none).
+struct KvWindow {
+  int64_t tokens = 0;
+  double share = 0;
+};
+
+// The window of a step model's memory.
+KvWindow kv_window(const StepModel& model);
+
+// Blocks of `block_size` tokens a request of `tokens` tokens holds.
+int64_t kv_blocks_for(int64_t tokens, int64_t block_size, const KvWindow& window);
 
 class KvPool {
  public:
-  KvPool(int64_t blocks, int64_t block_size_tokens, bool prefix_caching);
+  KvPool(int64_t blocks, int64_t block_size_tokens, bool prefix_caching, KvWindow window = {});
 
-  int64_t blocks_for(int64_t tokens) const { return (tokens + block_size_ - 1) / block_size_; }
+  int64_t blocks_for(int64_t tokens) const { return kv_blocks_for(tokens, block_size_, window_); }
   // Grows s to hold `tokens` tokens; false (nothing changes) when the blocks are not there.
   bool grow(Sequence& s, int64_t tokens);
   // Frees all of s's blocks (a finished request).
@@ -41,6 +60,7 @@ class KvPool {
 
   int64_t total_, block_size_;
   bool prefix_caching_;
+  KvWindow window_;
   int64_t free_, evictable_ = 0;
   std::deque<Cached> cached_;  // oldest first
 };

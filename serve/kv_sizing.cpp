@@ -35,11 +35,12 @@ std::string fraction_text(double f) {
 }  // namespace
 
 KvSizing size_kv_cache(const EngineConfig& e, StepModel& model) {
-  if (e.packed_attention && model.sliding_window_tokens() > 0)  // where engine and model meet
+  StepMemory m = model.memory();
+  // where engine and model meet
+  if (e.packed_attention && (model.sliding_window_tokens() > 0 || m.kv_window_tokens > 0))
     throw InputError(
         "--engine: a packed_masked attention layout with a sliding-window model is "
         "not modelled (its layers mask different keys)");
-  StepMemory m = model.memory();
   KvSizing k;
   k.weights_bytes = m.weights_bytes;
   k.capacity_bytes = m.capacity_bytes;

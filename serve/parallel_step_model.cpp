@@ -3,12 +3,13 @@
 
 #include "common/errors.h"
 #include "model/serving_parallel_step.h"
+#include "workloads/graph_builder.h"
 
 namespace ridgeline {
 
 ParallelStepModel::ParallelStepModel(GpuSpec gpu, ClusterSpec cluster, ModelConfig model,
                                      RunConfig run, ParallelConfig parallel)
-    : MemoStepModel(model.sliding_window),
+    : MemoStepModel(model.layer_kinds.empty() ? model.sliding_window : 0),
       gpu_(std::move(gpu)),
       cluster_(std::move(cluster)),
       model_(std::move(model)),
@@ -25,9 +26,10 @@ ParallelStepModel::ParallelStepModel(GpuSpec gpu, ClusterSpec cluster, ModelConf
   parallel_.dp = 1;
   parallel_.gpus = parallel_.tp * parallel_.pp;
   check_serving_parallel(model_, run_, parallel_, cluster_);
+  check_serving_mla(model_, run_);
   ServingMemory m = serving_rank_memory(gpu_, model_, run_, parallel_);
-  memory_ = {m.capacity_bytes, m.weights_bytes, m.reserved_bytes, m.kv_bytes_per_token,
-             model_.max_positions};
+  memory_ = {m.capacity_bytes,     m.weights_bytes,    m.reserved_bytes,   m.kv_bytes_per_token,
+             model_.max_positions, m.kv_window_tokens, m.kv_windowed_share};
 }
 
 double ParallelStepModel::activation_peak_bytes(int64_t tokens) {

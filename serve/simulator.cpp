@@ -79,7 +79,11 @@ struct Loop {
         engine(e),
         model(m),
         opt(o),
-        state{{}, {}, {}, KvPool(o.kv_blocks, e.block_size_tokens, e.prefix_caching), 0},
+        state{{},
+              {},
+              {},
+              KvPool(o.kv_blocks, e.block_size_tokens, e.prefix_caching, kv_window(m)),
+              0},
         policy(make_policy(e)),
         handoff(h),
         closed(o.arrivals.kind == ArrivalSpec::Kind::ClosedLoop) {

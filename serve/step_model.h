@@ -30,8 +30,12 @@ struct StepShape {
 // What the KV sizing rules need (bytes on one GPU).
 struct StepMemory {
   double capacity_bytes = 0, weights_bytes = 0, reserved_bytes = 0;
-  double kv_bytes_per_token = 0;
+  double kv_bytes_per_token = 0;   // every layer's
   int64_t max_context_tokens = 0;  // the model's context (max_position_embeddings)
+  // Windowed layers (where layers differ): their share of kv_bytes_per_token and their window;
+  // the KV pool keeps only a window of them (kv_pool.h). 0: every layer keeps every token.
+  int64_t kv_window_tokens = 0;
+  double kv_windowed_share = 0;
 };
 
 class StepModel {

@@ -251,10 +251,3 @@ TEST_CASE("DeepSeek config errors: one per message", "[mla][errors]") {
   unknown["index_topk"] = 2048;  // DeepSeek-V3.2's sparse attention: would change the math
   require_input_error([&] { load(unknown); }, {"index_topk", "unsupported field"});
 }
-
-TEST_CASE("MLA models are refused where they are not priced yet", "[mla][errors]") {
-  ModelConfig m = load_model("deepseek-v3");
-  RunConfig run;
-  require_input_error([&] { build_serving_step_graph(m, run, 8, 8); },
-                      {"deepseek-v3.json", "not priced by the serving simulator"});
-}

@@ -109,6 +109,25 @@ TEST_CASE("packed attention: a sliding-window model is refused at setup") {
   CHECK(size_kv_cache(per_request, sliding).blocks > 0);
 }
 
+// A model whose layers differ (sliding beside full attention): its memory says so.
+class WindowedLog : public ShapeLog {
+ public:
+  StepMemory memory() const override {
+    StepMemory m = ShapeLog::memory();
+    m.kv_window_tokens = 1024;
+    m.kv_windowed_share = 0.8;
+    return m;
+  }
+};
+
+TEST_CASE("packed attention: a model with windowed layers is refused at setup") {
+  EngineConfig e = packed_engine(R"("layout": "packed_masked")");
+  WindowedLog windowed;
+  require_input_error([&] { size_kv_cache(e, windowed); },
+                      {"--engine: a packed_masked attention layout with a sliding-window model is "
+                       "not modelled"});
+}
+
 TEST_CASE("packed attention: an unknown layout is refused") {
   require_input_error([] { packed_engine(R"("layout": "paged")"); },
                       {"packed.json: /attention/layout: expected one of"});

@@ -7,6 +7,7 @@
 
 #include "workloads/autocast.h"
 #include "workloads/builder_ops.h"
+#include "workloads/mla_forward.h"
 #include "workloads/train_builder.h"
 
 #include "common/errors.h"
@@ -117,12 +118,33 @@ OpGraph build_graph(const ModelConfig& model, const RunConfig& run) {
   return g;
 }
 
+void check_serving_mla(const ModelConfig& model, const RunConfig& run) {
+  if (model.deepseek.mla.enabled() && run.runtime.choices_for(model).mla != MlaImpl::Absorbed)
+    throw InputError(model.source + ": multi-head latent attention (" + model.family +
+                     ") is served in its absorbed form only (a runtime whose attention/mla is "
+                     "\"absorbed\", as the vllm, sglang and trtllm engines run it); runtime " +
+                     run.runtime.name + " runs transformers' expand_kv");
+}
+
+OpGraph build_serving_mla_attention_graph(const ModelConfig& model, const RunConfig& run,
+                                          int64_t requests, int64_t q_len, int64_t kv_len) {
+  check_serving_mla(model, run);
+  require_invariant(requests >= 1 && q_len >= 1 && kv_len >= q_len, "an attention group");
+  OpGraph g;
+  g.description = model.name + " MLA attention, " + std::to_string(requests) + " x " +
+                  std::to_string(q_len) + " over " + std::to_string(kv_len);
+  GraphSection s{SectionKind::DecoderBlock, "mla attention", model.layers, 0};
+  Emitter e{s, run.activations};
+  emit_absorbed_mla_attention_part(
+      e, model, run, BlockShape{requests, requests * q_len, q_len, kv_len, q_len > 1, false, true});
+  g.sections.push_back(std::move(s));
+  return g;
+}
+
 OpGraph build_serving_step_graph(const ModelConfig& model, const RunConfig& run, int64_t tokens,
                                  int64_t sampled) {
   require_invariant(tokens >= 1 && sampled >= 1 && sampled <= tokens, "serving step sizes");
-  if (model.deepseek.mla.enabled())
-    throw InputError(model.source + ": multi-head latent attention (" + model.family +
-                     ") is not priced by the serving simulator yet; use ridgeline predict");
+  check_serving_mla(model, run);
   OpGraph g;
   g.description = model.name + " serving step, " + std::to_string(tokens) + " tokens, " +
                   std::to_string(sampled) + " sampled, attention apart, " + run.runtime.name;

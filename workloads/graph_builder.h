@@ -19,4 +19,13 @@ OpGraph build_graph(const ModelConfig& model, const RunConfig& run);
 OpGraph build_serving_step_graph(const ModelConfig& model, const RunConfig& run, int64_t tokens,
                                  int64_t sampled);
 
+// Multi-head latent attention is served in its absorbed form (workloads/mla_forward.cpp): an
+// InputError naming the model's file for a runtime that runs transformers' expand_kv.
+void check_serving_mla(const ModelConfig& model, const RunConfig& run);
+// What the serving step graph leaves out of absorbed MLA for one request group, every layer:
+// a decode's (q_len 1) q_absorb_uk, attention over the latent cache and o_absorb_uv; a prefill
+// chunk's kv_b_proj over its kv_len keys, the key cat and flash attention.
+OpGraph build_serving_mla_attention_graph(const ModelConfig& model, const RunConfig& run,
+                                          int64_t requests, int64_t q_len, int64_t kv_len);
+
 }  // namespace ridgeline

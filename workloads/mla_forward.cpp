@@ -26,6 +26,8 @@
 // and the latent cache are replicated on every rank (mla_config.h).
 #include "workloads/mla_forward.h"
 
+#include "common/errors.h"
+
 #include <algorithm>
 #include <cstdint>
 #include <limits>
@@ -227,40 +229,25 @@ OpVertex emit_hf_mla(Emitter& e, const ModelConfig& m, const RunConfig& run, con
   return e.emit(role::attention(), "attention", Op{"", op, false}, {query, k, kvb});
 }
 
-// FlashMLA-style: W_UK into q, attention over the latent cache, W_UV after (a decode); a prefill
-// decompresses its K/V once.
-OpVertex emit_absorbed_mla(Emitter& e, const ModelConfig& m, const RunConfig& run,
-                           const BlockShape& s, const Mla& x, OpVertex norm) {
+// W_UK into each head's q_nope (a decode's absorbed query: kv_lora_rank channels a head).
+// `after`: its producer (none: the section's first kernel).
+OpVertex emit_absorb_uk(Emitter& e, const RunConfig& run, const Mla& x,
+                        std::vector<OpVertex> after) {
+  return e.emit(role::gemm(Projection::AbsorbUk), "q_absorb_uk",
+                batched_weight_gemm(x.T, x.a.kv_lora_rank, x.a.qk_nope_head_dim, x.heads, run),
+                std::move(after));
+}
+
+// A decode's attention over the latent cache (FlashMLA), then W_UV back to v_head_dim.
+OpVertex emit_latent_attention(Emitter& e, const RunConfig& run, const BlockShape& s, const Mla& x,
+                               OpVertex r) {
   const MlaConfig& a = x.a;
-  auto [q, kv] = emit_down_projections(e, m, run, x, true, norm);
-  int64_t R = a.qk_rope_head_dim, L = a.kv_lora_rank;
-  bool decode = s.q_len == 1 && s.kv_len > 1;
-  OpVertex qa = q;
-  if (decode)
-    qa = e.emit(role::gemm(Projection::AbsorbUk), "q_absorb_uk",
-                batched_weight_gemm(x.T, L, a.qk_nope_head_dim, x.heads, run), {q});
-  // RoPE on q_rot and k_rot, and the latent + RoPE key written to the cache, in one kernel.
-  OpVertex r = e.emit(
-      role::rope(RopePart::FusedWithCacheWrite, Tensor::Qkv), "rope_and_cache_write",
-      ew_op(ElementwiseKind::Copy, x.T * (x.heads * R + a.latent_per_token()), e.act), {qa, kv});
-  if (!s.attention) return r;
-  if (!decode) {
-    AttentionOp op = mla_attention_op(x, run, s);
-    int64_t tokens = x.B * s.kv_len;
-    OpVertex kvb =
-        e.emit(role::gemm(Projection::KvB), "kv_b_proj",
-               weight_gemm(tokens, x.heads * (a.qk_nope_head_dim + a.v_head_dim), L, run), {r});
-    OpVertex k =
-        e.emit(role::rope(RopePart::Cat, Tensor::K), "k_cat",
-               ew_op(ElementwiseKind::Copy, tokens * x.heads * a.qk_head_dim(), e.act), {kvb});
-    return e.emit(role::attention(), "attention", Op{"", op, false}, {r, k});
-  }
   AttentionOp op;
   op.batch = x.B;
   op.heads = x.heads;
   op.kv_heads = 1;  // the latent, shared by every head
   op.head_dim = a.latent_per_token();
-  op.v_head_dim = L;
+  op.v_head_dim = a.kv_lora_rank;
   op.v_in_k = true;
   op.q_len = 1;
   op.kv_len = s.kv_len;
@@ -268,7 +255,48 @@ OpVertex emit_absorbed_mla(Emitter& e, const ModelConfig& m, const RunConfig& ru
   if (run.kv_cache != op.dtype) op.kv_dtype = run.kv_cache;
   OpVertex att = e.emit(role::attention(), "attention", Op{"", op, false}, {r});
   return e.emit(role::gemm(Projection::AbsorbUv), "o_absorb_uv",
-                batched_weight_gemm(x.T, a.v_head_dim, L, x.heads, run), {att});
+                batched_weight_gemm(x.T, a.v_head_dim, a.kv_lora_rank, x.heads, run), {att});
+}
+
+// A prefill's K/V decompressed for every key it attends to (kv_b_proj, the key cat), then flash
+// attention. `after`: the RoPE and cache-write kernel (none: the section's first kernel).
+OpVertex emit_decompressed_attention(Emitter& e, const RunConfig& run, const BlockShape& s,
+                                     const Mla& x, std::vector<OpVertex> after) {
+  const MlaConfig& a = x.a;
+  AttentionOp op = mla_attention_op(x, run, s);
+  int64_t tokens = x.B * s.kv_len;
+  OpVertex kvb = e.emit(
+      role::gemm(Projection::KvB), "kv_b_proj",
+      weight_gemm(tokens, x.heads * (a.qk_nope_head_dim + a.v_head_dim), a.kv_lora_rank, run),
+      after);
+  OpVertex k =
+      e.emit(role::rope(RopePart::Cat, Tensor::K), "k_cat",
+             ew_op(ElementwiseKind::Copy, tokens * x.heads * a.qk_head_dim(), e.act), {kvb});
+  after.push_back(k);
+  return e.emit(role::attention(), "attention", Op{"", op, false}, after);
+}
+
+bool absorbed_decode(const BlockShape& s) {
+  return s.q_len == 1 && s.kv_len > 1;
+}
+
+// FlashMLA-style: W_UK into q, attention over the latent cache, W_UV after (a decode); a prefill
+// decompresses its K/V once.
+OpVertex emit_absorbed_mla(Emitter& e, const ModelConfig& m, const RunConfig& run,
+                           const BlockShape& s, const Mla& x, OpVertex norm) {
+  const MlaConfig& a = x.a;
+  auto [q, kv] = emit_down_projections(e, m, run, x, true, norm);
+  bool decode = absorbed_decode(s);
+  OpVertex qa = decode ? emit_absorb_uk(e, run, x, {q}) : q;
+  // RoPE on q_rot and k_rot, and the latent + RoPE key written to the cache, in one kernel.
+  OpVertex r =
+      e.emit(role::rope(RopePart::FusedWithCacheWrite, Tensor::Qkv), "rope_and_cache_write",
+             ew_op(ElementwiseKind::Copy,
+                   x.T * (x.heads * a.qk_rope_head_dim + a.latent_per_token()), e.act),
+             {qa, kv});
+  if (!s.attention) return r;
+  return decode ? emit_latent_attention(e, run, s, x, r)
+                : emit_decompressed_attention(e, run, s, x, {r});
 }
 
 }  // namespace
@@ -279,6 +307,19 @@ OpVertex emit_mla_attention(Emitter& e, const ModelConfig& m, const RunConfig& r
   if (run.runtime.choices_for(m).mla == MlaImpl::Absorbed)
     return emit_absorbed_mla(e, m, run, s, x, norm);
   return emit_hf_mla(e, m, run, s, x, norm);
+}
+
+void emit_absorbed_mla_attention_part(Emitter& e, const ModelConfig& m, const RunConfig& run,
+                                      const BlockShape& s) {
+  require_invariant(run.runtime.choices_for(m).mla == MlaImpl::Absorbed && m.deepseek.mla.enabled(),
+                    "absorbed MLA");
+  Mla x{s.batch, s.tokens, s.q_len, s.kv_len, m.heads, m.hidden, m.deepseek.mla};
+  if (!absorbed_decode(s)) {
+    emit_decompressed_attention(e, run, s, x, {});
+    return;
+  }
+  OpVertex q = emit_absorb_uk(e, run, x, {});
+  emit_latent_attention(e, run, s, x, q);
 }
 
 OpVertex emit_deepseek_hf_router(Emitter& e, const ModelConfig& m, const RunConfig& run, int64_t T,

@@ -27,6 +27,12 @@ expect "serve goodput" 0 "goodput" -- "$bin" "${run[@]}" --rate 10 --slo ttft_p9
 for e in trtllm sglang hf-cb; do
   expect "serve $e" 0 "engine $e" -- "$bin" serve --gpu h200-sxm --model llama-3.1-8b --engine $e --input-len 256 --output-len 32 --requests 64 --rate 8
 done
+# Models whose layers differ, and MLA (absorbed, as the engines run it); hf-cb refuses both.
+expect "serve gpt-oss (sliding + full layers)" 0 "gpt-oss-20b on h200-sxm, engine vllm" -- "$bin" serve --gpu h200-sxm --model gpt-oss-20b --engine vllm --input-len 1024 --output-len 64 --requests 64 --rate inf
+expect "serve deepseek-v2-lite (MLA)" 0 "deepseek-v2-lite on h200-sxm, engine sglang" -- "$bin" serve --gpu h200-sxm --model deepseek-v2-lite --engine sglang --input-len 1024 --output-len 64 --requests 64 --rate inf
+expect "serve deepseek-v3 tp8 (MLA, MoE)" 0 "deepseek-v3 on h200-sxm tp8 (hgx-h200), engine trtllm (fp8)" -- "$bin" serve --cluster hgx-h200 --tp 8 --model deepseek-v3 --precision fp8 --engine trtllm --input-len 1024 --output-len 64 --requests 64 --rate inf
+expect "serve MLA under hf-cb" 1 "deepseek-v2-lite.json: multi-head latent attention (deepseek_v2) is served in its absorbed form only" -- "$bin" serve --gpu h200-sxm --model deepseek-v2-lite --engine hf-cb --input-len 256 --output-len 16 --requests 4 --rate inf
+expect "serve mixed windows under hf-cb" 1 "--engine: a packed_masked attention layout with a sliding-window model is not modelled" -- "$bin" serve --gpu h200-sxm --model gemma-3-27b --engine hf-cb --input-len 256 --output-len 16 --requests 4 --rate inf
 expect "serve distributions" 0 "uniform:100:900" -- "$bin" "${base[@]}" --input-len uniform:100:900 --output-len lognormal:64:0.5 --requests 100 --rate 5 --seed 3
 
 "$bin" "${run[@]}" --rate 10 --seed 5 --format json > "$tmp/a.json"
