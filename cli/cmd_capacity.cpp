@@ -119,6 +119,7 @@ Command add_capacity_command(CLI::App& app) {
         throw InputError("--precision " + p + ": expected bf16, fp16 or fp8");
     std::map<std::string, double> price = prices(f->prices, gpus);
     Workload w = serve_workload(f->o, *cmd);
+    const std::pair<double, double> lengths = mean_lengths(f->o, w);
     ModelConfig model = load_model(f->o.model);
     for (const std::string& g : gpus)
       for (int64_t tp : tps) replicas.push_back(load_replica(f->replica, g, tp));
@@ -144,11 +145,13 @@ Command add_capacity_command(CLI::App& app) {
     auto row_at = [&](int64_t i) {
       const std::string& p = precisions[(size_t)(i % (int64_t)precisions.size())];
       i /= (int64_t)precisions.size();
-      const EngineConfig& engine = engine_specs[(size_t)(i % (int64_t)engines.size())];
+      const EngineConfig& loaded = engine_specs[(size_t)(i % (int64_t)engines.size())];
       i /= (int64_t)engines.size();
       size_t si = (size_t)(i % (int64_t)splits.size());
       size_t ri = (size_t)(i / (int64_t)splits.size()), gi = ri / tps.size();
       const ReplicaGpus& replica = replicas[ri];
+      const EngineConfig engine = engine_for_workload(loaded, model, replica.gpu, replica.tp,
+                                                      serve_run_config(p, loaded), lengths);
       std::unique_ptr<StepModel> step_model =
           make_replica_step_model(replica, model, serve_run_config(p, engine));
       StepModel& step = *step_model;

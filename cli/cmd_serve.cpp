@@ -101,9 +101,12 @@ Command add_serve_command(CLI::App& app) {
     const int64_t count = from_file ? (int64_t)w.requests.size() : lengths.count;
     ServeSetup setup;
     setup.arrivals = arrivals_from(*f, *cmd, !o.workload.empty());
-    EngineConfig engine = load_engine(o.engine);
     ReplicaGpus replica = load_replica(f->replica, o.gpu, tp[0]);
     ModelConfig model = load_model(o.model);
+    EngineConfig loaded = load_engine(o.engine);
+    EngineConfig engine =
+        engine_for_workload(loaded, model, replica.gpu, replica.tp,
+                            serve_run_config(o.precision, loaded), mean_lengths(o, w));
     std::unique_ptr<StepModel> step_model =
         make_replica_step_model(replica, model, serve_run_config(o.precision, engine));
     StepModel& step = *step_model;

@@ -15,8 +15,16 @@ constexpr const char* kDir = "serve/engines/";
 
 void read_scheduler(JsonReader& s, EngineConfig& e) {
   e.policy = s.one_of("policy", {"vllm_v1", "trtllm", "sglang", "hf_cb"});
-  e.max_num_batched_tokens = s.integer("max_num_batched_tokens", 1);
-  e.max_num_seqs = s.integer("max_num_seqs", 1);
+  if (s.has("limits")) {  // trtllm-bench sizes them from the workload (trtllm_bench.h)
+    s.one_of("limits", {"trtllm_bench"});
+    if (e.policy != "trtllm") s.fail("limits", "trtllm_bench applies to the trtllm policy only");
+    for (const char* k : {"max_num_batched_tokens", "max_num_seqs"})
+      if (s.has(k)) s.fail(k, "set by \"limits\": \"trtllm_bench\" from the workload; not both");
+    e.limits_from_workload = true;
+  } else {
+    e.max_num_batched_tokens = s.integer("max_num_batched_tokens", 1);
+    e.max_num_seqs = s.integer("max_num_seqs", 1);
+  }
   e.chunked_prefill = s.boolean("chunked_prefill");
   if (e.policy == "trtllm")
     e.capacity_policy = s.one_of("capacity_policy", {"guaranteed_no_evict"});

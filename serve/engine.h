@@ -6,6 +6,7 @@
 //    "runtime": "fused", "launch": "graph",        workloads/runtimes/ profile and launch mode
 //    "scheduler": {"policy": "vllm_v1", "max_num_batched_tokens": 8192, "max_num_seqs": 1024,
 //                  "chunked_prefill": true, ...policy's own keys},
+//      (trtllm: "limits": "trtllm_bench" instead of the two numbers: trtllm-bench's sizing)
 //    "kv_cache": {"block_size_tokens": 16, "memory": "fraction_of_total" | "fraction_of_free",
 //                 "memory_fraction": 0.9, "subtract_activation_peak": true,
 //                 "max_blocks": 0 (no cap), "prefix_caching": false,
@@ -52,6 +53,9 @@ struct EngineConfig {
   std::string policy;                  // vllm_v1, trtllm, sglang, hf_cb
   int64_t max_num_batched_tokens = 0;  // per-step token budget (chunk size)
   int64_t max_num_seqs = 0;            // running requests (decode batch) cap
+  // "limits": "trtllm_bench": the two above are set per run from the workload
+  // (serve/trtllm_bench.h) and are 0 until then.
+  bool limits_from_workload = false;
   bool chunked_prefill = true;
   std::string capacity_policy;  // trtllm: guaranteed_no_evict
   double safety_margin = 0;     // hf_cb: free-block fraction under which only decodes join

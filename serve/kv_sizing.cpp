@@ -35,6 +35,8 @@ std::string fraction_text(double f) {
 }  // namespace
 
 KvSizing size_kv_cache(const EngineConfig& e, StepModel& model) {
+  require_invariant(!e.limits_from_workload || e.max_num_seqs > 0,
+                    "an engine sized for its workload first (trtllm_bench.h)");
   StepMemory m = model.memory();
   // where engine and model meet
   if (e.packed_attention && (model.sliding_window_tokens() > 0 || m.kv_window_tokens > 0))

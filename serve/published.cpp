@@ -7,6 +7,7 @@
 #include "serve/gpu_step_model.h"
 #include "serve/parallel_step_model.h"
 #include "serve/serve_run.h"
+#include "serve/trtllm_bench.h"
 #include "serve/workload.h"
 
 #include <algorithm>
@@ -97,14 +98,22 @@ RowScore score_row(const PublishedRow& p, Models& m, const std::string& engine_n
     }
     std::string key = p.gpu + "|" + p.model + "|" + p.precision + "|" + engine_name + "|" +
                       p.cluster + "|" + std::to_string(p.tp);
+    RunConfig run;
+    DType d = *parse_dtype(p.precision);
+    run.weights = d;
+    run.activations = d == DType::Fp8 ? DType::Bf16 : d;
+    run.kv_cache = e.kv_cache_dtype(run.weights, run.activations);
+    run.runtime = load_runtime(e.runtime);
+    run.launch = e.graph_launch ? LaunchMode::Graph : LaunchMode::Eager;
+    if (e.limits_from_workload) {  // trtllm-bench: sized for the row's lengths
+      if (!p.trace.empty() || p.concurrency > 0)
+        throw InputError(p.id + ": " + e.file +
+                         " sizes itself as trtllm-bench throughput does, "
+                         "for an offline (rate inf) row only");
+      e = with_workload_limits(e, m.models.at(p.model), m.gpus.at(p.gpu), p.tp, run.weights,
+                               run.kv_cache, (double)p.input_tokens, (double)p.output_tokens);
+    }
     if (!m.steps.count(key)) {
-      RunConfig run;
-      DType d = *parse_dtype(p.precision);
-      run.weights = d;
-      run.activations = d == DType::Fp8 ? DType::Bf16 : d;
-      run.kv_cache = e.kv_cache_dtype(run.weights, run.activations);
-      run.runtime = load_runtime(e.runtime);
-      run.launch = e.graph_launch ? LaunchMode::Graph : LaunchMode::Eager;
       if (p.tp > 1) {
         ParallelConfig par;
         par.tp = p.tp;
@@ -121,14 +130,14 @@ RowScore score_row(const PublishedRow& p, Models& m, const std::string& engine_n
     setup.engine = &e;
     setup.model = &step;
     int64_t n = p.requests;
-    ServeRun run;
+    ServeRun result;
     if (!p.trace.empty()) {
       setup.arrivals.kind = ArrivalSpec::Kind::Trace;
       setup.lengths_from_flags = false;
       Workload w;
       w.requests = p.trace;
       w.timed = true;
-      run = run_serving(std::move(w), setup, engine_kv(e, step));
+      result = run_serving(std::move(w), setup, engine_kv(e, step));
     } else if (p.concurrency > 0) {
       // Published closed-loop figures are steady state: the first wave of clients (all sent at
       // t = 0, queueing behind each other's prefills) is run as warm-up and left out, unless the
@@ -143,13 +152,13 @@ RowScore score_row(const PublishedRow& p, Models& m, const std::string& engine_n
     if (p.trace.empty()) {
       LengthSpec in{LengthSpec::Kind::Fixed, (double)p.input_tokens, 0};
       LengthSpec out{LengthSpec::Kind::Fixed, (double)p.output_tokens, 0};
-      run = run_serving(generate_workload(in, out, n, 0), setup, engine_kv(e, step));
+      result = run_serving(generate_workload(in, out, n, 0), setup, engine_kv(e, step));
     }
-    s.predicted["output_tokens_per_s"] = run.report.output_tokens_per_s;
-    s.predicted["ttft_ms"] = run.report.ttft_ms.mean;
-    s.predicted["tpot_ms"] = run.report.tpot_ms.mean;
-    s.predicted["ttft_p50_ms"] = run.report.ttft_ms.p50;
-    s.predicted["tpot_p50_ms"] = run.report.tpot_ms.p50;
+    s.predicted["output_tokens_per_s"] = result.report.output_tokens_per_s;
+    s.predicted["ttft_ms"] = result.report.ttft_ms.mean;
+    s.predicted["tpot_ms"] = result.report.tpot_ms.mean;
+    s.predicted["ttft_p50_ms"] = result.report.ttft_ms.p50;
+    s.predicted["tpot_p50_ms"] = result.report.tpot_ms.p50;
     for (auto [k, v] : p.measured) s.error[k] = (s.predicted.at(k) - v) / v;
   } catch (const InputError& err) {
     s.failure = err.what();

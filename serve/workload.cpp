@@ -57,6 +57,19 @@ int64_t draw(const LengthSpec& s, Random& rng) {
 
 }  // namespace
 
+double mean_length(const LengthSpec& spec) {
+  switch (spec.kind) {
+    case LengthSpec::Kind::Fixed:
+    case LengthSpec::Kind::Normal:
+      return spec.a;
+    case LengthSpec::Kind::Uniform:
+      return 0.5 * (spec.a + spec.b);
+    case LengthSpec::Kind::LogNormal:
+      return spec.a * std::exp(0.5 * spec.b * spec.b);
+  }
+  return spec.a;
+}
+
 LengthSpec parse_length_spec(const std::string& flag, const std::string& value) {
   auto bad = [&](const std::string& why) -> LengthSpec {
     throw InputError(flag + " " + value + ": " + why +

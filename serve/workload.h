@@ -23,6 +23,9 @@ struct LengthSpec {
          b = 0;  // fixed: a; uniform: [a, b]; normal: mean a, sd b; lognormal: median a, sigma b
 };
 
+// The mean of the lengths a spec draws (lognormal: median x e^(sigma^2 / 2)).
+double mean_length(const LengthSpec& spec);
+
 // Parses a flag's value; errors name the flag.
 LengthSpec parse_length_spec(const std::string& flag, const std::string& value);
 

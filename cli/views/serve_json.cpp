@@ -92,6 +92,10 @@ void print_serve_json(std::ostream& os, const ServeSubject& s, const ServeRun& r
                    {"weights_bytes", run.kv.weights_bytes},
                    {"activation_peak_bytes", run.kv.activation_peak_bytes},
                    {"capacity_bytes", run.kv.capacity_bytes}};
+  if (run.engine.limits_from_workload)
+    j["engine_limits"] = {{"from", "trtllm_bench"},
+                          {"max_batch_size", run.engine.max_num_seqs},
+                          {"max_num_tokens", run.engine.max_num_batched_tokens}};
   if (run.disaggregated) {
     const DisaggStats& d = *run.disaggregated;
     j["disaggregated"] = {{"prefill_replicas", d.prefill_replicas},

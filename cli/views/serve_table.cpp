@@ -32,6 +32,10 @@ void print_serve_table(std::ostream& os, const ServeSubject& s, const ServeRun& 
                 human_bytes(run.kv.kv_bytes).c_str(), human_bytes(run.kv.weights_bytes).c_str(),
                 human_bytes(run.kv.activation_peak_bytes).c_str());
   os << b;
+  if (run.engine.limits_from_workload)
+    os << "engine limits (trtllm-bench's sizing for the mean lengths): max batch size "
+       << run.engine.max_num_seqs << ", max num tokens " << run.engine.max_num_batched_tokens
+       << "\n";
   if (run.disaggregated) {
     const DisaggStats& d = *run.disaggregated;
     std::snprintf(b, sizeof b,

@@ -33,6 +33,16 @@ expect "serve deepseek-v2-lite (MLA)" 0 "deepseek-v2-lite on h200-sxm, engine sg
 expect "serve deepseek-v3 tp8 (MLA, MoE)" 0 "deepseek-v3 on h200-sxm tp8 (hgx-h200), engine trtllm (fp8)" -- "$bin" serve --cluster hgx-h200 --tp 8 --model deepseek-v3 --precision fp8 --engine trtllm --input-len 1024 --output-len 64 --requests 64 --rate inf
 expect "serve MLA under hf-cb" 1 "deepseek-v2-lite.json: multi-head latent attention (deepseek_v2) is served in its absorbed form only" -- "$bin" serve --gpu h200-sxm --model deepseek-v2-lite --engine hf-cb --input-len 256 --output-len 16 --requests 4 --rate inf
 expect "serve mixed windows under hf-cb" 1 "--engine: a packed_masked attention layout with a sliding-window model is not modelled" -- "$bin" serve --gpu h200-sxm --model gemma-3-27b --engine hf-cb --input-len 256 --output-len 16 --requests 4 --rate inf
+# An engine that sizes itself as trtllm-bench does says the limits it chose.
+python3 - "$tmp/bench.json" <<'PY'
+import json, sys
+e = json.load(open('serve/engines/trtllm.json'))
+for k in ('max_num_batched_tokens', 'max_num_seqs'): del e['scheduler'][k]
+e['scheduler']['limits'] = 'trtllm_bench'
+json.dump(e, open(sys.argv[1], 'w'))
+PY
+expect "serve trtllm-bench limits" 0 "engine limits (trtllm-bench's sizing for the mean lengths): max batch size 64, max num tokens 2048" -- "$bin" serve --gpu h100-sxm --model llama-3.1-70b --engine "$tmp/bench.json" --precision fp8 --input-len 1000 --output-len 1000 --requests 20 --rate inf
+expect "serve trtllm-bench limits json" 0 '"max_batch_size": 64' -- "$bin" serve --gpu h100-sxm --model llama-3.1-70b --engine "$tmp/bench.json" --precision fp8 --input-len 1000 --output-len 1000 --requests 20 --rate inf --format json
 expect "serve distributions" 0 "uniform:100:900" -- "$bin" "${base[@]}" --input-len uniform:100:900 --output-len lognormal:64:0.5 --requests 100 --rate 5 --seed 3
 
 "$bin" "${run[@]}" --rate 10 --seed 5 --format json > "$tmp/a.json"
