@@ -73,6 +73,11 @@ void add_workload_flags(CLI::App& cmd, PredictOptions& o, bool required) {
                  "Weight precision: bf16 (default), fp16, fp32, fp8 (e4m3, inference), int8 or "
                  "int4 (weight-only, dequantized in the GEMM; inference)")
       ->check(CLI::IsMember({"bf16", "fp16", "fp32", "fp8", "int8", "int4"}));
+  cmd.add_option("--expert-weights", o.expert_weights,
+                 "Routed experts' weights: same (as --weights, default) or mxfp4 (4.25 bits, "
+                 "read by a 16-bit weight-only GEMM, as serving engines run gpt-oss's "
+                 "checkpoint; inference)")
+      ->check(CLI::IsMember({"same", "mxfp4"}));
   cmd.add_option("--activations", o.activations,
                  "Activation precision: bf16 (default), fp16, fp32 or fp8 (norms, elementwise "
                  "kernels, attention's queries)")
@@ -126,6 +131,7 @@ RunConfig run_config_from(const PredictOptions& o) {
   }
   r.activations = *parse_dtype(o.activations);
   r.kv_cache = *parse_dtype(o.kv_cache);
+  r.mxfp4_experts = o.expert_weights == "mxfp4";
   r.optimizer = o.optimizer == "adamw" ? Optimizer::AdamW : Optimizer::None;
   r.recompute = o.recompute == "full" || o.recompute.empty() ? Recompute::Full
                 : o.recompute == "selective"                 ? Recompute::Selective

@@ -26,6 +26,7 @@ struct PredictOptions {
   std::string launch = "graph";
   std::string runtime = "pytorch-eager";
   std::string weights = "bf16", activations = "bf16", kv_cache = "bf16";
+  std::string expert_weights = "same";  // --expert-weights same|mxfp4
   std::string optimizer = "none";
   std::string recompute = "none";  // --recompute alone means full (as before the modes existed)
   std::string master_weights = "none";  // --master-weights none|fp32 (train)

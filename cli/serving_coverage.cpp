@@ -64,12 +64,11 @@ std::vector<CoverageRow> serving_coverage(const IntervalTable& t, const Publishe
   for (const RowScore& r : c.rows) {
     if (!r.failure.empty()) continue;
     const PublishedRow& p = *r.row;
-    auto it = engine_for.find(p.family);
-    if (it == engine_for.end() && p.tp > 1)  // as score_published: the single-GPU family's engine
-      it = engine_for.find(p.family.substr(0, p.family.rfind("/tp")));
-    const std::string engine = it != engine_for.end() ? it->second : p.engine;
+    const std::string engine = engine_for_row(engine_for, p);
     if (!gpus.count(p.gpu)) gpus.emplace(p.gpu, load_gpu(p.gpu));
-    if (!models.count(p.model)) models.emplace(p.model, load_model(p.model));
+    if (!models.count(p.model))
+      models.emplace(p.model, p.model_text.empty() ? load_model(p.model)
+                                                   : load_model_text(p.model_text, p.model));
     if (!engines.count(engine)) engines.emplace(engine, load_engine(engine));
     const int64_t batch = p.concurrency > 0 ? p.concurrency : std::max<int64_t>(1, p.requests);
     ServingIntervals s = serving_intervals(

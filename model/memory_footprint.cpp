@@ -84,7 +84,9 @@ MemoryFootprint memory_footprint(const OpGraph& graph, const ModelConfig& model,
   // fp32 master parameters (--master-weights fp32): fp32 weights, gradients and AdamW state;
   // their bf16 copies are the forward's weight casts, saved for backward as activations.
   double wbytes = run.weight_bits > 0 ? run.weight_bits / 8.0 : dtype_bytes(param_dtype(run));
-  f.weights_bytes = params * wbytes;
+  double experts = routed_expert_parameter_count(model, run.blocks);  // MXFP4 ones: inference
+  f.weights_bytes =
+      (params - experts) * wbytes + experts * expert_weight_bytes_per_param(run, wbytes);
   f.kv_cache_bytes = kv_cache_bytes(model, run);
   f.activation_bytes = activation_bytes(graph, model, run);
   if (run.phase == Phase::Train) f.gradient_bytes = params * wbytes;

@@ -16,19 +16,13 @@ namespace ridgeline {
 
 namespace {
 
-double expert_parameters_per_layer(const ModelConfig& m) {
-  if (m.moe.experts == 0) return 0;
-  double per = (m.mlp == MlpKind::GatedSilu ? 3.0 : 2.0) * m.hidden * m.moe.expert_intermediate;
-  return (double)m.moe.experts * per;
-}
-
 // A decoder layer's parameters on one rank: dense ones split by tp (a replicated KV head stays
 // whole), experts by tp * ep.
 struct LayerParams {
   double dense = 0, experts = 0;
 };
 LayerParams layer_params(const ModelConfig& m, const ParallelConfig& p) {
-  double experts = expert_parameters_per_layer(m);
+  double experts = routed_expert_parameters(m);
   double dense = (double)block_parameter_count(m) - experts;
   double kv_weights = 2.0 * m.hidden * m.kv_heads * m.head_dim;
   double kv_rank = 2.0 * m.hidden * kv_heads_per_rank(m, p.tp) * m.head_dim;
@@ -96,7 +90,8 @@ void add_state(ParallelMemory& f, const ModelConfig& m, const RunConfig& run,
   auto sharded = [&](double bytes_per_param, bool shard) {
     return bytes_per_param * (shard ? dense / dp + experts / edp : dense + experts);
   };
-  f.weights_bytes = sharded(wb, p.zero >= 3);
+  double ewb = expert_weight_bytes_per_param(run, wb);  // MXFP4 experts: inference, no ZeRO
+  f.weights_bytes = p.zero >= 3 ? sharded(wb, true) : wb * dense + ewb * experts;
   if (run.phase != Phase::Train) return;
   f.gradient_bytes = sharded(wb, p.zero >= 2);
   if (run.optimizer == Optimizer::AdamW) {

@@ -78,7 +78,7 @@ ServingMemory serving_rank_memory(const GpuSpec& gpu, const ModelConfig& model,
   ModelConfig m = rank_model(model, p);
   bool comm = p.tp * p.pp * p.ep > 1;
   ServingMemory out{gpu.memory.hbm.capacity_bytes.value,
-                    (sp.dense + sp.experts) * wbytes,
+                    sp.dense * wbytes + sp.experts * expert_weight_bytes_per_param(run, wbytes),
                     run.runtime.reserved_bytes + (comm ? kNcclBufferBytes : 0.0),
                     0,
                     0,

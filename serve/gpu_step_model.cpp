@@ -12,6 +12,8 @@ GpuStepModel::GpuStepModel(GpuSpec gpu, ModelConfig model, RunConfig run)
       model_(std::move(model)),
       run_(std::move(run)) {
   check_serving_mla(model_, run_);
+  // Serving engines keep the checkpoint's MXFP4 experts (gpt-oss) as they are.
+  run_.mxfp4_experts = model_.moe.mxfp4_experts;
   ServingMemory m = serving_memory(gpu_, model_, run_);
   memory_ = {m.capacity_bytes,     m.weights_bytes,    m.reserved_bytes,   m.kv_bytes_per_token,
              model_.max_positions, m.kv_window_tokens, m.kv_windowed_share};

@@ -27,6 +27,8 @@ ParallelStepModel::ParallelStepModel(GpuSpec gpu, ClusterSpec cluster, ModelConf
   parallel_.gpus = parallel_.tp * parallel_.pp;
   check_serving_parallel(model_, run_, parallel_, cluster_);
   check_serving_mla(model_, run_);
+  // Serving engines keep the checkpoint's MXFP4 experts (gpt-oss) as they are.
+  run_.mxfp4_experts = model_.moe.mxfp4_experts;
   ServingMemory m = serving_rank_memory(gpu_, model_, run_, parallel_);
   memory_ = {m.capacity_bytes,     m.weights_bytes,    m.reserved_bytes,   m.kv_bytes_per_token,
              model_.max_positions, m.kv_window_tokens, m.kv_windowed_share};

@@ -81,7 +81,9 @@ RowScore score_row(const PublishedRow& p, Models& m, const std::string& engine_n
   try {
     if (!m.engines.count(engine_name)) m.engines.emplace(engine_name, load_engine(engine_name));
     if (!m.gpus.count(p.gpu)) m.gpus.emplace(p.gpu, load_gpu(p.gpu));
-    if (!m.models.count(p.model)) m.models.emplace(p.model, load_model(p.model));
+    if (!m.models.count(p.model))
+      m.models.emplace(p.model, p.model_text.empty() ? load_model(p.model)
+                                                     : load_model_text(p.model_text, p.model));
     EngineConfig e = m.engines.at(engine_name);  // with the row's deployment settings
     if (p.server) {
       const PublishedServer& v = *p.server;
@@ -211,6 +213,19 @@ std::vector<PublishedRow> read_hf_cb_runs(const std::string& path) {
   // is checked (type, range) and named by its JSON path.
   nlohmann::json doc = read_json_file(path);
   JsonReader top(doc, path);
+  // The GPU the runs measured (meta.device_name), and the model: meta.model_config, the HF
+  // config the script built (the first file, which has none, measured a Llama-3-8B shape).
+  JsonReader& meta = top.child("meta");
+  std::string device = meta.string("device_name"), gpu;
+  if (device.find("H100") != std::string::npos) gpu = "h100-sxm";
+  if (device.find("H200") != std::string::npos) gpu = "h200-sxm";
+  if (gpu.empty()) meta.fail("device_name", "\"" + device + "\" has no GPU preset here");
+  std::string model = "llama-3-8b", model_text, family_suffix;
+  if (meta.has("model_config")) {
+    model = path + "#/meta/model_config";
+    model_text = meta.raw("model_config").dump();
+    family_suffix = "/" + load_model_text(model_text, model).family;
+  }
   std::vector<PublishedRow> rows;
   std::vector<JsonReader> records = top.array_of_objects("records");
   for (JsonReader& r : records) {
@@ -222,9 +237,10 @@ std::vector<PublishedRow> read_hf_cb_runs(const std::string& path) {
     p.split = r.one_of("split", {"holdout", "fit"}) == "holdout" ? "held_out" : "fit";
     p.source_id = path;
     p.engine = "hf-cb";
-    p.family = "hf-cb-" + r.string("engine");
-    p.gpu = "h200-sxm";
-    p.model = "llama-3-8b";
+    p.family = "hf-cb-" + r.string("engine") + family_suffix;
+    p.gpu = gpu;
+    p.model = model;
+    p.model_text = model_text;
     p.precision = "bf16";
     std::vector<JsonReader> requests = r.array_of_objects("requests");
     if (requests.empty()) r.fail("requests", "expected at least one request");
@@ -257,17 +273,22 @@ std::vector<PublishedRow> read_serving_data(const std::string& path) {
   return read_published_serving(path);
 }
 
+std::string engine_for_row(const std::map<std::string, std::string>& engine_for,
+                           const PublishedRow& p) {
+  auto it = engine_for.find(p.family);
+  // A family's sub-family (a TP size, a measured run's model) runs the family's engine.
+  if (it == engine_for.end() && p.family.find('/') != std::string::npos)
+    it = engine_for.find(p.family.substr(0, p.family.rfind('/')));
+  return it != engine_for.end() ? it->second : p.engine;
+}
+
 PublishedScorecard score_published(const std::vector<PublishedRow>& rows, const std::string& split,
                                    const std::map<std::string, std::string>& engine_for) {
   PublishedScorecard card;
   Models models;
   for (const PublishedRow& p : rows) {
     if (split != "all" && p.split != split) continue;
-    auto it = engine_for.find(p.family);
-    if (it == engine_for.end() && p.tp > 1)  // a TP family runs its single-GPU family's engine
-      it = engine_for.find(p.family.substr(0, p.family.rfind("/tp")));
-    std::string engine = it != engine_for.end() ? it->second : p.engine;
-    card.rows.push_back(score_row(p, models, engine));
+    card.rows.push_back(score_row(p, models, engine_for_row(engine_for, p)));
     if (!card.rows.back().failure.empty()) ++card.failed;
   }
   add_groups(card);

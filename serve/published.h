@@ -39,6 +39,7 @@ struct PublishedClient {  // a closed-loop benchmark client: measured and warm-u
 struct PublishedRow {
   std::string id, split, source_id, family;  // family: trtllm-perf, aiconfigurator-<engine>
   std::string gpu, model, precision, engine;
+  std::string model_text;  // the model's HF config when it is not a preset or file (model names it)
   int64_t input_tokens = 0, output_tokens = 0, requests = 0, concurrency = 0;  // 0: rate inf
   int64_t tp = 1;       // GPUs of the tensor-parallel replica
   std::string cluster;  // with tp > 1: the cluster preset whose links the all-reduces cross
@@ -79,6 +80,10 @@ std::vector<PublishedRow> read_serving_data(const std::string& path);
 // Scores the rows of `split` (the scores point into `rows`, which must outlive them) ("held_out",
 // "fit" or "all"). `engine_for` maps a row's engine name and source family to the engine preset or
 // file to run (the caller's choice, stated).
+// The engine a row runs: engine_for's entry for its family, else for the family it belongs to
+// (the part before its last '/': a TP size, a measured run's model), else the row's own.
+std::string engine_for_row(const std::map<std::string, std::string>& engine_for,
+                           const PublishedRow& p);
 PublishedScorecard score_published(const std::vector<PublishedRow>& rows, const std::string& split,
                                    const std::map<std::string, std::string>& engine_for);
 

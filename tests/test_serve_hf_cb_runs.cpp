@@ -31,11 +31,10 @@ nlohmann::json cb_run() {
       {"tpot", {{"p50_ms", 9.0}}}};
 }
 
-std::string write_records(const nlohmann::json& records, const std::string& name) {
+std::string write_records(const nlohmann::json& records, const std::string& name,
+                          nlohmann::json meta = {{"device_name", "NVIDIA H200"}}) {
   std::string path = (std::filesystem::temp_directory_path() / name).string();
-  std::ofstream(path) << nlohmann::json{
-      {"meta", nlohmann::json::object()},
-      {"records", records}}.dump();
+  std::ofstream(path) << nlohmann::json{{"meta", meta}, {"records", records}}.dump();
   return path;
 }
 
@@ -63,6 +62,52 @@ TEST_CASE("hf-cb runs: a finished run becomes a row with its trace in arrival or
   CHECK(rows[0].trace[0].arrival_s == 0);
   CHECK(rows[0].trace[1].arrival_s == Approx(0.003));
   CHECK(rows[0].measured.at("tpot_p50_ms") == 9.0);
+}
+
+TEST_CASE("hf-cb runs: the GPU from meta.device_name, the model from meta.model_config") {
+  nlohmann::json meta = {{"device_name", "NVIDIA H100 80GB HBM3"},
+                         {"model_config",
+                          {{"model_type", "qwen3_moe"},
+                           {"hidden_size", 2048},
+                           {"num_attention_heads", 32},
+                           {"num_key_value_heads", 4},
+                           {"head_dim", 128},
+                           {"intermediate_size", 6144},
+                           {"moe_intermediate_size", 768},
+                           {"num_experts", 128},
+                           {"num_experts_per_tok", 8},
+                           {"norm_topk_prob", true},
+                           {"num_hidden_layers", 2},
+                           {"vocab_size", 151936},
+                           {"hidden_act", "silu"},
+                           {"max_position_embeddings", 40960}}}};
+  std::string path = write_records(nlohmann::json::array({cb_run()}), "rl_cb_moe.json", meta);
+  std::vector<PublishedRow> rows = read_serving_data(path);
+  REQUIRE(rows.size() == 1);
+  CHECK(rows[0].gpu == "h100-sxm");
+  CHECK(rows[0].family == "hf-cb-default/qwen3_moe");
+  CHECK(rows[0].model == path + "#/meta/model_config");
+  CHECK(rows[0].model_text.find("qwen3_moe") != std::string::npos);
+  // Its family runs the engine given for hf-cb-default.
+  CHECK(engine_for_row({{"hf-cb-default", "x.json"}}, rows[0]) == "x.json");
+  CHECK(engine_for_row({}, rows[0]) == "hf-cb");
+  // The first file (no model_config) measured a Llama-3-8B shape on the H200.
+  std::vector<PublishedRow> llama =
+      read_serving_data(write_records(nlohmann::json::array({cb_run()}), "rl_cb_llama.json"));
+  CHECK(llama[0].gpu == "h200-sxm");
+  CHECK(llama[0].model == "llama-3-8b");
+}
+
+TEST_CASE("hf-cb runs: a GPU without a preset is refused") {
+  std::string path = write_records(nlohmann::json::array({cb_run()}), "rl_cb_gpu.json",
+                                   {{"device_name", "NVIDIA A10G"}});
+  try {
+    read_serving_data(path);
+    FAIL("no error");
+  } catch (const InputError& e) {
+    CHECK(std::string(e.what()) ==
+          path + ": /meta/device_name: \"NVIDIA A10G\" has no GPU preset here");
+  }
 }
 
 TEST_CASE("hf-cb runs: a request without input_tokens names its path") {

@@ -37,6 +37,13 @@ Op weight_gemm(int64_t m, int64_t n, int64_t k, const RunConfig& run) {
   std::get<GemmOp>(op.shape).weight_bits = run.weight_bits;
   return op;
 }
+Op expert_weight_gemm(int64_t m, int64_t n, int64_t k, const RunConfig& run) {
+  if (!run.mxfp4_experts) return weight_gemm(m, n, k, run);
+  DType math = run.activations == DType::Fp8 ? DType::Bf16 : run.activations;
+  Op op = gemm_op(m, n, k, math);
+  std::get<GemmOp>(op.shape).weight_bits = kMxfp4BitsPerWeight;
+  return op;
+}
 Op ew_op(ElementwiseKind kind, int64_t numel, DType d) {
   return Op{"", ElementwiseOp{kind, numel, d, false, {}}, false};
 }

@@ -11,6 +11,9 @@ namespace ridgeline {
 Op gemm_op(int64_t m, int64_t n, int64_t k, DType d, int64_t batch = 1);
 // A GEMM against a weight matrix [n, k], in the run's weight precision (and quantization).
 Op weight_gemm(int64_t m, int64_t n, int64_t k, const RunConfig& run);
+// The same against a routed expert's weights: MXFP4 ones (mxfp4_experts) are read at 4.25 bits
+// by a GEMM in the 16-bit activations' dtype.
+Op expert_weight_gemm(int64_t m, int64_t n, int64_t k, const RunConfig& run);
 Op ew_op(ElementwiseKind kind, int64_t numel, DType d);
 // A single-pass row op (set .impl for ATen's), launched as the runtime launches row kernels.
 Op row_op(RowOpKind kind, int64_t rows, int64_t cols, DType d, const RowLaunch& launch);

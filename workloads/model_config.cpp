@@ -189,6 +189,19 @@ int64_t weight_parameter_count(const ModelConfig& m, int64_t blocks) {
   return blocks > 0 ? checked(blocks_parameters(m, blocks, false)) : parameter_count(m);
 }
 
+double routed_expert_parameters(const ModelConfig& m) {
+  if (m.moe.experts == 0) return 0;
+  double per = (m.mlp == MlpKind::GatedSilu ? 3.0 : 2.0) * m.hidden * m.moe.expert_intermediate;
+  return (double)m.moe.experts * per;
+}
+
+double routed_expert_parameter_count(const ModelConfig& m, int64_t blocks) {
+  double n = 0;
+  for (const LayerGroup& g : layer_groups(m, blocks > 0 ? blocks : m.layers))
+    n += (double)g.count * routed_expert_parameters(g.model);
+  return n;
+}
+
 double kv_cache_bytes_per_token(const ModelConfig& m, double bytes_per_element) {
   return (double)m.layers * kv_cache_elements_per_layer(m) * bytes_per_element;
 }

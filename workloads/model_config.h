@@ -148,6 +148,10 @@ std::vector<LayerGroup> layer_groups(const ModelConfig& m, int64_t layers);
 // Weights a step holds in memory, whatever the routing: the whole model, or `blocks` decoder
 // blocks alone when blocks > 0 (`--blocks N`).
 int64_t weight_parameter_count(const ModelConfig& m, int64_t blocks);
+// Parameters of one layer's routed experts (gate, up and down of each; 0 without experts), for a
+// model of one layer kind (a LayerGroup's); and of the first `blocks` layers' (all when 0).
+double routed_expert_parameters(const ModelConfig& m);
+double routed_expert_parameter_count(const ModelConfig& m, int64_t blocks);
 // KV-cache bytes one token adds over all layers (K and V), at `bytes_per_element`.
 double kv_cache_bytes_per_token(const ModelConfig& m, double bytes_per_element);
 // KV-cache bytes of one sequence of `positions` over the first `layers` layers (all when 0): a

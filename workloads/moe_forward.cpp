@@ -28,7 +28,7 @@
 namespace ridgeline {
 
 Op grouped_gemm(const ExpertLoad& load, int64_t n, int64_t k, const RunConfig& run) {
-  Op op = weight_gemm((int64_t)std::ceil(load.tokens_per_active), n, k, run);
+  Op op = expert_weight_gemm((int64_t)std::ceil(load.tokens_per_active), n, k, run);
   std::get<GemmOp>(op.shape).groups = load.active;
   return op;
 }
@@ -197,7 +197,7 @@ OpVertex emit_hf_dense_experts(Emitter& e, const Moe& x, const RunConfig& run, O
   // ranks it exchanges with.
   int64_t ep = std::max<int64_t>(1, run.expert_ranks);
   auto bmm = [&](int64_t n, int64_t k) {  // torch.bmm: cuBLAS's batched GEMM, one per expert
-    Op op = weight_gemm(x.T * ep, n, k, run);
+    Op op = expert_weight_gemm(x.T * ep, n, k, run);
     std::get<GemmOp>(op.shape).batch = x.E / ep;
     return op;
   };

@@ -24,7 +24,7 @@ struct GemmOp {  // C[batch, m, n] = A[batch, m, k] * B[batch, n, k]^T
   DType dtype = DType::Bf16;
   // Weight-only quantization: B is stored in this many bits and dequantized in the kernel
   // (0: B is stored in dtype, like A).
-  int weight_bits = 0;
+  double weight_bits = 0;  // weight-only quantized B: bits a weight (MXFP4: 4.25); 0: dtype
   // A grouped GEMM (an MoE layer's experts in one kernel: torch._grouped_mm, a fused-MoE
   // kernel): this many weight matrices B[n, k], each against its own m rows of A. It may be
   // fractional (the expected number of experts that receive tokens). 0: an ordinary GEMM

@@ -9,6 +9,10 @@
 
 namespace ridgeline {
 
+double expert_weight_bytes_per_param(const RunConfig& run, double dense_bytes) {
+  return run.mxfp4_experts ? kMxfp4BitsPerWeight / 8 : dense_bytes;
+}
+
 const char* phase_name(Phase p) {
   switch (p) {
     case Phase::Prefill:
@@ -128,6 +132,12 @@ void check_run_config(const RunConfig& run, const ModelConfig& model) {
     fail("--recompute", "only training saves activations");
   if (run.weight_bits > 0 && run.phase == Phase::Train)
     fail("--weights", "int8/int4 weights are for inference");
+  if (run.mxfp4_experts && model.moe.experts == 0)
+    fail("--expert-weights", "mxfp4: " + model.name + " has no experts");
+  if (run.mxfp4_experts && run.phase == Phase::Train)
+    fail("--expert-weights", "mxfp4 experts are for inference");
+  if (run.mxfp4_experts && run.weight_bits > 0)
+    fail("--expert-weights", "mxfp4: not with int8/int4 --weights");
   if (!(run.moe_imbalance >= 1))  // NaN too
     fail("--moe-imbalance", "the busiest expert has at least the mean load (>= 1)");
   if (run.moe_imbalance > 1 && model.moe.experts == 0)

@@ -41,6 +41,10 @@ struct RunConfig {
   LaunchMode launch = LaunchMode::Graph;
   DType weights = DType::Bf16;
   int weight_bits = 0;  // weight-only int8 / int4 (inference): weights stored in 8 or 4 bits
+  // The routed experts' weights kept in MXFP4 (inference), as gpt-oss's checkpoint ships them and
+  // serving engines run them: 4.25 bits a weight (4-bit values, an 8-bit scale a block of 32),
+  // read by a weight-only GEMM in the 16-bit activations' dtype (Hopper's W4A16 MoE kernels).
+  bool mxfp4_experts = false;
   DType activations = DType::Bf16;
   DType kv_cache = DType::Bf16;
   Optimizer optimizer = Optimizer::None;
@@ -52,6 +56,12 @@ struct RunConfig {
   // this many ranks, each running experts / expert_ranks of them on the tokens of all the ranks.
   int64_t expert_ranks = 1;
 };
+
+// Bits of storage a MXFP4 weight takes (OCP MX: 4-bit E2M1 values, one E8M0 scale per 32).
+constexpr double kMxfp4BitsPerWeight = 4.25;
+// Bytes a routed expert's weight takes in memory: MXFP4's under mxfp4_experts, else the bytes
+// every other weight takes (`dense_bytes`).
+double expert_weight_bytes_per_param(const RunConfig& run, double dense_bytes);
 
 const char* phase_name(Phase p);
 const char* runtime_name(const RuntimeProfile& r);

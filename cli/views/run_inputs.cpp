@@ -29,6 +29,7 @@ nlohmann::ordered_json run_inputs_json(const RunConfig& r, const RunSubject& s) 
   j["blocks"] = r.blocks;  // 0: the whole model
   j["logits"] = r.phase == Phase::Train || r.logits_all ? "all" : (r.blocks > 0 ? "none" : "last");
   j["weights"] = weights_name(r);
+  if (r.mxfp4_experts) j["expert_weights"] = "mxfp4";
   j["activations"] = dtype_name(r.activations);
   j["kv_cache"] = dtype_name(r.kv_cache);
   j["runtime"] = runtime_name(r.runtime);
@@ -57,8 +58,9 @@ nlohmann::ordered_json prediction_inputs_json(const Prediction& p) {
 }
 
 std::string precision_line(const RunConfig& r) {
-  std::string line = "weights " + weights_name(r) + ", activations " + dtype_name(r.activations) +
-                     ", KV cache " + dtype_name(r.kv_cache);
+  std::string line = "weights " + weights_name(r) + (r.mxfp4_experts ? " (experts mxfp4)" : "") +
+                     ", activations " + dtype_name(r.activations) + ", KV cache " +
+                     dtype_name(r.kv_cache);
   if (r.master_weights != MasterWeights::None)
     line +=
         ", master weights " + std::string(master_weights_name(r.master_weights)) + " (autocast)";

@@ -16,6 +16,10 @@ expect "gpt-oss runs eager attention with sinks under hf-transformers" 0 "attn.s
 expect "llama-4 maverick interleaves MoE and dense" 0 "decoder_block.chunked.moe" -- "$bin" $d --model llama-4-maverick --ignore-memory
 expect "phi-3 prefill" 0 "qkv_proj" -- "$bin" predict --gpu h200-sxm --model phi-3-medium --phase prefill --batch 1 --seq 2048 --top 40
 expect "olmo-2 trains" 0 "post_mlp_norm" -- "$bin" predict --gpu h200-sxm --model olmo-2-7b --phase train --batch 1 --seq 2048 --blocks 2 --top 200
+expect "gpt-oss with its checkpoint's MXFP4 experts" 0 "weights bf16 (experts mxfp4)" -- "$bin" $d --model gpt-oss-20b --runtime fused --expert-weights mxfp4
+expect "mxfp4 experts json" 0 '"expert_weights": "mxfp4"' -- "$bin" $d --model gpt-oss-20b --runtime fused --expert-weights mxfp4 --format json
+expect "mxfp4 experts on a dense model" 1 "--expert-weights: mxfp4: llama-3-8b has no experts" -- "$bin" $d --model llama-3-8b --expert-weights mxfp4
+expect "an unknown expert format" 2 "--expert-weights" -- "$bin" $d --model gpt-oss-20b --expert-weights nvfp4
 sed 's/"quant_method": "mxfp4"/"quant_method": "gptq"/' workloads/models/gpt-oss-20b.json > "$tmp/config.json"
 expect "a quantization ridgeline does not model" 1 "config.json: /quantization_config/quant_method: \"gptq\" is not modelled" -- "$bin" $d --model "$tmp/config.json"
 expect "a mixed-layer model over pipeline stages" 1 "--pp: gemma-3-27b's layers differ" -- "$bin" predict --cluster dgx-h100 --gpus 8 --tp 4 --pp 2 --model gemma-3-27b --phase decode --batch 8 --kv-len 4096

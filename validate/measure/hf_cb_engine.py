@@ -1,7 +1,8 @@
 """transformers' continuous-batching engine as measure_hf_cb.py drives it: the model, the manager
 with its resolved configuration, the step log around the scheduler, and one run of requests.
 
-Split out of measure_hf_cb.py (same code; see that script and HF_CB.md for the method). Imports
+Split out of measure_hf_cb.py (see that script and HF_CB.md for the method); the model is built
+from a spec of hf_cb_models.MODELS (--model: the Llama-3-8B shape, or the Qwen3-MoE one). Imports
 without torch (py_compile, --dry-run); what needs torch looks it up when called.
 """
 
@@ -17,8 +18,6 @@ import traceback
 from ridgeline_measure.harness import elapsed_s, err_text, percentile, sanitize
 from ridgeline_measure.optional import torch
 
-LAYERS = 32
-
 
 def log(msg):
     print(f"[{elapsed_s():7.1f}s] {msg}", flush=True)
@@ -28,26 +27,58 @@ def pct(vals, q):
     return percentile(sorted(vals), q) if vals else None
 
 
-def build_model():
+def build_model(spec):
+    """spec (hf_cb_models.MODELS): transformers' classes by name, built under torch.device('cuda') with
+    default dtype bf16, seed 0, attn_implementation 'sdpa'."""
     import transformers as tf
-    cfg = tf.LlamaConfig(hidden_size=4096, num_attention_heads=32, num_key_value_heads=8, head_dim=128,
-                         intermediate_size=14336, vocab_size=128256, num_hidden_layers=LAYERS,
-                         max_position_embeddings=8192, rms_norm_eps=1e-5,
-                         tie_word_embeddings=False, attn_implementation="sdpa")
+    cfg_cls, cls = getattr(tf, spec["config_class"], None), getattr(tf, spec["class"], None)
+    if cfg_cls is None or cls is None:
+        raise RuntimeError(f"transformers {getattr(tf, '__version__', '?')} has no "
+                           f"{spec['config_class']} / {spec['class']}")
+    cfg = cfg_cls(**spec["config"], attn_implementation="sdpa")
     old = torch.get_default_dtype()
     torch.set_default_dtype(torch.bfloat16)
     t = time.perf_counter()
     try:
         torch.manual_seed(0)
         with torch.device("cuda"):
-            model = tf.LlamaForCausalLM(cfg)
+            model = cls(cfg)
     finally:
         torch.set_default_dtype(old)
     model.eval()
     info = {"class": type(model).__name__, "build_s": round(time.perf_counter() - t, 2),
-            "params": sum(p.numel() for p in model.parameters()), "layers": LAYERS,
+            "params": sum(p.numel() for p in model.parameters()), "layers": spec["layers"],
             "config": {k: v for k, v in cfg.to_dict().items() if isinstance(v, (int, float, str, bool))}}
+    if spec.get("moe"):
+        try:
+            info.update(moe_info(model, spec))
+        except Exception as exc:  # noqa: BLE001  (a record of the build, never a reason to stop)
+            info["moe_info_error"] = err_text(exc)
     return model, info
+
+
+def moe_info(model, spec):
+    """What the MoE model's build resolved: the experts' implementation, its blocks, and where the built
+    config differs from the model_config recorded (a renamed key reads through the config's
+    attribute_map; a key the class moved, e.g. rope_theta into rope_parameters, shows here)."""
+    info = {"config_class": type(model.config).__name__,
+            "experts_implementation": getattr(model.config, "_experts_implementation", None),
+            "param_dtype": str(next(model.parameters()).dtype)}
+    try:
+        info["mlp_classes"] = sorted({type(layer.mlp).__name__ for layer in model.model.layers})
+        info["layer_classes"] = sorted({type(m).__name__ for m in model.model.layers[0].modules()})[:40]
+    except Exception as exc:  # noqa: BLE001
+        info["layer_classes_error"] = err_text(exc)
+    missing = object()
+    diff = {}
+    for k, v in spec["model_config"].items():
+        if k in ("architectures", "torch_dtype", "dtype"):
+            continue
+        got = getattr(model.config, k, missing)
+        if got is missing or got != v:
+            diff[k] = {"model_config": v, "built": "(no attribute)" if got is missing else plain(got)}
+    info["model_config_vs_built"] = diff
+    return info
 
 
 def cb_config_class():

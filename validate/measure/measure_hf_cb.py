@@ -2,7 +2,8 @@
 """Measure transformers' own continuous batching (paged attention) on one GPU, per request.
 
     python3 measure_hf_cb.py --out cb.json [--budget-s 480] [--smoke] [--only REGEX]
-    python3 measure_hf_cb.py --dry-run          # the case list; needs no torch
+    python3 measure_hf_cb.py --model qwen3-moe-l24 --out cb-moe.json --budget-s 400 --hard-limit-s 460
+    python3 measure_hf_cb.py --dry-run [--model M] [--engines E,..] [--mixes M,..]   # needs no torch
 
 Ground truth for the serving simulator (issue 13, part 6a): a Llama-3-8B-shaped
 transformers LlamaForCausalLM (32 layers, bf16, random weights, nothing downloaded) served by
@@ -18,6 +19,14 @@ of each scheduled batch, from a wrapper around scheduler.schedule_batch). The en
 configuration (block size, blocks, max batch tokens, memory fraction, scheduler, CUDA graphs,
 async batching) is recorded per engine. METHOD_TEXT is the method (also meta.method, HF_CB.md);
 the engine side (model, manager, step log, one run of requests) is hf_cb_engine.py.
+
+--model qwen3-moe-l24 serves a Mixture-of-Experts model instead: transformers' Qwen3MoeForCausalLM,
+Qwen3-30B-A3B shape, 24 of its 48 layers, built the same way (hf_cb_models.py), with its own shorter
+run list (engines default and cudagraph, mixes in512-out256 and lognormal, burst and Poisson) whose
+ids carry the model (hf-cb-qwen3-moe-L24-...) and whose records carry model_config (the config as a
+config.json); the default (llama3-8b) is the 2026-12-01 run, unchanged. --engines / --mixes keep
+only the named engines / mixes; for a model with step-time priors --dry-run also prints each run's
+estimated span and end, with the budget guard replayed.
 """
 
 import argparse
@@ -36,12 +45,10 @@ from ridgeline_measure.harness import elapsed_s, err_text, utc_now  # noqa: E402
 from ridgeline_measure.environment import nvidia_smi  # noqa: E402
 from ridgeline_measure.hf_run import hf_run_meta, start_doc_writer, warm_gpu  # noqa: E402
 from ridgeline_measure.optional import torch  # noqa: E402
-from hf_cb_engine import LAYERS, Engine, build_model, log, run_requests  # noqa: E402
+from hf_cb_engine import Engine, build_model, log, run_requests  # noqa: E402
+from hf_cb_models import MODELS, plan  # noqa: E402
 
-METHOD_TEXT = (
-    "Model: transformers' own LlamaForCausalLM, Llama-3-8B shape (hidden 4096, 32 heads, 8 KV heads, "
-    "head_dim 128, intermediate 14336, vocab 128256, untied embeddings, 32 layers; rope_theta left at "
-    "the class default: it does not change the cost), "
+ENGINE_METHOD = (
     "built under torch.device('cuda') with default dtype bf16, random weights from transformers' own "
     "init (seed 0), config attn_implementation='sdpa' (the manager switches it to 'paged|sdpa'). "
     "Engine: manager = model.init_continuous_batching(generation_config=GenerationConfig(do_sample="
@@ -76,8 +83,14 @@ METHOD_TEXT = (
     "step_ms = time between consecutive calls. "
     "Percentiles linear-interpolated. Split: each run record split_of(id) (sha256 of the id, "
     "30% holdout), as op_grid.py does.")
+METHOD_TEXT = MODELS["llama3-8b"]["method_model"] + ENGINE_METHOD
+MOE_POISSON_N = 24
 
-MODEL = "hf-llama3-8b"
+
+def method_text(spec):
+    if spec is MODELS["llama3-8b"]:
+        return METHOD_TEXT
+    return spec["method_model"] + ENGINE_METHOD.replace("(96 planned)", f"({MOE_POISSON_N} planned)")
 
 
 # ---------------------------------------------------------------------------
@@ -88,9 +101,9 @@ def mix_name(mix):
     return "lognormal" if mix == "lognormal" else f"in{mix[0]}-out{mix[1]}"
 
 
-def case(engine, mix, n, arrival, fraction=None):
+def case(engine, mix, n, arrival, fraction=None, spec=MODELS["llama3-8b"]):
     arr = "burst" if arrival == "burst" else f"poisson{fraction:g}"
-    cid = f"hf-cb-llama3-8b-L{LAYERS}-{engine}-{mix_name(mix)}-n{n}-{arr}"
+    cid = f"hf-cb-{spec['tag']}-L{spec['layers']}-{engine}-{mix_name(mix)}-n{n}-{arr}"
     # the request set (lengths, prompts, arrival draws) is the same for both engines
     seed = seed_of(f"{mix_name(mix)}-n{n}-{arr}")
     return {"id": cid, "split": split_of(cid), "kind": "cb_run", "seed": seed, "engine": engine, "mix": mix_name(mix),
@@ -98,10 +111,13 @@ def case(engine, mix, n, arrival, fraction=None):
             "rate_fraction_of_burst": fraction}
 
 
-def cases_for(smoke=False):
+def cases_for(smoke=False, model="llama3-8b"):
+    spec = MODELS[model]
     if smoke:
-        return [case("default", (128, 16), 16, "burst"), case("default", (128, 16), 16, "poisson", 0.5),
-                case("cudagraph", (128, 16), 16, "burst"), case("cudagraph", (128, 16), 16, "poisson", 0.5)]
+        return [case(e, (128, 16), 16, a, 0.5 if a == "poisson" else None, spec)
+                for e in ("default", "cudagraph") for a in ("burst", "poisson")]
+    if spec.get("moe"):
+        return moe_cases(spec)
     out = []
     for engine in ("default", "cudagraph"):
         ln_n = 96 if engine == "default" else 128
@@ -112,6 +128,20 @@ def cases_for(smoke=False):
             poisson = [("lognormal", 0.3), ("lognormal", 0.7), ((128, 64), 0.7)]
         for mix, f in poisson:
             out.append(case(engine, mix, 96, "poisson", f))
+    return out
+
+
+def moe_cases(spec):
+    """The MoE model's run list, sized for ~400 s on an H100 (--dry-run shows the plan): per engine a
+    burst of 64 requests of each mix, then Poisson runs of MOE_POISSON_N requests at half the burst
+    throughput, in512-out256 on both engines and lognormal (whose 384-token outputs make a long
+    tail) on the cudagraph one."""
+    out = []
+    for engine in ("default", "cudagraph"):
+        for mix in ((512, 256), "lognormal"):
+            out.append(case(engine, mix, 64, "burst", None, spec))
+        for mix in ((512, 256),) if engine == "default" else ((512, 256), "lognormal"):
+            out.append(case(engine, mix, MOE_POISSON_N, "poisson", 0.5, spec))
     return out
 
 
@@ -132,6 +162,29 @@ def seed_of(cid):
     return int(hashlib.sha256(cid.encode()).hexdigest()[:8], 16)
 
 
+def dry_run(cases, spec, args):
+    """The run list; for a model with step-time priors, each run's estimated span and end (s), the
+    script's budget guards replayed (hf_cb_models.plan)."""
+    def lengths_of(c):
+        return request_lengths(c["mix_spec"], c["requests_planned"], c["seed"])
+    planned = plan(cases, lengths_of, spec, args.budget_s, args.poisson_span_s)
+    for k, c in enumerate(cases):
+        ln = lengths_of(c)
+        line = f"{c['id']} {c['split']} in={sum(i for i, _ in ln)} out={sum(o for _, o in ln)}"
+        if planned:
+            _, n, span, end, what = planned[k]
+            line += (f" n={n} est~{span:.0f}s end~{end:.0f}s" if what == "run" else
+                     f" n={n} SKIPPED by the budget guard at ~{end:.0f}s")
+        print(line)
+    summary = f"{len(cases)} runs, {sum(c['split'] == 'holdout' for c in cases)} holdout"
+    if planned:
+        end = planned[-1][3]
+        summary += (f"; estimated end ~{end:.0f} s with --budget-s {args.budget_s:g} (hard limit "
+                    f"{args.hard_limit_s or args.budget_s + 60:g} s), {sum(p[4] == 'skip' for p in planned)} "
+                    "skipped; step priors are a guess, see hf_cb_models.py")
+    print(summary, file=sys.stderr)
+
+
 # ---------------------------------------------------------------------------
 # Engine
 # ---------------------------------------------------------------------------
@@ -145,20 +198,28 @@ def main():
     ap.add_argument("--poisson-span-s", type=float, default=35.0)
     ap.add_argument("--run-timeout-s", type=float, default=150.0)
     ap.add_argument("--only", default=None)
+    ap.add_argument("--model", choices=list(MODELS), default="llama3-8b")
+    ap.add_argument("--engines", default=None, help="comma list: keep only these engines (default, cudagraph)")
+    ap.add_argument("--mixes", default=None, help="comma list: keep only these mixes (e.g. in512-out256,lognormal)")
     ap.add_argument("--smoke", action="store_true")
     ap.add_argument("--dry-run", action="store_true")
     args = ap.parse_args()
-    cases = cases_for(args.smoke)
+    spec = MODELS[args.model]
+    cases = cases_for(args.smoke, args.model)
+    for key, opt, given in (("engine", "--engines", args.engines), ("mix", "--mixes", args.mixes)):
+        if given:
+            names = given.split(",")
+            unknown = sorted(set(names) - {c[key] for c in cases})
+            if unknown:
+                ap.error(f"{opt}: {unknown} not in this run list ({sorted({c[key] for c in cases})})")
+            cases = [c for c in cases if c[key] in names]
     if args.only:
         cases = [c for c in cases if re.search(args.only, c["id"])]
     if args.dry_run:
-        for c in cases:
-            ln = request_lengths(c["mix_spec"], c["requests_planned"], c["seed"])
-            print(c["id"], c["split"], f"in={sum(i for i, _ in ln)} out={sum(o for _, o in ln)}")
-        print(f"{len(cases)} runs, {sum(c['split'] == 'holdout' for c in cases)} holdout", file=sys.stderr)
+        dry_run(cases, spec, args)
         return
     hard = args.hard_limit_s or args.budget_s + 60
-    meta = hf_run_meta(METHOD_TEXT, args)
+    meta = hf_run_meta(method_text(spec), args)
     meta["engines"] = {}
     meta["skipped_ids"] = []
     meta["splits"] = {c["id"]: c["split"] for c in cases}
@@ -168,7 +229,9 @@ def main():
     logging.getLogger("ContinuousBatchingLogger").setLevel(logging.ERROR)
     warm_gpu()
     meta["nvidia_smi_after_warmup"] = nvidia_smi()
-    model, info = build_model()
+    if spec.get("model_config"):
+        meta["model_config"] = spec["model_config"]
+    model, info = build_model(spec)
     meta["model"] = info
     log(f"built model: {info['params']} params in {info['build_s']} s")
     vocab = model.config.vocab_size
@@ -200,7 +263,9 @@ def main():
         broken = False
         for c in ecases:
             rec = {k: v for k, v in c.items() if k != "mix_spec"}
-            rec.update({"model": MODEL, "layers": LAYERS})
+            rec.update({"model": spec["model"], "layers": spec["layers"]})
+            if spec.get("model_config"):
+                rec["model_config"] = spec["model_config"]
             n = c["requests_planned"]
             lengths = request_lengths(c["mix_spec"], n, c["seed"])
             rate = None
