@@ -17,7 +17,9 @@ void add_replica_flags(CLI::App& cmd, ReplicaFlags& f, bool tp_list) {
                  tp_list ? "Tensor-parallel sizes to compare, comma-separated (with --cluster)"
                          : "Tensor-parallel GPUs a replica (with --cluster)");
   cmd.add_option("--pp", f.pp, "Pipeline-parallel stages (not simulated yet: 1)");
-  cmd.add_option("--ep", f.ep, "Expert-parallel ranks (not simulated yet: 1)");
+  cmd.add_option("--ep", f.ep,
+                 "Attention-data-parallel ranks with the experts spread over them (TensorRT-LLM's "
+                 "DEP N; with --tp 1 and --cluster)");
 }
 
 std::vector<int64_t> replica_tp_sizes(const ReplicaFlags& f, const CLI::App& cmd, bool gpu_given) {
@@ -48,6 +50,7 @@ std::vector<int64_t> replica_tp_sizes(const ReplicaFlags& f, const CLI::App& cmd
 }
 
 std::string ReplicaGpus::label() const {
+  if (ep > 1) return gpu.name + " dep" + std::to_string(ep);
   return tp * pp > 1 ? gpu.name + " tp" + std::to_string(tp) : gpu.name;
 }
 
@@ -74,7 +77,7 @@ DisaggSpec replica_disaggregation(const std::string& text, const ReplicaGpus& r)
     throw InputError("--disaggregate " + text +
                      ": needs --cluster C (the links the KV cache crosses between the pools)");
   DisaggSpec d = parse_disaggregate("--disaggregate", text);
-  d.gpus_per_replica = r.tp * r.pp;
+  d.gpus_per_replica = r.tp * r.pp * r.ep;
   d.gpus_per_node = (int64_t)r.cluster->gpus_per_node.value;
   int64_t gpus = (d.prefill + d.decode) * d.gpus_per_replica;
   if ((double)gpus > r.cluster->max_gpus())

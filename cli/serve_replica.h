@@ -1,8 +1,9 @@
 // The GPUs of one serving replica, shared by `ridgeline serve` and `ridgeline capacity`: either
 // --gpu G (one GPU) or --cluster C with --tp N (a tensor-parallel replica of N of the cluster's
 // GPUs; its all-reduces priced on the cluster's links), and the step model that prices it
-// (serve/gpu_step_model.h for one GPU, serve/parallel_step_model.h for TP > 1). --pp and --ep
-// are flags so that they get a clear refusal (not simulated yet), never an "unknown option".
+// (serve/gpu_step_model.h for one GPU, serve/parallel_step_model.h for TP > 1), or --cluster C
+// with --ep N (attention data parallel over N GPUs, the experts spread over them: "DEP N").
+// --pp is a flag so that it gets a clear refusal (not simulated yet), never an "unknown option".
 #pragma once
 
 #include "hardware/cluster_spec.h"

@@ -26,8 +26,9 @@ TPOT 28% -> 20% and 22% -> 22%. TensorRT-LLM rows keep the engine preset and the
 loop: the same treatment took their fit TTFT MAPE from 34% to 67% (the generator's settings) or
 36% (the client alone).
 
-With --multi-gpu it copies the tensor-parallel rows instead (TP > 1, PP = 1, no expert parallelism
-or attention data parallelism, not disaggregated), each with the cluster its GPUs are in, and
+With --multi-gpu it copies the tensor-parallel rows instead (TP > 1, PP = 1, not disaggregated; no
+expert parallelism or attention data parallelism unless both span the same GPUs as the TP size,
+TensorRT-LLM's "DEP N", run as `serve --ep N`), each with the cluster its GPUs are in, and
 prints what it skipped and why to stderr (same split rule):
 
   python3 scripts/select_published_serving.py --multi-gpu SERVING_JSON \
@@ -62,6 +63,8 @@ CLIENT_SOURCE = ("`aiconfigurator eval`'s default runner (src/aiconfigurator/eva
                  "--bench-runner genai-perf; eval/benchmarks/genai_perf_runner.py: --concurrency B "
                  "--request-count 10B --warmup-request-count 2B); assumed for the silicon sample")
 MULTI_GPU = "--multi-gpu" in sys.argv
+# Added 2026-12-06 with serve --ep (same split rule; none of their predictions had been seen).
+DEP_ROWS = True
 SKIPPED = {}
 
 
@@ -86,16 +89,26 @@ def with_defaults(row, defaults):
     return row
 
 
+def dep(p):
+    """TensorRT-LLM's DEP N (attention data parallel N, experts over the same N GPUs): N, else 0."""
+    n = p.get("tp") or 1
+    if n > 1 and (p.get("ep") or 1) == n and (p.get("attention_dp") or 1) == n:
+        return n
+    return 0
+
+
 def multi_gpu_ok(p):
-    """TP > 1 rows ridgeline's serving step model can run (their reason counted otherwise)."""
+    """Rows ridgeline's multi-GPU serving can run: TP > 1, or DEP N (their reason counted otherwise)."""
     if p.get("disaggregated"):
         return skip("disaggregated")
     if (p.get("tp") or 1) == 1:
         return skip("tp 1 (the single-GPU file)")
     if (p.get("pp") or 1) != 1:
         return skip("pp > 1 (pipeline-parallel serving not simulated)")
+    if DEP_ROWS and dep(p):
+        return True
     if (p.get("ep") or 1) != 1 or (p.get("moe_ep") or 1) != 1:
-        return skip("ep > 1 (expert-parallel serving not simulated)")
+        return skip("ep > 1 without attention data parallel over the same GPUs (not simulated)")
     if (p.get("attention_dp") or 1) != 1:
         return skip("attention_dp > 1 (not simulated)")
     return True
@@ -123,6 +136,8 @@ def inputs(row):
            "input_len": w["isl"], "output_len": w["osl"]}
     if MULTI_GPU:
         run.update(cluster=CLUSTERS[gpu], tp=p["tp"])
+        if dep(p):  # attention data parallel over the tp GPUs, experts over them
+            run.update(tp=1, ep=dep(p))
     if row["class"] == "B_offline_throughput" and w.get("type") == "offline_max_throughput":
         m = row["metrics"]
         total = m.get("output_tok_s_total", m.get("output_tok_s_per_gpu"))

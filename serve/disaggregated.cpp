@@ -62,7 +62,7 @@ ServeRun run_disaggregated(Workload input, const ServeSetup& setup, const KvSizi
   if (setup.warmup_requests > 0)
     throw InputError("--warmup: not with --disaggregate (each pool runs its own requests)");
   ServeRun run;
-  run.engine = *setup.engine;
+  run.engine = replica_engine(*setup.engine, *setup.model);
   run.kv = kv;
   run.arrivals = setup.arrivals;
   run.workload = prepare_workload(std::move(input), setup, kv);

@@ -39,6 +39,10 @@ KvSizing size_kv_cache(const EngineConfig& e, StepModel& model) {
                     "an engine sized for its workload first (trtllm_bench.h)");
   StepMemory m = model.memory();
   // where engine and model meet
+  if (e.packed_attention && model.data_parallel_ranks() > 1)
+    throw InputError(
+        "--engine: a packed_masked attention layout with attention data parallelism "
+        "(--ep) is not modelled");
   if (e.packed_attention && (model.sliding_window_tokens() > 0 || m.kv_window_tokens > 0))
     throw InputError(
         "--engine: a packed_masked attention layout with a sliding-window model is "
@@ -66,6 +70,8 @@ KvSizing size_kv_cache(const EngineConfig& e, StepModel& model) {
                      ", activation peak " + binary_bytes(k.activation_peak_bytes) + ", reserved " +
                      binary_bytes(m.reserved_bytes) + "); a block needs " +
                      binary_bytes(block_bytes));
+  k.ranks = model.data_parallel_ranks();
+  k.blocks *= k.ranks;
   k.kv_bytes = (double)k.blocks * block_bytes;
   return k;
 }

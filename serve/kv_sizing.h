@@ -15,7 +15,8 @@
 namespace ridgeline {
 
 struct KvSizing {
-  int64_t blocks = 0;
+  int64_t blocks = 0;   // the replica's: one GPU's pool times its attention-data-parallel ranks
+  int64_t ranks = 1;    // pools (attention data parallel: a request's blocks are on one rank)
   double kv_bytes = 0;  // the pool's bytes (blocks x block bytes)
   double activation_peak_bytes = 0;
   double weights_bytes = 0, capacity_bytes = 0;

@@ -56,8 +56,15 @@ double MemoStepModel::packed_attention_us(int64_t q_tokens, int64_t kv_tokens) {
 
 double MemoStepModel::step_us(const StepShape& shape) {
   require_invariant(shape.tokens >= 1 && shape.sequences >= 1, "a step has work");
-  double us = dense(shape.tokens, shape.sequences).total_us;
-  for (const AttentionGroup& g : shape.groups) us += attention_us(g);
+  auto share = [this](int64_t n) { return (n + ranks_ - 1) / ranks_; };
+  double us = dense(share(shape.tokens), share(shape.sequences)).total_us;
+  for (AttentionGroup g : shape.groups) {
+    // A group of fewer requests than ranks (a prefill chunk) runs on some ranks only: it counts
+    // for its share of a rank; a larger one is split among them.
+    double weight = g.requests < ranks_ ? (double)g.requests / (double)ranks_ : 1.0;
+    g.requests = g.requests < ranks_ ? 1 : share(g.requests);
+    us += weight * attention_us(g);
+  }
   if (shape.packed_kv_tokens > 0) us += packed_attention_us(shape.tokens, shape.packed_kv_tokens);
   return us;
 }

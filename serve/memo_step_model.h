@@ -18,6 +18,7 @@ namespace ridgeline {
 class MemoStepModel : public StepModel {
  public:
   double step_us(const StepShape& shape) final;
+  int64_t data_parallel_ranks() const override { return ranks_; }
 
   // Distinct shapes priced so far.
   int64_t predictions() const {
@@ -33,7 +34,12 @@ class MemoStepModel : public StepModel {
     double tp_comm_us = 0;  // the TP collectives' share of total_us (0 on one GPU)
   };
   // `sliding_window`: the model's (0: none), which caps the attended cache length.
-  explicit MemoStepModel(int64_t sliding_window) : sliding_window_(sliding_window) {}
+  // `data_parallel_ranks` > 1: the replica's ranks each run their share of a step (attention data
+  // parallel): a step is priced as one rank's, its tokens, sequences and each group's requests
+  // divided among them (rounded up: the busiest rank's, every rank in lock-step); a group of
+  // fewer requests than ranks (a prefill chunk) counts for its share of one rank's.
+  explicit MemoStepModel(int64_t sliding_window, int64_t data_parallel_ranks = 1)
+      : sliding_window_(sliding_window), ranks_(data_parallel_ranks) {}
   int64_t sliding_window_tokens() const override { return sliding_window_; }
 
   // The dense part of a step of that many tokens and sequences (memoised, bucketed).
@@ -48,7 +54,7 @@ class MemoStepModel : public StepModel {
   double attention_us(const AttentionGroup& g);
   double packed_attention_us(int64_t q_tokens, int64_t kv_tokens);
 
-  int64_t sliding_window_;
+  int64_t sliding_window_, ranks_;
   std::map<std::pair<int64_t, int64_t>, DenseCost> dense_;
   std::map<std::tuple<int64_t, int64_t, int64_t>, double> attention_;
   std::map<std::pair<int64_t, int64_t>, double> packed_;

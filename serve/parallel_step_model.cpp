@@ -9,7 +9,7 @@ namespace ridgeline {
 
 ParallelStepModel::ParallelStepModel(GpuSpec gpu, ClusterSpec cluster, ModelConfig model,
                                      RunConfig run, ParallelConfig parallel)
-    : MemoStepModel(model.layer_kinds.empty() ? model.sliding_window : 0),
+    : MemoStepModel(model.layer_kinds.empty() ? model.sliding_window : 0, parallel.ep),
       gpu_(std::move(gpu)),
       cluster_(std::move(cluster)),
       model_(std::move(model)),
@@ -19,12 +19,18 @@ ParallelStepModel::ParallelStepModel(GpuSpec gpu, ClusterSpec cluster, ModelConf
     throw InputError("--pp " + std::to_string(parallel_.pp) +
                      ": pipeline-parallel serving is not simulated yet (it needs pp batches in "
                      "flight); use --tp");
-  if (parallel_.ep != 1)
-    throw InputError("--ep " + std::to_string(parallel_.ep) +
-                     ": expert-parallel serving (attention data parallel, experts over the ranks) "
-                     "is not simulated yet; a MoE model's experts are split over --tp");
-  parallel_.dp = 1;
-  parallel_.gpus = parallel_.tp * parallel_.pp;
+  if (parallel_.ep > 1 && parallel_.tp > 1)
+    throw InputError("--ep " + std::to_string(parallel_.ep) + " with --tp " +
+                     std::to_string(parallel_.tp) +
+                     ": expert parallelism is served with attention data parallelism over the same "
+                     "ranks (--tp 1); tensor-parallel attention beside it is not simulated");
+  if (parallel_.ep > 1 && model_.moe.experts == 0)
+    throw InputError("--ep " + std::to_string(parallel_.ep) + ": " + model_.name +
+                     " has no experts to spread");
+  // Attention data parallel: each of the ep ranks runs its own requests (its own KV pool and
+  // batch); the MoE layers' experts are spread over them (all-to-all dispatch and combine).
+  parallel_.dp = parallel_.ep;
+  parallel_.gpus = parallel_.tp * parallel_.pp * parallel_.dp;
   check_serving_parallel(model_, run_, parallel_, cluster_);
   check_serving_mla(model_, run_);
   // Serving engines keep the checkpoint's MXFP4 experts (gpt-oss) as they are.

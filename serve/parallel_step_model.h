@@ -1,5 +1,8 @@
 // The step model of one multi-GPU replica: tensor parallelism over tp GPUs of a cluster's node
-// (a MoE model's experts split over them too; expert parallelism is refused), each engine step
+// (a MoE model's experts split over them too), or, with --ep N (and --tp 1), TensorRT-LLM's
+// "DEP N": attention data parallel over N ranks, each with its own requests, KV pool and batch
+// limits, and the experts spread over them with an all-to-all before and after (the engine is
+// the N ranks' union, a step one rank's share of it: memo_step_model.h). Each engine step
 // priced per rank by model/serving_parallel_step.h: the sharded per-rank kernels of every token of
 // the step, the two TP all-reduces a layer (after o_proj and down_proj) of the step's tokens x
 // hidden on the cluster's NVLink (NCCL's model, model/collective_cost.h) on the comm stream, and
@@ -26,7 +29,7 @@ class ParallelStepModel : public MemoStepModel {
 
   StepMemory memory() const override { return memory_; }
   double activation_peak_bytes(int64_t tokens) override;
-  int64_t gpus() const override { return parallel_.tp * parallel_.pp; }
+  int64_t gpus() const override { return parallel_.gpus; }
 
   const ParallelConfig& parallel() const { return parallel_; }
   const ClusterSpec& cluster() const { return cluster_; }

@@ -62,10 +62,15 @@ PublishedRow read_row(JsonReader& r) {
     p.tp = in.integer("tp", 1);
     p.cluster = in.string("cluster");
   }
+  if (in.has("ep")) {
+    if (!in.has("tp")) in.fail("ep", "needs tp (1) and cluster beside it");
+    p.ep = in.integer("ep", 1);
+  }
   JsonReader& m = r.child("measured");
   for (const std::string& k : m.keys()) p.measured[k] = m.positive(k);
   p.family = p.source_id.starts_with("trtllm-perf") ? "trtllm-perf" : p.source_id + "/" + p.engine;
   if (p.tp > 1) p.family += "/tp" + std::to_string(p.tp);
+  if (p.ep > 1) p.family += "/dep" + std::to_string(p.ep);
   return p;
 }
 
@@ -99,7 +104,7 @@ RowScore score_row(const PublishedRow& p, Models& m, const std::string& engine_n
       }
     }
     std::string key = p.gpu + "|" + p.model + "|" + p.precision + "|" + engine_name + "|" +
-                      p.cluster + "|" + std::to_string(p.tp);
+                      p.cluster + "|" + std::to_string(p.tp) + "|" + std::to_string(p.ep);
     RunConfig run;
     DType d = *parse_dtype(p.precision);
     run.weights = d;
@@ -116,9 +121,10 @@ RowScore score_row(const PublishedRow& p, Models& m, const std::string& engine_n
                                run.kv_cache, (double)p.input_tokens, (double)p.output_tokens);
     }
     if (!m.steps.count(key)) {
-      if (p.tp > 1) {
+      if (p.tp > 1 || p.ep > 1) {
         ParallelConfig par;
         par.tp = p.tp;
+        par.ep = p.ep;
         m.steps.emplace(
             key, std::make_unique<ParallelStepModel>(m.gpus.at(p.gpu), load_cluster(p.cluster),
                                                      m.models.at(p.model), run, par));

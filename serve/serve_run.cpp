@@ -12,6 +12,13 @@ KvSizing engine_kv(const EngineConfig& engine, StepModel& model) {
   return size_kv_cache(engine, model);
 }
 
+EngineConfig replica_engine(const EngineConfig& engine, const StepModel& model) {
+  EngineConfig e = engine;
+  e.max_num_seqs *= model.data_parallel_ranks();
+  e.max_num_batched_tokens *= model.data_parallel_ranks();
+  return e;
+}
+
 namespace {
 
 // Why a request can never run, or "" when it can.
@@ -23,10 +30,11 @@ std::string never_fits(const Request& r, const StepMemory& m, const KvSizing& kv
            " tokens exceed the model's context of " + std::to_string(m.max_context_tokens);
   int64_t blocks =
       kv_blocks_for(total, e.block_size_tokens, {m.kv_window_tokens, m.kv_windowed_share});
-  if (blocks > kv.blocks)
+  if (blocks > kv.blocks / kv.ranks)
     return std::to_string(total) + " tokens need " + std::to_string(blocks) +
-           " KV blocks; the engine's cache holds " + std::to_string(kv.blocks) + " blocks of " +
-           std::to_string(e.block_size_tokens) + " tokens";
+           " KV blocks; the engine's cache holds " + std::to_string(kv.blocks / kv.ranks) +
+           (kv.ranks > 1 ? " a rank" : "") + " blocks of " + std::to_string(e.block_size_tokens) +
+           " tokens";
   return "";
 }
 
@@ -91,7 +99,7 @@ int64_t ServeSetup::gpus() const {
 ServeRun run_serving(Workload input, const ServeSetup& setup, const KvSizing& kv) {
   if (setup.disaggregate) return run_disaggregated(std::move(input), setup, kv);
   ServeRun run;
-  run.engine = *setup.engine;
+  run.engine = replica_engine(*setup.engine, *setup.model);
   run.kv = kv;
   run.arrivals = setup.arrivals;
   Workload workload = prepare_workload(std::move(input), setup, kv);
@@ -106,7 +114,7 @@ ServeRun run_serving(const GeneratedWorkload& workload, const ServeSetup& setup,
                      const KvSizing& kv) {
   require_invariant(setup.disaggregate == nullptr, "a Workload for disaggregated pools");
   ServeRun run;
-  run.engine = *setup.engine;
+  run.engine = replica_engine(*setup.engine, *setup.model);
   run.kv = kv;
   run.arrivals = setup.arrivals;
   check_warmup(setup, workload.count);

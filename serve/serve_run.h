@@ -68,6 +68,9 @@ struct ServeSetup {
 Workload prepare_workload(Workload workload, const ServeSetup& setup, const KvSizing& kv);
 
 // Sizes the engine's KV pool on the model's GPU (throws when it leaves no block).
+// The engine a replica runs: its batch limits (max_num_seqs, the token budget) are per
+// attention-data-parallel rank, so the replica's are that many times the engine file's.
+EngineConfig replica_engine(const EngineConfig& engine, const StepModel& model);
 KvSizing engine_kv(const EngineConfig& engine, StepModel& model);
 
 // Runs `workload` (arrivals assigned here from setup.arrivals and the seed).

@@ -49,6 +49,9 @@ class StepModel {
   virtual int64_t gpus() const = 0;
   // The model's sliding attention window in tokens (0: every layer attends to all keys).
   virtual int64_t sliding_window_tokens() const { return 0; }
+  // Ranks that each serve their own requests (attention data parallel): the engine's batch
+  // limits and KV pool are per rank, so the replica's are this many times one rank's.
+  virtual int64_t data_parallel_ranks() const { return 1; }
 };
 
 }  // namespace ridgeline

@@ -3,11 +3,16 @@
 // window, the windowed layers' KV kept for their window only (kv_pool.h), absorbed MLA's
 // per-group part (a decode's absorb GEMMs and FlashMLA, a prefill's decompression), its latent
 // cache a token, and the refusals where engine and model do not meet.
+#include "hardware/cluster_spec.h"
 #include "hardware/gpu_load.h"
 #include "model/prediction.h"
 #include "model/serving_step.h"
 #include "serve/gpu_step_model.h"
 #include "serve/kv_pool.h"
+#include "serve/kv_sizing.h"
+#include "serve/memo_step_model.h"
+#include "serve/parallel_step_model.h"
+#include "serve/serve_run.h"
 #include "serve_test_helpers.h"
 #include "test_helpers.h"
 #include "workloads/graph_builder.h"
@@ -157,4 +162,93 @@ TEST_CASE("KV blocks a request holds with windowed layers", "[serve]") {
   CHECK(pool.free_blocks() == 5);
   pool.preempt(s);  // no prefix kept with windowed layers
   CHECK(pool.free_blocks() == 60);
+}
+
+namespace {
+
+// Records the shapes a data-parallel replica's memo asks for; each price is its share's size.
+class RankLog : public MemoStepModel {
+ public:
+  explicit RankLog(int64_t ranks) : MemoStepModel(0, ranks) {}
+  StepMemory memory() const override { return {80e9, 16e9, 1e9, 131072, 131072}; }
+  double activation_peak_bytes(int64_t) override { return 0; }
+  int64_t gpus() const override { return data_parallel_ranks(); }
+  std::vector<std::pair<int64_t, int64_t>> dense_asked;
+
+ private:
+  DenseCost price_dense(int64_t tokens, int64_t sequences) override {
+    dense_asked.push_back({tokens, sequences});
+    return {(double)tokens, 0};
+  }
+  double price_attention(int64_t requests, int64_t, int64_t) override {
+    return 1000.0 * (double)requests;
+  }
+  double price_packed_attention(int64_t, int64_t) override { return 0; }
+};
+
+}  // namespace
+
+TEST_CASE("attention data parallel: a step is one rank's share of it", "[serve]") {
+  RankLog dp(4);
+  StepShape s;
+  s.tokens = 1100;  // 100 decodes and two prefill chunks of 500
+  s.sequences = 102;
+  s.groups = {{100, 1, 2048}, {1, 500, 500}, {1, 500, 900}};
+  // Dense: ceil(1100 / 4) tokens of ceil(102 / 4) sequences; the decodes split 25 a rank; each
+  // chunk runs on one rank of four: a quarter of a one-request price each.
+  CHECK(dp.step_us(s) == Approx(275 + 25 * 1000.0 + 2 * 0.25 * 1000.0));
+  REQUIRE(dp.dense_asked.size() == 1);
+  CHECK(dp.dense_asked[0] == std::make_pair<int64_t, int64_t>(275, 26));
+  RankLog one(1);
+  CHECK(one.step_us(s) == Approx(1104 + 100 * 1000.0 + 2 * 1000.0));  // 1100 bucketed to 1104
+}
+
+TEST_CASE("attention data parallel: the replica's pool and limits are the ranks' sum", "[serve]") {
+  RankLog dp(4), one(1);
+  EngineConfig e = test::engine_json("vllm_v1", 2048, 256, 16);
+  KvSizing k4 = size_kv_cache(e, dp), k1 = size_kv_cache(e, one);
+  CHECK(k4.blocks == 4 * k1.blocks);
+  CHECK(k4.ranks == 4);
+  EngineConfig r = replica_engine(e, dp);
+  CHECK(r.max_num_seqs == 4 * 256);
+  CHECK(r.max_num_batched_tokens == 4 * 2048);
+  CHECK(replica_engine(e, one).max_num_seqs == 256);
+}
+
+TEST_CASE("attention data parallel: DeepSeek-V3 over 8 H200s holds an eighth of the experts",
+          "[serve][mla]") {
+  ParallelConfig p;
+  p.ep = 8;
+  RunConfig run = fused();
+  run.weights = DType::Fp8;
+  run.kv_cache = DType::Fp8;
+  ModelConfig m = load_model("deepseek-v3");
+  ParallelStepModel dep(load_gpu("h200-sxm"), load_cluster("hgx-h200"), m, run, p);
+  CHECK(dep.gpus() == 8);
+  CHECK(dep.data_parallel_ranks() == 8);
+  double experts = routed_expert_parameter_count(m, 0);
+  CHECK(dep.memory().weights_bytes ==
+        Approx((double)parameter_count(m) - experts + experts / 8).epsilon(0.02));
+}
+
+TEST_CASE("attention data parallel: errors", "[serve][errors]") {
+  RunConfig run = fused();
+  ParallelConfig both;
+  both.ep = 4;
+  both.tp = 2;
+  require_input_error(
+      [&] {
+        ParallelStepModel(load_gpu("h200-sxm"), load_cluster("hgx-h200"),
+                          load_model("qwen3-30b-a3b"), run, both);
+      },
+      {"--ep 4 with --tp 2: expert parallelism is served with attention data parallelism over the "
+       "same ranks (--tp 1)"});
+  ParallelConfig dense;
+  dense.ep = 4;
+  require_input_error(
+      [&] {
+        ParallelStepModel(load_gpu("h200-sxm"), load_cluster("hgx-h200"), load_model("llama-3-8b"),
+                          run, dense);
+      },
+      {"--ep 4: llama-3-8b has no experts to spread"});
 }

@@ -107,5 +107,5 @@ TEST_CASE("serve tp: splits the model cannot take are errors naming the flag", "
   CHECK_THROWS_WITH(tp_model(3), Catch::Contains("--tp") && Catch::Contains("heads"));
   CHECK_THROWS_WITH(tp_model(16), Catch::Contains("--tp") && Catch::Contains("larger than"));
   CHECK_THROWS_WITH(tp_model(2, 2), Catch::Contains("--pp 2: pipeline-parallel serving"));
-  CHECK_THROWS_WITH(tp_model(2, 1, 2), Catch::Contains("--ep 2: expert-parallel serving"));
+  CHECK_THROWS_WITH(tp_model(2, 1, 2), Catch::Contains("--ep 2 with --tp 2"));
 }

@@ -43,7 +43,10 @@ expect "tp larger than a node" 1 "--tp: a TP group of 16 is larger than a hgx-h2
 expect "tp zero" 1 "--tp 0: expected GPUs a replica" -- "$bin" "${tp[@]}" --tp 0 --rate 2
 expect "serve tp list" 1 "--tp 2,4: serve runs one replica size" -- "$bin" "${tp[@]}" --tp 2,4 --rate 2
 expect "pp refused" 1 "--pp 2: pipeline-parallel serving is not simulated yet" -- "$bin" "${tp[@]}" --tp 2 --pp 2 --rate 2
-expect "ep refused" 1 "--ep 2: expert-parallel serving" -- "$bin" serve --cluster hgx-h200 --model mixtral-8x7b --engine vllm --input-len 512 --output-len 64 --requests 10 --tp 2 --ep 2 --rate 2
+expect "ep with tp refused" 1 "--ep 2 with --tp 2: expert parallelism is served with attention data parallelism over the same ranks" -- "$bin" serve --cluster hgx-h200 --model mixtral-8x7b --engine vllm --input-len 512 --output-len 64 --requests 10 --tp 2 --ep 2 --rate 2
+expect "dep runs" 0 "mixtral-8x7b on h200-sxm dep2 (hgx-h200), engine vllm" -- "$bin" serve --cluster hgx-h200 --model mixtral-8x7b --engine vllm --input-len 512 --output-len 64 --requests 10 --ep 2 --rate 2
+expect "dep on a dense model refused" 1 "--ep 2: llama-3-8b has no experts to spread" -- "$bin" serve --cluster hgx-h200 --model llama-3-8b --engine vllm --input-len 512 --output-len 64 --requests 10 --ep 2 --rate 2
+expect "dep under hf-cb refused" 1 "--engine: a packed_masked attention layout with attention data parallelism (--ep) is not modelled" -- "$bin" serve --cluster hgx-h200 --model mixtral-8x7b --engine hf-cb --input-len 512 --output-len 64 --requests 10 --ep 2 --rate 2
 expect "disaggregate without cluster" 1 "--disaggregate 1:1: needs --cluster C" -- "$bin" serve --gpu h200-sxm --model llama-3.1-8b --engine vllm --input-len 512 --output-len 64 --requests 10 --rate 2 --disaggregate 1:1
 expect "disaggregate bad split" 1 "--disaggregate 1: expected P:D" -- "$bin" "${tp[@]}" --tp 2 --rate 2 --disaggregate 1
 expect "disaggregate too many gpus" 1 "--disaggregate 300:300: 1200 GPUs, more than hgx-h200 has (1024)" -- "$bin" "${tp[@]}" --tp 2 --rate 2 --disaggregate 300:300
