@@ -6,6 +6,7 @@
 #include "model/parallel_memory.h"
 
 #include "common/errors.h"
+#include "workloads/sharding.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -109,17 +110,11 @@ void add_activations(ParallelMemory& f, const ModelConfig& m, const RunConfig& r
         std::max({(double)m.hidden, (double)m.intermediate * 2 / p.tp,
                   ((double)m.heads / p.tp + 2.0 * kv_heads_per_rank(m, p.tp)) * m.head_dim});
     f.activation_bytes = 2 * T * widest * a;
-    f.kv_cache_bytes = 0;
-    for (const LayerGroup& g : stage_groups(m, run, p)) {  // each kind's window caps its keys
-      const ModelConfig& k = g.model;
-      double positions = (double)step_positions(run);
-      if (k.sliding_window > 0) positions = std::min(positions, (double)k.sliding_window);
-      // MLA's latent is shared by all heads: every TP rank holds all of it (mla_config.h).
-      double per_token = k.deepseek.mla.enabled() ? kv_cache_elements_per_layer(k)
-                                                  : 2.0 * kv_heads_per_rank(k, p.tp) * k.head_dim;
-      f.kv_cache_bytes +=
-          (double)g.count * run.batch * positions * per_token * bytes_of(run.kv_cache);
-    }
+    // A rank's KV heads (MLA's latent whole: mla_config.h) over its stage's layers, each kind's
+    // window capping what it holds.
+    f.kv_cache_bytes =
+        (double)run.batch * kv_cache_bytes(shard_model(m, p), (double)step_positions(run),
+                                           layers_of(m, run) / p.pp, bytes_of(run.kv_cache));
     return;
   }
   f.in_flight = in_flight(p, p.microbatches(), stage);

@@ -42,59 +42,6 @@ MathUnit tensor_unit(DType d) {
   }
 }
 
-// The sections of the rank graph a stage's chunks are made of (absent ones stay null). Decoder
-// blocks: one section a layer kind (layer_groups: one for a uniform model; DeepSeek's dense first
-// layers and MoE layers, Gemma's sliding and global layers, with pp = vp = 1), in layer order, each
-// with its backward section (built in reverse order) in training.
-struct Parts {
-  const SectionTime *embedding = nullptr, *head = nullptr, *loss = nullptr;
-  const SectionTime *head_back = nullptr, *embedding_back = nullptr;
-  std::vector<const SectionTime*> blocks, block_backs;  // block_backs[i] is blocks[i]'s
-  double layers() const {
-    double n = 0;
-    for (const SectionTime* b : blocks) n += (double)b->repeat;
-    return n;
-  }
-};
-Parts parts_of(const std::vector<SectionTime>& sections) {
-  Parts p;
-  for (const SectionTime& s : sections) {
-    const SectionTime** slot = nullptr;
-    switch (s.kind) {
-      case SectionKind::Embedding:
-        slot = &p.embedding;
-        break;
-      case SectionKind::DecoderBlock:
-        p.blocks.push_back(&s);
-        break;
-      case SectionKind::Head:
-        slot = &p.head;
-        break;
-      case SectionKind::Loss:
-        slot = &p.loss;
-        break;
-      case SectionKind::HeadBackward:
-        slot = &p.head_back;
-        break;
-      case SectionKind::BlockBackward:
-        p.block_backs.insert(p.block_backs.begin(), &s);
-        break;
-      case SectionKind::EmbeddingBackward:
-        slot = &p.embedding_back;
-        break;
-      case SectionKind::Optimizer:
-        break;
-    }
-    if (slot) *slot = &s;
-  }
-  require_invariant(p.block_backs.empty() || p.block_backs.size() == p.blocks.size(),
-                    "a backward section for each decoder block section");
-  for (size_t i = 0; i < p.block_backs.size(); ++i)
-    require_invariant(p.block_backs[i]->repeat == p.blocks[i]->repeat,
-                      "a block's backward repeats as its forward");
-  return p;
-}
-
 // What one model chunk of one stage does per micro-batch: its time and what its streams do.
 // comm_busy_us: the time some collective of the chunk runs (a section's collectives are on one
 // stream; ZeRO-3's gathers, on their own communicator, may run beside them: see add_zero3).

@@ -3,6 +3,7 @@
 // with the compute events (two sorted lists walked once).
 #include "model/parallel_sections.h"
 
+#include "common/errors.h"
 #include "hardware/cluster_spec.h"
 #include "model/collective_cost.h"
 #include "model/node_cost.h"
@@ -73,6 +74,45 @@ std::vector<SectionTime> time_sections(const OpGraph& graph, const GpuSpec& gpu,
   for (size_t i = 0; i < graph.sections.size(); ++i)
     out.push_back(time_section(graph.sections[i], (int)i, gpu, cluster, memo, host_issue_us));
   return out;
+}
+
+Parts parts_of(const std::vector<SectionTime>& sections) {
+  Parts p;
+  for (const SectionTime& s : sections) {
+    const SectionTime** slot = nullptr;
+    switch (s.kind) {
+      case SectionKind::Embedding:
+        slot = &p.embedding;
+        break;
+      case SectionKind::DecoderBlock:
+        p.blocks.push_back(&s);
+        break;
+      case SectionKind::Head:
+        slot = &p.head;
+        break;
+      case SectionKind::Loss:
+        slot = &p.loss;
+        break;
+      case SectionKind::HeadBackward:
+        slot = &p.head_back;
+        break;
+      case SectionKind::BlockBackward:
+        p.block_backs.insert(p.block_backs.begin(), &s);
+        break;
+      case SectionKind::EmbeddingBackward:
+        slot = &p.embedding_back;
+        break;
+      case SectionKind::Optimizer:
+        break;
+    }
+    if (slot) *slot = &s;
+  }
+  require_invariant(p.block_backs.empty() || p.block_backs.size() == p.blocks.size(),
+                    "a backward section for each decoder block section");
+  for (size_t i = 0; i < p.block_backs.size(); ++i)
+    require_invariant(p.block_backs[i]->repeat == p.blocks[i]->repeat,
+                      "a block's backward repeats as its forward");
+  return p;
 }
 
 }  // namespace ridgeline

@@ -5,6 +5,7 @@
 //  - the overlap slowdown: while a collective runs beside compute, its CTAs (collective_cost's
 //    channels, one CTA each) take u = channels / SMs of the GPU, so compute overlapped with c us
 //    of it is late by u * c (compute x 1/(1-u) while they share; Calculon's processor_usage).
+// parts_of() then names the sections a stage's model chunks are made of.
 #pragma once
 
 #include "hardware/gpu_spec.h"
@@ -32,6 +33,22 @@ struct SectionTime {
 // Every section of `graph`, in order. `host_issue_us`: the eager launch cost (0: CUDA graph).
 std::vector<SectionTime> time_sections(const OpGraph& graph, const GpuSpec& gpu,
                                        const ClusterSpec& cluster, double host_issue_us);
+
+// The sections of the rank graph a stage's chunks are made of (absent ones stay null). Decoder
+// blocks: one section a layer kind (layer_groups: one for a uniform model; DeepSeek's dense first
+// layers and MoE layers, Gemma's sliding and global layers, with pp = vp = 1), in layer order, each
+// with its backward section (built in reverse order) in training.
+struct Parts {
+  const SectionTime *embedding = nullptr, *head = nullptr, *loss = nullptr;
+  const SectionTime *head_back = nullptr, *embedding_back = nullptr;
+  std::vector<const SectionTime*> blocks, block_backs;  // block_backs[i] is blocks[i]'s
+  double layers() const {
+    double n = 0;
+    for (const SectionTime* b : blocks) n += (double)b->repeat;
+    return n;
+  }
+};
+Parts parts_of(const std::vector<SectionTime>& sections);
 
 // Time of `compute_us` of kernels with `comm_us` of a collective beside them, the collective
 // taking a share u of the SMs: max(compute + u * min(compute, comm), comm).
