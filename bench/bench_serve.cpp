@@ -2,10 +2,14 @@
 // 20 req/s, 1024 prompt and 128 output tokens, Llama-3.1-8B on an H200 under vLLM), step model
 // cold each iteration (its memo starts empty); and a capacity search over 8 configurations
 // (H100 and H200, vLLM and TRT-LLM, bf16 and fp8; 1,000 requests a run, SLA ttft_p99 300 ms and
-// tpot_p99 15 ms, tight enough that the search bisects rather than stopping at saturation).
+// tpot_p99 15 ms, tight enough that the search bisects rather than stopping at saturation); and
+// 10,000 requests of DeepSeek-V3 in FP8 on 8 H200s as TensorRT-LLM's DEP8 (MLA, MoE, attention
+// data parallel: every step model's part at once), Poisson at 20 req/s.
+#include "hardware/cluster_spec.h"
 #include "hardware/gpu_load.h"
 #include "serve/capacity.h"
 #include "serve/gpu_step_model.h"
+#include "serve/parallel_step_model.h"
 #include "serve/workload.h"
 
 #include <benchmark/benchmark.h>
@@ -49,6 +53,29 @@ void BM_Serve10kRequests(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * 10000);
 }
 
+void BM_Serve10kRequestsDeepSeekDep8(benchmark::State& state) {
+  static const GpuSpec gpu = load_gpu("h200-sxm");
+  static const ClusterSpec cluster = load_cluster("hgx-h200");
+  static const ModelConfig model = load_model("deepseek-v3");
+  static const EngineConfig engine = load_engine("trtllm");
+  ParallelConfig p;
+  p.ep = 8;
+  int64_t steps = 0;
+  for (auto _ : state) {
+    ParallelStepModel step(gpu, cluster, model, run_for("fp8", engine), p);
+    ServeSetup setup;
+    setup.engine = &engine;
+    setup.model = &step;
+    setup.arrivals.kind = ArrivalSpec::Kind::Poisson;
+    setup.arrivals.rate_per_s = 20;
+    ServeRun r = run_serving(lengths(10000), setup, engine_kv(engine, step));
+    steps = r.report.steps;
+    benchmark::DoNotOptimize(r.report.ttft_ms.p99);
+  }
+  state.counters["steps"] = (double)steps;
+  state.SetItemsProcessed(state.iterations() * 10000);
+}
+
 void BM_Capacity8Configurations(benchmark::State& state) {
   std::vector<GpuSpec> gpus = {load_gpu("h100-sxm"), load_gpu("h200-sxm")};
   static const ModelConfig model = load_model("llama-3.1-8b");
@@ -77,4 +104,5 @@ void BM_Capacity8Configurations(benchmark::State& state) {
 }  // namespace
 
 BENCHMARK(BM_Serve10kRequests)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Serve10kRequestsDeepSeekDep8)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Capacity8Configurations)->Unit(benchmark::kMillisecond)->Iterations(1);
