@@ -68,8 +68,8 @@ TEST_CASE("mxfp4 experts: a 16-bit GEMM reading 4.25-bit weights", "[moe]") {
   CHECK(gu->dtype == DType::Bf16);  // fp8 elsewhere: W4A16 on Hopper
   CHECK(find_gemm(g, "o_proj")->dtype == DType::Fp8);
   CHECK(find_gemm(g, "o_proj")->weight_bits == 0);
-  const GemmOp* plain =
-      find_gemm(build_graph(m, decode(false, DType::Fp8)), "experts.gate_up_proj");
+  OpGraph fp8 = build_graph(m, decode(false, DType::Fp8));  // outlives the pointer into it
+  const GemmOp* plain = find_gemm(fp8, "experts.gate_up_proj");
   CHECK(plain->weight_bits == 0);
   CHECK(plain->dtype == DType::Fp8);
 }
