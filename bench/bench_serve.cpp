@@ -33,13 +33,13 @@ Workload lengths(int64_t n) {
                            0);
 }
 
-void BM_Serve10kRequests(benchmark::State& state) {
-  static const GpuSpec gpu = load_gpu("h200-sxm");
-  static const ModelConfig model = load_model("llama-3.1-8b");
-  static const EngineConfig engine = load_engine("vllm");
+// 10,000 requests of lengths(), Poisson at 20 req/s, on a cold step model from `make_step` each
+// iteration.
+template <typename MakeStep>
+void serve_10k(benchmark::State& state, const EngineConfig& engine, MakeStep make_step) {
   int64_t steps = 0;
   for (auto _ : state) {
-    GpuStepModel step(gpu, model, run_for("bf16", engine));
+    auto step = make_step();
     ServeSetup setup;
     setup.engine = &engine;
     setup.model = &step;
@@ -53,6 +53,13 @@ void BM_Serve10kRequests(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * 10000);
 }
 
+void BM_Serve10kRequests(benchmark::State& state) {
+  static const GpuSpec gpu = load_gpu("h200-sxm");
+  static const ModelConfig model = load_model("llama-3.1-8b");
+  static const EngineConfig engine = load_engine("vllm");
+  serve_10k(state, engine, [&] { return GpuStepModel(gpu, model, run_for("bf16", engine)); });
+}
+
 void BM_Serve10kRequestsDeepSeekDep8(benchmark::State& state) {
   static const GpuSpec gpu = load_gpu("h200-sxm");
   static const ClusterSpec cluster = load_cluster("hgx-h200");
@@ -60,20 +67,8 @@ void BM_Serve10kRequestsDeepSeekDep8(benchmark::State& state) {
   static const EngineConfig engine = load_engine("trtllm");
   ParallelConfig p;
   p.ep = 8;
-  int64_t steps = 0;
-  for (auto _ : state) {
-    ParallelStepModel step(gpu, cluster, model, run_for("fp8", engine), p);
-    ServeSetup setup;
-    setup.engine = &engine;
-    setup.model = &step;
-    setup.arrivals.kind = ArrivalSpec::Kind::Poisson;
-    setup.arrivals.rate_per_s = 20;
-    ServeRun r = run_serving(lengths(10000), setup, engine_kv(engine, step));
-    steps = r.report.steps;
-    benchmark::DoNotOptimize(r.report.ttft_ms.p99);
-  }
-  state.counters["steps"] = (double)steps;
-  state.SetItemsProcessed(state.iterations() * 10000);
+  serve_10k(state, engine,
+            [&] { return ParallelStepModel(gpu, cluster, model, run_for("fp8", engine), p); });
 }
 
 void BM_Capacity8Configurations(benchmark::State& state) {

@@ -18,6 +18,7 @@
 #include "common/errors.h"
 #include "common/parallel_map.h"
 #include "hardware/gpu_load.h"
+#include "serve/trtllm_bench.h"
 
 #include <cmath>
 #include <iostream>
@@ -119,7 +120,7 @@ Command add_capacity_command(CLI::App& app) {
         throw InputError("--precision " + p + ": expected bf16, fp16 or fp8");
     std::map<std::string, double> price = prices(f->prices, gpus);
     Workload w = serve_workload(f->o, *cmd);
-    const std::pair<double, double> lengths = mean_lengths(f->o, w);
+    const auto [mean_in, mean_out] = mean_lengths(w);
     ModelConfig model = load_model(f->o.model);
     for (const std::string& g : gpus)
       for (int64_t tp : tps) replicas.push_back(load_replica(f->replica, g, tp));
@@ -150,8 +151,8 @@ Command add_capacity_command(CLI::App& app) {
       size_t si = (size_t)(i % (int64_t)splits.size());
       size_t ri = (size_t)(i / (int64_t)splits.size()), gi = ri / tps.size();
       const ReplicaGpus& replica = replicas[ri];
-      const EngineConfig engine = engine_for_workload(loaded, model, replica.gpu, replica.tp,
-                                                      serve_run_config(p, loaded), lengths);
+      const EngineConfig engine = with_workload_limits(
+          loaded, model, replica.gpu, replica.tp, serve_run_config(p, loaded), mean_in, mean_out);
       std::unique_ptr<StepModel> step_model =
           make_replica_step_model(replica, model, serve_run_config(p, engine));
       StepModel& step = *step_model;

@@ -18,6 +18,7 @@
 #include "cli/serve_replica.h"
 #include "cli/views/serve_views.h"
 #include "common/errors.h"
+#include "serve/trtllm_bench.h"
 #include "serve/workload.h"
 
 #include <iostream>
@@ -104,9 +105,10 @@ Command add_serve_command(CLI::App& app) {
     ReplicaGpus replica = load_replica(f->replica, o.gpu, tp[0]);
     ModelConfig model = load_model(o.model);
     EngineConfig loaded = load_engine(o.engine);
+    const auto [mean_in, mean_out] = mean_lengths(w, from_file ? nullptr : &lengths);
     EngineConfig engine =
-        engine_for_workload(loaded, model, replica.gpu, replica.tp,
-                            serve_run_config(o.precision, loaded), mean_lengths(o, w));
+        with_workload_limits(loaded, model, replica.gpu, replica.tp,
+                             serve_run_config(o.precision, loaded), mean_in, mean_out);
     std::unique_ptr<StepModel> step_model =
         make_replica_step_model(replica, model, serve_run_config(o.precision, engine));
     StepModel& step = *step_model;

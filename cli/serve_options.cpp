@@ -2,7 +2,6 @@
 #include "cli/serve_options.h"
 
 #include "common/errors.h"
-#include "serve/trtllm_bench.h"
 #include "serve/workload.h"
 
 #include <algorithm>
@@ -63,21 +62,12 @@ Workload serve_workload(const ServeOptions& o, const CLI::App& cmd, GeneratedWor
   return generate_workload(g.input, g.output, g.count, g.seed);
 }
 
-std::pair<double, double> mean_lengths(const ServeOptions& o, const Workload& w) {
-  if (w.requests.empty() && o.workload.empty())
-    return {mean_length(parse_length_spec("--input-len", o.input_len)),
-            mean_length(parse_length_spec("--output-len", o.output_len))};
+std::pair<double, double> mean_lengths(const Workload& w, const GeneratedWorkload* undrawn) {
+  if (undrawn != nullptr) return {mean_length(undrawn->input), mean_length(undrawn->output)};
   double in = 0, out = 0;
   for (const Request& r : w.requests) in += (double)r.input_tokens, out += (double)r.output_tokens;
   double n = std::max<double>(1, (double)w.requests.size());
   return {std::max(1.0, in / n), std::max(1.0, out / n)};
-}
-
-EngineConfig engine_for_workload(const EngineConfig& engine, const ModelConfig& model,
-                                 const GpuSpec& gpu, int64_t tp, const RunConfig& run,
-                                 std::pair<double, double> lengths) {
-  return with_workload_limits(engine, model, gpu, tp, run.weights, run.kv_cache, lengths.first,
-                              lengths.second);
 }
 
 }  // namespace ridgeline

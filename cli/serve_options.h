@@ -2,11 +2,9 @@
 // inputs: the model's precision, the requests (lengths from flags or a trace file).
 #pragma once
 
-#include "hardware/gpu_spec.h"
 #include "serve/engine.h"
 #include "serve/request.h"
 #include "serve/workload.h"
-#include "workloads/model_config.h"
 #include "workloads/run_config.h"
 
 #include <CLI/CLI.hpp>
@@ -32,12 +30,9 @@ RunConfig serve_run_config(const std::string& precision, const EngineConfig& eng
 Workload serve_workload(const ServeOptions& o, const CLI::App& cmd,
                         GeneratedWorkload* undrawn = nullptr);
 
-// The mean prompt and output lengths of the run's requests (of the specs when they are drawn
-// as requests arrive: `w` empty), for an engine that sizes itself from them (trtllm_bench.h).
-std::pair<double, double> mean_lengths(const ServeOptions& o, const Workload& w);
-// `engine` sized for this replica and workload when it asks to be (trtllm-bench's limits).
-EngineConfig engine_for_workload(const EngineConfig& engine, const ModelConfig& model,
-                                 const GpuSpec& gpu, int64_t tp, const RunConfig& run,
-                                 std::pair<double, double> lengths);
+// The mean prompt and output lengths of the run's requests, or of the specs in `undrawn` when
+// they are drawn as requests arrive, for an engine that sizes itself from them (trtllm_bench.h).
+std::pair<double, double> mean_lengths(const Workload& w,
+                                       const GeneratedWorkload* undrawn = nullptr);
 
 }  // namespace ridgeline

@@ -66,9 +66,7 @@ std::vector<CoverageRow> serving_coverage(const IntervalTable& t, const Publishe
     const PublishedRow& p = *r.row;
     const std::string engine = engine_for_row(engine_for, p);
     if (!gpus.count(p.gpu)) gpus.emplace(p.gpu, load_gpu(p.gpu));
-    if (!models.count(p.model))
-      models.emplace(p.model, p.model_text.empty() ? load_model(p.model)
-                                                   : load_model_text(p.model_text, p.model));
+    if (!models.count(p.model)) models.emplace(p.model, load_row_model(p));
     if (!engines.count(engine)) engines.emplace(engine, load_engine(engine));
     const int64_t batch = p.concurrency > 0 ? p.concurrency : std::max<int64_t>(1, p.requests);
     ServingIntervals s = serving_intervals(

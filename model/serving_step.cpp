@@ -102,6 +102,12 @@ ServingMemory serving_memory(const GpuSpec& gpu, const ModelConfig& model, const
   return m;
 }
 
+RunConfig serving_run(const ModelConfig& model, RunConfig run) {
+  check_serving_mla(model, run);
+  run.mxfp4_experts = model.moe.mxfp4_experts;
+  return run;
+}
+
 void set_serving_kv_bytes(ServingMemory& m, const ModelConfig& model, const RunConfig& run) {
   double bytes = dtype_bytes(run.kv_cache), windowed = 0;
   m.kv_bytes_per_token = kv_cache_bytes_per_token(model, bytes);  // K and V, or MLA's latent

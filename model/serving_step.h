@@ -40,6 +40,9 @@ struct ServingMemory {
   double kv_windowed_share = 0;
 };
 ServingMemory serving_memory(const GpuSpec& gpu, const ModelConfig& model, const RunConfig& run);
+// The run a serving engine gives `model`: MLA in its absorbed form only (an InputError naming
+// the model's file otherwise), the checkpoint's MXFP4 experts (gpt-oss) kept as they are.
+RunConfig serving_run(const ModelConfig& model, RunConfig run);
 // Sets m's KV figures for `model` (one GPU's or one rank's) at the run's KV dtype.
 void set_serving_kv_bytes(ServingMemory& m, const ModelConfig& model, const RunConfig& run);
 // Activation peak of a forward pass over `tokens` prompt tokens (vLLM's profile run).

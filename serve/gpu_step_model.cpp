@@ -2,21 +2,16 @@
 #include "serve/gpu_step_model.h"
 
 #include "model/serving_step.h"
-#include "workloads/graph_builder.h"
 
 namespace ridgeline {
 
 GpuStepModel::GpuStepModel(GpuSpec gpu, ModelConfig model, RunConfig run)
-    : MemoStepModel(model.layer_kinds.empty() ? model.sliding_window : 0),
+    : MemoStepModel(memo_window(model)),
       gpu_(std::move(gpu)),
       model_(std::move(model)),
-      run_(std::move(run)) {
-  check_serving_mla(model_, run_);
-  // Serving engines keep the checkpoint's MXFP4 experts (gpt-oss) as they are.
-  run_.mxfp4_experts = model_.moe.mxfp4_experts;
+      run_(serving_run(model_, std::move(run))) {
   ServingMemory m = serving_memory(gpu_, model_, run_);
-  memory_ = {m.capacity_bytes,     m.weights_bytes,    m.reserved_bytes,   m.kv_bytes_per_token,
-             model_.max_positions, m.kv_window_tokens, m.kv_windowed_share};
+  memory_ = step_memory(m, model_);
 }
 
 double GpuStepModel::activation_peak_bytes(int64_t tokens) {

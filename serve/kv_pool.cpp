@@ -10,8 +10,7 @@
 
 namespace ridgeline {
 
-KvWindow kv_window(const StepModel& model) {
-  StepMemory m = model.memory();
+KvWindow kv_window(const StepMemory& m) {
   return {m.kv_window_tokens, m.kv_windowed_share};
 }
 

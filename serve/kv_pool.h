@@ -18,7 +18,7 @@
 namespace ridgeline {
 
 struct Sequence;
-class StepModel;
+struct StepMemory;
 
 // The windowed layers' share of a token's KV bytes and their window (0: none).
 struct KvWindow {
@@ -27,7 +27,7 @@ struct KvWindow {
 };
 
 // The window of a step model's memory.
-KvWindow kv_window(const StepModel& model);
+KvWindow kv_window(const StepMemory& memory);
 
 // Blocks of `block_size` tokens a request of `tokens` tokens holds.
 int64_t kv_blocks_for(int64_t tokens, int64_t block_size, const KvWindow& window);

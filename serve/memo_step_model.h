@@ -8,6 +8,7 @@
 // parts (price_dense, price_attention, price_packed_attention) on the bucketed shapes.
 #pragma once
 
+#include "model/serving_step.h"
 #include "serve/step_model.h"
 
 #include <map>
@@ -41,6 +42,16 @@ class MemoStepModel : public StepModel {
   explicit MemoStepModel(int64_t sliding_window, int64_t data_parallel_ranks = 1)
       : sliding_window_(sliding_window), ranks_(data_parallel_ranks) {}
   int64_t sliding_window_tokens() const override { return sliding_window_; }
+  // The window the memo caps cache lengths at: a uniform model's (0 where layers differ: each
+  // kind's window is its own, model/serving_step.h).
+  static int64_t memo_window(const ModelConfig& model) {
+    return model.layer_kinds.empty() ? model.sliding_window : 0;
+  }
+  // What KV sizing needs, from the model's serving memory figures.
+  static StepMemory step_memory(const ServingMemory& m, const ModelConfig& model) {
+    return {m.capacity_bytes,    m.weights_bytes,    m.reserved_bytes,   m.kv_bytes_per_token,
+            model.max_positions, m.kv_window_tokens, m.kv_windowed_share};
+  }
 
   // The dense part of a step of that many tokens and sequences (memoised, bucketed).
   const DenseCost& dense(int64_t tokens, int64_t sequences);

@@ -3,17 +3,16 @@
 
 #include "common/errors.h"
 #include "model/serving_parallel_step.h"
-#include "workloads/graph_builder.h"
 
 namespace ridgeline {
 
 ParallelStepModel::ParallelStepModel(GpuSpec gpu, ClusterSpec cluster, ModelConfig model,
                                      RunConfig run, ParallelConfig parallel)
-    : MemoStepModel(model.layer_kinds.empty() ? model.sliding_window : 0, parallel.ep),
+    : MemoStepModel(memo_window(model), parallel.ep),
       gpu_(std::move(gpu)),
       cluster_(std::move(cluster)),
       model_(std::move(model)),
-      run_(std::move(run)),
+      run_(serving_run(model_, std::move(run))),
       parallel_(std::move(parallel)) {
   if (parallel_.pp != 1)
     throw InputError("--pp " + std::to_string(parallel_.pp) +
@@ -32,12 +31,8 @@ ParallelStepModel::ParallelStepModel(GpuSpec gpu, ClusterSpec cluster, ModelConf
   parallel_.dp = parallel_.ep;
   parallel_.gpus = parallel_.tp * parallel_.pp * parallel_.dp;
   check_serving_parallel(model_, run_, parallel_, cluster_);
-  check_serving_mla(model_, run_);
-  // Serving engines keep the checkpoint's MXFP4 experts (gpt-oss) as they are.
-  run_.mxfp4_experts = model_.moe.mxfp4_experts;
   ServingMemory m = serving_rank_memory(gpu_, model_, run_, parallel_);
-  memory_ = {m.capacity_bytes,     m.weights_bytes,    m.reserved_bytes,   m.kv_bytes_per_token,
-             model_.max_positions, m.kv_window_tokens, m.kv_windowed_share};
+  memory_ = step_memory(m, model_);
 }
 
 double ParallelStepModel::activation_peak_bytes(int64_t tokens) {

@@ -86,9 +86,7 @@ RowScore score_row(const PublishedRow& p, Models& m, const std::string& engine_n
   try {
     if (!m.engines.count(engine_name)) m.engines.emplace(engine_name, load_engine(engine_name));
     if (!m.gpus.count(p.gpu)) m.gpus.emplace(p.gpu, load_gpu(p.gpu));
-    if (!m.models.count(p.model))
-      m.models.emplace(p.model, p.model_text.empty() ? load_model(p.model)
-                                                     : load_model_text(p.model_text, p.model));
+    if (!m.models.count(p.model)) m.models.emplace(p.model, load_row_model(p));
     EngineConfig e = m.engines.at(engine_name);  // with the row's deployment settings
     if (p.server) {
       const PublishedServer& v = *p.server;
@@ -110,17 +108,17 @@ RowScore score_row(const PublishedRow& p, Models& m, const std::string& engine_n
     run.weights = d;
     run.activations = d == DType::Fp8 ? DType::Bf16 : d;
     run.kv_cache = e.kv_cache_dtype(run.weights, run.activations);
-    run.runtime = load_runtime(e.runtime);
-    run.launch = e.graph_launch ? LaunchMode::Graph : LaunchMode::Eager;
     if (e.limits_from_workload) {  // trtllm-bench: sized for the row's lengths
       if (!p.trace.empty() || p.concurrency > 0)
         throw InputError(p.id + ": " + e.file +
                          " sizes itself as trtllm-bench throughput does, "
                          "for an offline (rate inf) row only");
-      e = with_workload_limits(e, m.models.at(p.model), m.gpus.at(p.gpu), p.tp, run.weights,
-                               run.kv_cache, (double)p.input_tokens, (double)p.output_tokens);
+      e = with_workload_limits(e, m.models.at(p.model), m.gpus.at(p.gpu), p.tp, run,
+                               (double)p.input_tokens, (double)p.output_tokens);
     }
     if (!m.steps.count(key)) {
+      run.runtime = load_runtime(e.runtime);
+      run.launch = e.graph_launch ? LaunchMode::Graph : LaunchMode::Eager;
       if (p.tp > 1 || p.ep > 1) {
         ParallelConfig par;
         par.tp = p.tp;
@@ -277,6 +275,10 @@ std::vector<PublishedRow> read_serving_data(const std::string& path) {
   nlohmann::json doc = read_json_file(path);
   if (doc.is_object() && doc.contains("records")) return read_hf_cb_runs(path);
   return read_published_serving(path);
+}
+
+ModelConfig load_row_model(const PublishedRow& p) {
+  return p.model_text.empty() ? load_model(p.model) : load_model_text(p.model_text, p.model);
 }
 
 std::string engine_for_row(const std::map<std::string, std::string>& engine_for,

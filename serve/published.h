@@ -19,6 +19,7 @@
 #pragma once
 
 #include "serve/request.h"
+#include "workloads/model_config.h"
 
 #include <map>
 #include <optional>
@@ -81,6 +82,8 @@ std::vector<PublishedRow> read_serving_data(const std::string& path);
 // Scores the rows of `split` (the scores point into `rows`, which must outlive them) ("held_out",
 // "fit" or "all"). `engine_for` maps a row's engine name and source family to the engine preset or
 // file to run (the caller's choice, stated).
+// The row's model: its preset or file, or the HF config a measured file carries (model_text).
+ModelConfig load_row_model(const PublishedRow& p);
 // The engine a row runs: engine_for's entry for its family, else for the family it belongs to
 // (the part before its last '/': a TP size, a measured run's model), else the row's own.
 std::string engine_for_row(const std::map<std::string, std::string>& engine_for,

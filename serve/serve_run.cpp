@@ -28,8 +28,7 @@ std::string never_fits(const Request& r, const StepMemory& m, const KvSizing& kv
   if (m.max_context_tokens > 0 && total > m.max_context_tokens)
     return std::to_string(r.input_tokens) + " + " + std::to_string(r.output_tokens) +
            " tokens exceed the model's context of " + std::to_string(m.max_context_tokens);
-  int64_t blocks =
-      kv_blocks_for(total, e.block_size_tokens, {m.kv_window_tokens, m.kv_windowed_share});
+  int64_t blocks = kv_blocks_for(total, e.block_size_tokens, kv_window(m));
   if (blocks > kv.blocks / kv.ranks)
     return std::to_string(total) + " tokens need " + std::to_string(blocks) +
            " KV blocks; the engine's cache holds " + std::to_string(kv.blocks / kv.ranks) +

@@ -82,7 +82,7 @@ struct Loop {
         state{{},
               {},
               {},
-              KvPool(o.kv_blocks, e.block_size_tokens, e.prefix_caching, kv_window(m)),
+              KvPool(o.kv_blocks, e.block_size_tokens, e.prefix_caching, kv_window(m.memory())),
               0},
         policy(make_policy(e)),
         handoff(h),

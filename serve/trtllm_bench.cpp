@@ -40,11 +40,12 @@ BenchLimits trtllm_bench_finetune(double kv_cache_requests, double input_len, do
 }
 
 EngineConfig with_workload_limits(EngineConfig engine, const ModelConfig& model, const GpuSpec& gpu,
-                                  int64_t tp, DType weights, DType kv_cache, double input_len,
+                                  int64_t tp, const RunConfig& run, double input_len,
                                   double output_len) {
   if (!engine.limits_from_workload) return engine;
   require_invariant(input_len > 0 && output_len > 0 && tp >= 1, "a workload's lengths");
-  double weight_bytes = weights == DType::Fp8 ? 1 : 2, kv_bytes = kv_cache == DType::Fp8 ? 1 : 2;
+  double weight_bytes = run.weights == DType::Fp8 ? 1 : 2;
+  double kv_bytes = run.kv_cache == DType::Fp8 ? 1 : 2;
   double kv_token_gib = 2.0 * (double)model.layers * (double)std::max<int64_t>(tp, model.kv_heads) *
                         (double)model.head_dim * kv_bytes / kGiB;
   double total_gib = gpu.memory.hbm.capacity_bytes.value / kGiB * (double)tp;

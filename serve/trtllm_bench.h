@@ -17,6 +17,7 @@
 #include "hardware/gpu_spec.h"
 #include "serve/engine.h"
 #include "workloads/model_config.h"
+#include "workloads/run_config.h"
 
 #include <cstdint>
 
@@ -32,8 +33,9 @@ BenchLimits trtllm_bench_finetune(double kv_cache_requests, double input_len, do
 
 // `engine` with its limits set for this model, GPU, tensor-parallel size, precisions and mean
 // lengths when it asks for trtllm-bench's (unchanged otherwise).
+// (Reads the run's weight and KV-cache precisions.)
 EngineConfig with_workload_limits(EngineConfig engine, const ModelConfig& model, const GpuSpec& gpu,
-                                  int64_t tp, DType weights, DType kv_cache, double input_len,
+                                  int64_t tp, const RunConfig& run, double input_len,
                                   double output_len);
 
 }  // namespace ridgeline

@@ -36,6 +36,13 @@ EngineConfig sized_engine() {
       "bench.json");
 }
 
+// Weights and KV cache in FP8 (what the sizing reads of a run).
+RunConfig fp8_run() {
+  RunConfig r;
+  r.weights = r.kv_cache = DType::Fp8;
+  return r;
+}
+
 }  // namespace
 
 TEST_CASE("trtllm-bench: max batch size rounds up by its range", "[serve]") {
@@ -60,20 +67,19 @@ TEST_CASE("trtllm-bench: Llama-3.1-70B in FP8 on one H100 at 1000/1000", "[serve
   // By hand: 79.65 GiB - 70.55e9 B of FP8 weights = 13.94 GiB free; an FP8 token's KV is
   // 2 x 80 x 8 x 128 B; 0.95 x 13.94 GiB / (160 KiB x 2000) = 43.4 requests -> batch 64, and
   // 43.4 x 2 = 87 tokens -> 2048.
-  EngineConfig e =
-      with_workload_limits(sized_engine(), load_model("llama-3.1-70b"), load_gpu("h100-sxm"), 1,
-                           DType::Fp8, DType::Fp8, 1000, 1000);
+  EngineConfig e = with_workload_limits(sized_engine(), load_model("llama-3.1-70b"),
+                                        load_gpu("h100-sxm"), 1, fp8_run(), 1000, 1000);
   CHECK(e.max_num_seqs == 64);
   CHECK(e.max_num_batched_tokens == 2048);
   // Llama-3.1-8B in FP8 on an H200 at 128/128: the 4096 cap; 8192 tokens.
   EngineConfig s = with_workload_limits(sized_engine(), load_model("llama-3.1-8b"),
-                                        load_gpu("h200-sxm"), 1, DType::Fp8, DType::Fp8, 128, 128);
+                                        load_gpu("h200-sxm"), 1, fp8_run(), 128, 128);
   CHECK(s.max_num_seqs == 4096);
   CHECK(s.max_num_batched_tokens == 8192);
   // An engine with fixed limits keeps them.
   EngineConfig fixed = load_engine("trtllm");
   EngineConfig same = with_workload_limits(fixed, load_model("llama-3.1-8b"), load_gpu("h200-sxm"),
-                                           1, DType::Fp8, DType::Fp8, 128, 128);
+                                           1, fp8_run(), 128, 128);
   CHECK(same.max_num_seqs == fixed.max_num_seqs);
 }
 
@@ -111,7 +117,7 @@ TEST_CASE("trtllm-bench: no room for one request", "[serve][errors]") {
   require_input_error(
       [] {
         with_workload_limits(sized_engine(), load_model("llama-3.1-70b"), load_gpu("h100-sxm"), 1,
-                             DType::Fp8, DType::Fp8, 500000, 500000);
+                             fp8_run(), 500000, 500000);
       },
       {"bench.json: /scheduler/limits: trtllm_bench finds no room for one request"});
 }
