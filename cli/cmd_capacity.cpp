@@ -120,7 +120,10 @@ Command add_capacity_command(CLI::App& app) {
         throw InputError("--precision " + p + ": expected bf16, fp16 or fp8");
     std::map<std::string, double> price = prices(f->prices, gpus);
     Workload w = serve_workload(f->o, *cmd);
-    const auto [mean_in, mean_out] = mean_lengths(w);
+    // Plain names, not a structured binding: the lambda below captures them (clang 14 refuses
+    // to capture a binding).
+    const std::pair<double, double> means = mean_lengths(w);
+    const double mean_in = means.first, mean_out = means.second;
     ModelConfig model = load_model(f->o.model);
     for (const std::string& g : gpus)
       for (int64_t tp : tps) replicas.push_back(load_replica(f->replica, g, tp));
