@@ -76,6 +76,8 @@ nlohmann::json learned_doc(const LearnResult& r, const HostLearn& h, const Learn
                      {"moe", r2(c.moe_us)},
                      {"per_block", r2(c.block_us)},
                      {"per_forward", r2(c.forward_us)}}}};
+    if (r.doc.contains("host") && r.doc["host"].contains("graph_replay_us"))  // the base's, kept
+      doc["host"]["graph_replay_us"] = r.doc["host"]["graph_replay_us"];
   }
   nlohmann::json unmatched = nlohmann::json::array();
   for (const auto& [name, n] : rep.unmatched) unmatched.push_back({{"name", name}, {"count", n}});

@@ -86,6 +86,22 @@ SectionTimeline schedule_section(const GraphSection& section, int section_index,
   return st;
 }
 
+void graph_replay_lead(SectionTimeline& st, double lead_us) {
+  if (lead_us <= 0 || st.events.empty()) return;
+  for (TimelineEvent& e : st.events) {
+    e.start_us += lead_us;
+    e.end_us += lead_us;
+  }
+  TimelineEvent host = st.events.front();
+  host.stream = Stream::Host;
+  host.start_us = 0;
+  host.end_us = lead_us;
+  st.events.insert(st.events.begin(), host);
+  st.lead_us = lead_us;
+  st.host_end_us = std::max(st.host_end_us, lead_us);
+  st.repeat_us += lead_us;
+}
+
 std::vector<TimelineEvent> Timeline::events() const {
   std::vector<TimelineEvent> all;
   for_each_event([&](const TimelineEvent& e) { all.push_back(e); });

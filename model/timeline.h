@@ -37,6 +37,10 @@ struct SectionTimeline {
   double repeat_us = 0;      // one repeat, from its start until every stream is done
   double device_end_us = 0;  // one repeat: when the GPU's last node ends
   double host_end_us = 0;    // one repeat: when the host has issued its last launch (eager)
+  // One repeat: the host's time before the GPU's first node while the GPU idles (a CUDA graph's
+  // replay lead, graph_replay_lead()); the device events start after it, and device_end_us counts
+  // the GPU's own time from it.
+  double lead_us = 0;
   std::vector<TimelineEvent> events;  // launch order; a node's host launch before the node
 };
 
@@ -63,6 +67,11 @@ SectionTimeline schedule_section(const GraphSection& section, int section_index,
 SectionTimeline schedule_section(const GraphSection& section, int section_index,
                                  const std::vector<double>& duration_us, double host_lead_us,
                                  const std::vector<double>& host_launch_us);
+
+// Puts `lead_us` of host time before the GPU's first node of a scheduled (graph-launched)
+// section: a host event from 0 to lead_us for that node, the device events after it, the repeat
+// that much longer (a runtime's graph_replay_us, runtime_profile.h). No-op for lead_us <= 0.
+void graph_replay_lead(SectionTimeline& st, double lead_us);
 
 template <class F>
 void Timeline::for_each_repeat(F&& f) const {

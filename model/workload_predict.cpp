@@ -4,7 +4,9 @@
 //     run back to back, each kernel's time already holding its launch gap. Eager launch: the
 //     host issues one kernel per launch.python_eager_us (or per the runtime's host table per op
 //     kind, host_cost.h), and over a repeat the GPU needs
-//     max(its own work, the host's issue time); the difference is time the GPU waits ("launch");
+//     max(its own work, the host's issue time); the difference is time the GPU waits ("launch").
+//     A runtime whose graph launch has host work first (graph_replay_us) adds it before the
+//     first section's kernels, the GPU idle ("launch" too);
 //  3. summarise: per-section times from the schedule, totals, time by bound, throughput, memory.
 // Identical repeats (decoder blocks) are costed and scheduled once and multiplied.
 #include "model/host_cost.h"
@@ -90,6 +92,8 @@ Prediction predict_workload(const OpGraph& graph, const ModelConfig& model, cons
           schedule_section(s, (int)i, duration_us, h.lead_us, h.launch_us));
     } else {
       pr.timeline.sections.push_back(schedule_section(s, (int)i, duration_us, host_issue_us));
+      if (run.launch == LaunchMode::Graph && i == 0)
+        graph_replay_lead(pr.timeline.sections.back(), run.runtime.graph_replay_us);
     }
     pr.sections.push_back(summarise_section(s, (int)i, costs, pr.timeline.sections.back()));
   }

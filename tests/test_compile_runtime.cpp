@@ -4,6 +4,8 @@
 // equals the profile's, leaving out the kernels libraries add inside one call (cuBLASLt's split-K
 // reduce, cuDNN's lean reduction, memsets) and, in mode reduce-overhead, the CUDA-graph tree's
 // own input copies and fills (ATen's multi_tensor_apply and fill kernels outside the model).
+// A reduce-overhead step also waits the runtime's graph replay lead before its first kernel.
+#include "hardware/gpu_load.h"
 #include "hf_records.h"
 #include "model/prediction.h"
 #include "test_helpers.h"
@@ -126,4 +128,31 @@ TEST_CASE("torch-compile error: Inductor's RoPE writes the cache itself", "[comp
   t.replace(t.find("\"update\": \"none\""), 16, "\"update\": \"copy_per_kv\"");
   require_input_error([&] { load_runtime_text(t, "t.json"); },
                       {"t.json: /kv_cache/update: rope \"inductor\" writes the cache itself"});
+}
+
+TEST_CASE("torch-compile: a CUDA-graph step waits the graph replay lead, counted as launch",
+          "[compile][rule]") {
+  ModelConfig m = load_model("llama-3-8b");
+  m.layers = 8;
+  RunConfig run = compile_run(record("hf-llama3-8b-L8-decode-b1-kv512-static-compile-ro"));
+  GpuSpec gpu = load_gpu("h200-sxm");
+  REQUIRE(run.runtime.graph_replay_us > 0);
+  Prediction with = predict_workload(build_graph(m, run), m, run, gpu);
+  run.runtime.graph_replay_us = 0;
+  Prediction without = predict_workload(build_graph(m, run), m, run, gpu);
+  CHECK(with.total_us == Approx(without.total_us + 536));
+  CHECK(with.time_by_class_us[kLaunchClass] ==
+        Approx(without.time_by_class_us[kLaunchClass] + 536));
+  run.launch = LaunchMode::Eager;  // mode "default": the host launches every kernel, no lead
+  run.runtime.graph_replay_us = 536;
+  Prediction eager = predict_workload(build_graph(m, run), m, run, gpu);
+  run.runtime.graph_replay_us = 0;
+  CHECK(eager.total_us == Approx(predict_workload(build_graph(m, run), m, run, gpu).total_us));
+}
+
+TEST_CASE("torch-compile error: a negative graph replay lead", "[compile][errors]") {
+  std::string t = runtime_text();
+  t.replace(t.find("\"graph_replay_us\": 536"), 22, "\"graph_replay_us\": -1");
+  require_input_error([&] { load_runtime_text(t, "t.json"); },
+                      {"t.json: /host/graph_replay_us: expected a number >= 0, got -1"});
 }

@@ -149,3 +149,24 @@ TEST_CASE("timeline: a kernel after its producer on its stream runs warm, else c
   CHECK(c[b].time_us < c[2].time_us);
   CHECK(c[a].time_us == c[b].time_us);  // the first kernel reads what the last section wrote
 }
+
+TEST_CASE("timeline: a graph replay lead puts host time before the GPU's first node",
+          "[timeline][rule]") {
+  GraphSection s = section_of({Stream::Compute, Stream::Compute});
+  edge(s, 0, 1);
+  SectionTimeline t = schedule_section(s, 0, {4, 6}, 0);
+  graph_replay_lead(t, 3);
+  CHECK(t.lead_us == 3);
+  CHECK(t.repeat_us == Approx(13));
+  CHECK(t.device_end_us == Approx(10));  // the GPU's own time, counted from the lead
+  CHECK(t.host_end_us == 3);
+  CHECK(t.events.front().stream == Stream::Host);
+  CHECK(t.events.front().node.vertex == 0);  // the first node's launch
+  CHECK(t.events.front().end_us == 3);
+  CHECK(event_of(t, 0, Stream::Compute).start_us == Approx(3));
+  CHECK(event_of(t, 1, Stream::Compute).end_us == Approx(13));
+  SectionTimeline u = schedule_section(s, 0, {4, 6}, 0);
+  graph_replay_lead(u, 0);  // no lead: unchanged, no host event
+  CHECK(u.repeat_us == Approx(10));
+  CHECK(u.events.size() == 2);
+}

@@ -119,6 +119,11 @@ struct RuntimeProfile {
   double reserved_bytes = 0;  // CUDA context, library workspaces, allocator slack
   HostCost host = HostCost::GpuFigure;
   HostOpCosts host_us;  // with HostCost::PerOpKind
+  // With --launch graph: the host's time per forward between the step's start and the graph's
+  // launch, while the GPU idles (torch.compile's CUDA-graph trees copy the new inputs into the
+  // graph's buffers, then check and launch in Python); /host/graph_replay_us, absent: 0 (the
+  // graph replayed directly, torch.cuda.CUDAGraph.replay()).
+  double graph_replay_us = 0;
   KernelLaunch launch;
   std::optional<LearnedFrom> learned;  // a learned runtime's provenance
 

@@ -45,4 +45,6 @@ expect "validate: compiled records with torch-compile" 0 "decode-compile-ro" -- 
 expect "validate: compiled records need torch-compile" 0 "a torch.compile run is predicted with --runtime torch-compile" -- "$bin" validate --workloads --data $c --runtime hf-transformers --split all --format json
 expect "torch-compile baseline holds (H200)" 0 "ok    steps/" -- "$bin" validate --check validate/accuracy_baseline_h200_compile.json
 expect "torch-compile long-cache baseline holds (H200, second run)" 0 "ok    steps/decode-compile-ro" -- "$bin" validate --check validate/accuracy_baseline_h200_compile_long.json
+expect "torch-compile fourth-run baseline holds (H100)" 0 "ok    steps/decode-compile-ro" -- "$bin" validate --check validate/accuracy_baseline_h100_compile4.json
+expect "torch-compile: reduce-overhead waits the graph replay lead" 0 "launch 9%" -- "$bin" $d --launch graph
 finish

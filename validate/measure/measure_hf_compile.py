@@ -56,16 +56,24 @@ METHOD_TEXT = (
     "case's kept state is profiled (torch.profiler CPU + CUDA, one warm step then one step): "
     "kernels with count and device us, the 40 most frequent CPU ops. Second run (--extra): decode b1/b2/b4/"
     "b16/b64 at kv 4096 and b1/b2/b8 at kv 8192, prefill b2 s1024, in each mode. Third run (--third, 2026-12-02): decode b8/b32 kv 4096, b4/b16 kv 8192, "
-    "b32 kv 1024, b48 kv 2048, b8/b32/b48 kv 3072, b12 kv 6144, b24 kv 8192. torch._dynamo.utils.counters "
+    "b32 kv 1024, b48 kv 2048, b8/b32/b48 kv 3072, b12 kv 6144, b24 kv 8192. Fourth run (--fourth, 2026-12-06, in each mode, every record held out): decode b1 kv 1024, b2 kv 512/2048, b4 kv 512/2048, b8 kv 1024, b16 kv 1024/2048, b24 kv 4096, b48 kv 1024, b1 kv 6144, b32 kv 6144; each profile also records kernel_gaps (the idle time between consecutive kernels of the profiled step, by the next kernel's family, and the longest gaps). torch._dynamo.utils.counters "
     "(stats, graph_break, recompiles) read after each case. Split: split_of(id), 30% holdout.")
 
 LLAMA = mh.LLAMA
 
 
-def cases_for(mode, smoke=False, extra=False, third=False):
+def cases_for(mode, smoke=False, extra=False, third=False, fourth=False):
     L = 1 if smoke else 8
     out = []
     tag = "compile" if mode == "default" else "compile-ro"
+    if fourth:  # the fourth run (2026-12-06): shapes no run had, each profile with its kernel gaps; all held out
+        for b, kv in [(1, 1024), (2, 512), (2, 2048), (4, 512), (4, 2048), (8, 1024), (16, 1024), (16, 2048),
+                      (24, 4096), (48, 1024), (1, 6144), (32, 6144)]:
+            out.append(mh.wcase(model=LLAMA, layers=L, phase="decode", batch=b, kv_len=kv, cache="static",
+                                launch=tag))
+        for c in out:
+            c["compile_mode"] = mode
+        return out
     if third:  # the third run (2026-12-02): more batch x cache shapes for Inductor's fused repeat_kv
         for b, kv in [(8, 4096), (32, 4096), (4, 8192), (16, 8192), (32, 1024), (48, 2048), (8, 3072), (12, 6144),
                       (24, 8192), (32, 3072), (48, 3072)]:
@@ -214,16 +222,17 @@ def main():
     ap.add_argument("--merge", nargs="+", default=None)
     ap.add_argument("--extra", action="store_true", help="only the second run's shapes (cases_for extra)")
     ap.add_argument("--third", action="store_true", help="only the third run's shapes (cases_for third)")
+    ap.add_argument("--fourth", action="store_true", help="only the fourth run's shapes (cases_for fourth)")
     args = ap.parse_args()
     if args.merge:
         merge(args.merge, args.out)
         return
-    cases = cases_for(args.mode, args.smoke, args.extra, args.third)
+    cases = cases_for(args.mode, args.smoke, args.extra, args.third, args.fourth)
     if args.only:
         cases = [c for c in cases if re.search(args.only, c["id"])]
     if args.dry_run:
         for mode in ("default", "reduce-overhead"):
-            for c in cases_for(mode, args.smoke, args.extra, args.third):
+            for c in cases_for(mode, args.smoke, args.extra, args.third, args.fourth):
                 print(c["id"], c["split"])
         return
     import torch._dynamo

@@ -77,9 +77,11 @@ def profile_step(step, pre=None, trace_path=None, calls=1):
     kern, ops = {}, {}
     first, last = None, None
     n_k = 0
+    spans = []  # (start, end, name) of every kernel, for the gaps between them
     for evt in prof.events():
         if is_kernel(evt):
             n_k += 1
+            spans.append((evt.time_range.start, evt.time_range.end, evt.name))
             name = evt.name[:200]
             k = kern.setdefault(name, [0, 0.0])
             k[0] += 1
@@ -99,6 +101,8 @@ def profile_step(step, pre=None, trace_path=None, calls=1):
            "cpu_ops": [{"name": n, "count": v[0] / calls, "self_cpu_us": round(v[1] / calls, 2),
                         "cpu_total_us": round(v[2] / calls, 2)}
                        for n, v in sorted(ops.items(), key=lambda kv: -kv[1][0])]}
+    if calls == 1 and len(spans) > 1:
+        res["kernel_gaps"] = kernel_gaps(spans)
     if trace_path:
         raw = trace_path[:-3] if trace_path.endswith(".gz") else trace_path
         prof.export_chrome_trace(raw)
@@ -108,6 +112,41 @@ def profile_step(step, pre=None, trace_path=None, calls=1):
             os.remove(raw)
         res["trace_file"] = os.path.basename(trace_path)
     return res
+
+
+def kernel_family(name):
+    """A kernel's family by its name, for the gap table: cuBLAS/nvjet GEMMs, cuDNN/flash attention,
+    Triton (Inductor's fused kernels), memcpy/memset, other (ATen)."""
+    n = name.lower()
+    if n.startswith("memcpy") or n.startswith("memset"):
+        return "memory"
+    if "nvjet" in n or "gemm" in n or "cutlass" in n or "cublas" in n:
+        return "gemm"
+    if "attention" in n and "triton" not in n or "fmha" in n or "flash" in n or "cudnn" in n:
+        return "attention"
+    if n.startswith("triton"):
+        return "triton"
+    return "other"
+
+
+def kernel_gaps(spans):
+    """The idle time between consecutive kernels of one profiled step (start of the next minus end
+    of the previous, in start order; negative: they overlapped): every gap's summary, the gaps
+    before each kernel family (sum, count, median) and the five longest gaps with their
+    neighbours, so that a CUDA graph's per-kernel gap can be told from host stalls."""
+    spans = sorted(spans)
+    gaps = [(spans[i + 1][0] - spans[i][1], spans[i][2], spans[i + 1][2]) for i in range(len(spans) - 1)]
+    vals = sorted(g for g, _, _ in gaps)
+    by = {}
+    for g, _, nxt in gaps:
+        by.setdefault(kernel_family(nxt), []).append(g)
+    fam = {k: {"count": len(v), "sum_us": round(sum(v), 2), "median_us": round(sorted(v)[len(v) // 2], 3)}
+           for k, v in sorted(by.items())}
+    longest = sorted(gaps, key=lambda t: -t[0])[:5]
+    return {"count": len(vals), "sum_us": round(sum(vals), 2), "median_us": round(vals[len(vals) // 2], 3),
+            "p10_us": round(vals[len(vals) // 10], 3), "p90_us": round(vals[(9 * len(vals)) // 10], 3),
+            "before_family": fam,
+            "longest": [{"gap_us": round(g, 2), "after": a[:80], "before": b[:80]} for g, a, b in longest]}
 
 
 def time_eager(step, pre=None, warm=3, min_steps=10, max_s=1.0, max_steps=100):
