@@ -103,6 +103,13 @@ constexpr double kCatShareOfStridedRate = 0.4;
 // muls of views with 1 to 6 dims, sliced rows, row broadcasts, bf16 and fp32, 4M-67M elements).
 constexpr double kStridedCostPerDim = 0.102;
 constexpr double kStridedFourByteRate = 0.9;
+// A copy out of a broadcast view (input_reuse > 1: transformers' repeat_kv, K and V expanded to
+// every query head) walks its input's contiguous rows again for each repeat and runs 1.12x the
+// generic rate of its dims: the median of predicted / measured over the fit split's expand copies
+// of 4M elements and more (7 shapes: the StaticCache repeat_kv kernels of
+// validate/data/h200-sxm-hf-2026-12-01.json's profiles, 8.4M-271M elements, 1.09-1.20; the expand
+// copy of validate/data/h200-sxm-view-dims-2026-12-03.json, 1.29).
+constexpr double kExpandCopyRate = 1.12;
 
 double strided_rate_factor(const ElementwiseOp& e) {
   double per_element = 1 + kStridedCostPerDim * (std::max(e.view_dims, 2) - kCalibratedViewDims);
@@ -119,7 +126,8 @@ OpCost elementwise_cost(const ElementwiseOp& e, const Op& op, const GpuSpec& gpu
   if (e.strided) {  // index arithmetic per element, no vector loads: an issue-rate limit (a
     // strided cat's element by element copy at a share of that rate)
     double rate = gpu.model.vector.strided_elements_per_clk.value * strided_rate_factor(e) *
-                  (e.kind == ElementwiseKind::Cat ? kCatShareOfStridedRate : 1.0);
+                  (e.kind == ElementwiseKind::Cat ? kCatShareOfStridedRate : 1.0) *
+                  (e.kind == ElementwiseKind::Copy && e.input_reuse > 1 ? kExpandCopyRate : 1.0);
     double idx_us =
         (double)e.numel / (c.detail.active_sms * rate * gpu.compute.max_clock_MHz.value);
     if (idx_us > c.compute_us) {

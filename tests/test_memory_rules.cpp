@@ -177,6 +177,21 @@ TEST_CASE("memory: the generic path slows with view dims and with 4-byte element
   CHECK(view(3, DType::Fp16) == Approx(at3));
 }
 
+TEST_CASE("memory: a copy out of a broadcast view runs 1.12x the generic rate", "[memory][rule]") {
+  const GpuSpec& g = test::h100();
+  auto copy = [&](ElementwiseKind k, int64_t reuse) {
+    Op op = elementwise(k, 1 << 26, false);
+    auto& e = std::get<ElementwiseOp>(op.shape);
+    e.strided = true;
+    e.input_reuse = reuse;
+    return predict_op(op, g).compute_us;
+  };
+  CHECK(copy(ElementwiseKind::Copy, 4) == Approx(copy(ElementwiseKind::Copy, 1) / 1.12));
+  CHECK(copy(ElementwiseKind::Copy, 2) == Approx(copy(ElementwiseKind::Copy, 4)));
+  // Another kind with a broadcast operand keeps the generic rate.
+  CHECK(copy(ElementwiseKind::Mul, 4) == Approx(copy(ElementwiseKind::Mul, 1)));
+}
+
 // ATen's backward row kernels (the forward ones are test_aten_row_rules.cpp's).
 TEST_CASE("memory: ATen's backward row kernels walk rows serially and stream slower",
           "[memory][rule]") {
