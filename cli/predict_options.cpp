@@ -182,13 +182,23 @@ void add_parallel_flags(CLI::App& cmd, PredictOptions& o) {
   cmd.add_option("--schedule", o.schedule,
                  "Pipeline schedule: 1f1b (default), gpipe or interleaved")
       ->check(CLI::IsMember({"gpipe", "1f1b", "interleaved"}));
+  cmd.add_option("--pipeline-split-counts", o.split_counts,
+                 "embedding, loss or embedding,loss: count them as one layer each when the layers "
+                 "are split over the --pp x --vp model chunks (Megatron's "
+                 "account_for_*_in_pipeline_split; the first / last chunk holds one decoder layer "
+                 "fewer)")
+      ->delimiter(',');
 }
 
 ParallelConfig parallel_config_from(const CLI::App& cmd, const PredictOptions& o, RunConfig& run) {
   auto given = [&](const char* flag) { return cmd.get_option(flag)->count() > 0; };
-  const char* strategy[] = {"--gpus",         "--tp",       "--pp",        "--vp",   "--dp",
-                            "--cp",           "--ep",       "--sp",        "--zero", "--microbatch",
-                            "--global-batch", "--schedule", "--fsdp-shard"};
+  const char* strategy[] = {"--gpus",         "--tp",
+                            "--pp",           "--vp",
+                            "--dp",           "--cp",
+                            "--ep",           "--sp",
+                            "--zero",         "--microbatch",
+                            "--global-batch", "--schedule",
+                            "--fsdp-shard",   "--pipeline-split-counts"};
   if (o.cluster.empty()) {
     for (const char* f : strategy)
       if (given(f)) throw InputError(std::string(f) + ": a parallel strategy needs --cluster");
@@ -216,6 +226,18 @@ ParallelConfig parallel_config_from(const CLI::App& cmd, const PredictOptions& o
                : o.schedule == "interleaved" ? PipelineSchedule::Interleaved
                                              : PipelineSchedule::OneFOneB;
   p.recompute = run.recompute;
+  if (given("--pipeline-split-counts")) {
+    for (const std::string& part : o.split_counts) {
+      if (part != "embedding" && part != "loss")
+        throw InputError(
+            "--pipeline-split-counts: expected embedding, loss or embedding,loss, "
+            "got \"" +
+            part + "\"");
+      bool& counted = part == "embedding" ? p.split_counts_embedding : p.split_counts_loss;
+      if (counted) throw InputError("--pipeline-split-counts: \"" + part + "\" given twice");
+      counted = true;
+    }
+  }
   if (run.master_weights != MasterWeights::None || run.grad_scaler)
     throw InputError(std::string(run.grad_scaler ? "--grad-scaler" : "--master-weights") +
                      ": autocast over fp32 parameters is modelled on one GPU; with --cluster the "

@@ -44,6 +44,7 @@ struct PredictOptions {
   long long fsdp_shard = 0;  // 0: ZeRO-3 over all dp ranks
   long long microbatch = 0, global_batch = 0;
   std::string schedule = "1f1b";
+  std::vector<std::string> split_counts;  // --pipeline-split-counts: embedding and/or loss
 };
 
 // The GPU (--gpu, --set, --profile), the workload flags and --format: what predict and sweep

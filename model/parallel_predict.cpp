@@ -110,6 +110,12 @@ std::string describe(const Strategy& s, int64_t m) {
   d << " on " << p.gpus << " x " << s.gpu.name << " (" << s.cluster.name << "): TP " << p.tp
     << (p.sp ? "+SP" : "") << ", PP " << p.pp;
   if (p.vp > 1) d << "x" << p.vp;
+  if (p.split_counts_embedding || p.split_counts_loss)
+    d << " (split counting the "
+      << (p.split_counts_embedding && p.split_counts_loss ? "embedding and the loss"
+          : p.split_counts_embedding                      ? "embedding"
+                                                          : "loss")
+      << ")";
   d << ", DP " << p.dp;
   if (p.cp > 1) d << ", CP " << p.cp;
   if (p.ep > 1) d << ", EP " << p.ep;
@@ -235,7 +241,11 @@ ParallelPrediction predict_parallel(const ModelConfig& model, const RunConfig& r
     for (size_t b = 0; b < parts.blocks.size(); ++b) {
       const SectionTime* back =
           train && b < parts.block_backs.size() ? parts.block_backs[b] : nullptr;
-      double repeat = (double)parts.blocks[b]->repeat;
+      // A chunk one layer short where the split counts the embedding or the loss (one layer kind
+      // when pp x vp > 1, so the only block section).
+      double repeat =
+          (double)parts.blocks[b]->repeat -
+          (double)((g == 0 && p.split_counts_embedding) + (g == G - 1 && p.split_counts_loss));
       w.add(parts.blocks[b], repeat, false);
       w.add(back, repeat, true);
       if (train && p.zero == 3)

@@ -127,6 +127,46 @@ TEST_CASE("parallel error: PP x VP not dividing the layers", "[parallel][errors]
   CHECK_NOTHROW(check(p, train_run(), m));
 }
 
+TEST_CASE("parallel: counting the embedding and the loss splits layers that do not divide",
+          "[parallel][rule]") {
+  ModelConfig m = tiny();
+  m.layers = 6;
+  ParallelConfig p = strategy(1, 2, 1);
+  p.vp = 2;
+  p.schedule = PipelineSchedule::Interleaved;
+  // 6 layers over 4 chunks do not divide; 6 + 2 do (2 a chunk, 1 in the first and the last).
+  require_input_error([&] { check(p, train_run(), m); },
+                      {"--vp:", "do not divide into --pp 2 x --vp 2 = 4",
+                       "--pipeline-split-counts embedding,loss"});
+  p.split_counts_embedding = p.split_counts_loss = true;
+  CHECK_NOTHROW(check(p, train_run(), m));
+  CHECK(p.chunk_layers(6) == 2);
+  p.split_counts_loss = false;  // the embedding alone: 7 layers + 1 over 4 chunks
+  CHECK(p.chunk_layers(7) == 2);
+  m.layers = 7;
+  CHECK_NOTHROW(check(p, train_run(), m));
+}
+
+TEST_CASE("parallel error: counted embedding and loss that still do not divide",
+          "[parallel][errors]") {
+  ModelConfig m = tiny();
+  m.layers = 8;
+  ParallelConfig p = strategy(1, 2, 1);
+  p.vp = 2;
+  p.schedule = PipelineSchedule::Interleaved;
+  p.split_counts_embedding = p.split_counts_loss = true;
+  require_input_error([&] { check(p, train_run(), m); },
+                      {"--pipeline-split-counts:",
+                       "8 layers and 2 counted (embedding, loss) do "
+                       "not divide into --pp 2 x --vp 2 = 4"});
+}
+
+TEST_CASE("parallel error: counted embedding without a pipeline", "[parallel][errors]") {
+  ParallelConfig p = strategy(1, 1, 1);
+  p.split_counts_embedding = true;
+  require_input_error([&] { check(p); }, {"--pipeline-split-counts:", "needs --pp > 1"});
+}
+
 TEST_CASE("parallel error: EP on a dense model", "[parallel][errors]") {
   ParallelConfig p = strategy(1, 1, 2);
   p.ep = 2;

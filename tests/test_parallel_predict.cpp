@@ -149,3 +149,23 @@ TEST_CASE("parallel predict: decode under TP all-reduces every layer", "[paralle
   CHECK(predict_parallel(m, r, p4, dgx(), dgx_gpu()).memory.weights_bytes ==
         Approx(2 * pr.memory.weights_bytes).epsilon(0.01));
 }
+
+TEST_CASE(
+    "parallel predict: a split counting the embedding and the loss drops a layer from "
+    "the first and the last chunk",
+    "[parallel][predict][rule]") {
+  ModelConfig six = tiny(), eight = tiny();
+  six.layers = 6, eight.layers = 8;
+  ParallelConfig even = strategy(1, 2, 1, 4), counted = even;
+  even.vp = counted.vp = 2;
+  even.schedule = counted.schedule = PipelineSchedule::Interleaved;
+  counted.split_counts_embedding = counted.split_counts_loss = true;
+  // 8 layers: chunks of 2; 6 counted: 1 + embedding, 2, 2, 1 + loss. Each stage loses one layer.
+  ParallelPrediction a = predict(eight, train_run(), even), b = predict(six, train_run(), counted);
+  double first = a.stages[0].forward_us - b.stages[0].forward_us;
+  double last = a.stages[1].forward_us - b.stages[1].forward_us;
+  CHECK(first > 0);
+  CHECK(first == Approx(last));
+  CHECK(a.stages[0].backward_us - b.stages[0].backward_us ==
+        Approx(a.stages[1].backward_us - b.stages[1].backward_us));
+}

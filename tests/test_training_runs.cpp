@@ -87,6 +87,29 @@ TEST_CASE("training runs: Grok-1 proxy row is Mixtral-like with its layer overri
   CHECK(c->measured_us == Approx(24.03e6));
 }
 
+TEST_CASE("training runs: Qwen3-MoE rows import as qwen3_moe", "[validate][training]") {
+  const TrainingRunCase* c = find_case("megatron_bridge_perf#0186");
+  REQUIRE(c);
+  CHECK(c->family == "qwen3_moe");
+  CHECK(c->model.moe.experts == 128);
+  CHECK(c->model.moe.top_k == 8);
+  CHECK(c->model.moe.expert_intermediate == 768);
+  CHECK(c->model.qk_norm == QkNorm::PerHead);
+  CHECK(c->parallel.ep == 16);
+}
+
+TEST_CASE("training runs: Llama 3.1 405B's layers split counting the embedding and the loss",
+          "[validate][training]") {
+  const TrainingRunCase* c = find_case("nemo_fw_25x_docs#0120");  // 126 layers, pp 8 x vp 8
+  REQUIRE(c);
+  CHECK(c->parallel.split_counts_embedding);
+  CHECK(c->parallel.split_counts_loss);
+  CHECK(c->parallel.chunk_layers(c->model.layers) == 2);
+  const TrainingRunCase* even = find_case("nemo_2407_perf#0073");  // GPT-3: 96 over 8 x 6
+  REQUIRE(even);
+  CHECK_FALSE(even->parallel.split_counts_embedding);
+}
+
 TEST_CASE("training runs: rows ridgeline cannot model are skipped with their reason",
           "[validate][training]") {
   CHECK(skip_reason("megatron_bridge_perf#0174") == "fp4 training (NVFP4) not modelled");

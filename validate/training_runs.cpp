@@ -96,10 +96,23 @@ ModelConfig model_of(const json& models, const std::string& key, int64_t seq,
           {"max_position_embeddings", seq},
           {"hidden_act", "silu"},
           {"tie_word_embeddings", false}};
-    if (arch == "moe") {
+    if (arch == "moe" && key.rfind("qwen3", 0) == 0 && m.contains("moe_ffn") &&
+        !m.contains("shared_experts")) {
+      // Qwen3-MoE (NeMo's Qwen3MoEConfig): every layer MoE, routed experts of moe_ffn, QK-norm.
+      hf["model_type"] = "qwen3_moe";
+      hf["moe_intermediate_size"] = r.integer("moe_ffn", 1);
+      hf["num_experts"] = r.integer("experts", 1);
+      hf["num_experts_per_tok"] = r.integer("topk", 1);
+      hf["decoder_sparse_step"] = 1;
+      hf["mlp_only_layers"] = json::array();
+      hf["norm_topk_prob"] = true;
+      family = "qwen3_moe";
+    } else if (arch == "moe") {
       int64_t experts = r.integer("experts", 1), topk = r.integer("topk", 1);
       if (m.contains("moe_ffn") || m.contains("shared_experts") || experts != 8 || topk != 2)
-        throw Skip{"MoE design other than Mixtral-like (8 experts, top-2) not modelled (issue 14)"};
+        throw Skip{
+            "MoE design other than Mixtral-like (8 experts, top-2) or Qwen3-MoE not "
+            "modelled"};
       hf["num_local_experts"] = experts;
       hf["num_experts_per_tok"] = topk;
       family = key.rfind("grok", 0) == 0 ? "grok1" : "mixtral";
@@ -276,6 +289,16 @@ TrainingRunCase case_of(const RowReader& r, const json& models) {
   p.ep = r.integer_or("ep", 1, c.assumptions, "ep not printed: 1");
   p.vp = r.integer_or("vp", 1, c.assumptions, "vp not printed: 1");
   p.schedule = p.vp > 1 ? PipelineSchedule::Interleaved : PipelineSchedule::OneFOneB;
+  // Layers that do not divide into the pp x vp chunks but do with the embedding and the loss
+  // counted as a layer each: the NeMo / Megatron-Bridge recipes' account_for_embedding_ and
+  // account_for_loss_in_pipeline_split (set in their Llama 3.1 405B and MoE recipes).
+  const int64_t chunks = p.pp * p.vp;
+  if (chunks > 1 && c.model.layers % chunks != 0 && (c.model.layers + 2) % chunks == 0) {
+    p.split_counts_embedding = p.split_counts_loss = true;
+    c.assumptions.push_back(
+        "layers split with the embedding and the loss counted (Megatron's "
+        "account_for_*_in_pipeline_split)");
+  }
   p.microbatch = r.integer_or("micro_batch", 1, c.assumptions, "micro-batch not printed: 1");
   p.global_batch = r.integer("global_batch");
   if (r.given("sp"))

@@ -96,12 +96,24 @@ void check_model(const ParallelConfig& p, const ModelConfig& m, const RunConfig&
     fail("--tp", num(p.tp) + " does not divide " + m.name + "'s " + num(m.kv_heads) +
                      " KV heads (nor do they divide it, to be replicated)");
   int64_t layers = run.blocks > 0 ? run.blocks : m.layers;
-  if (layers % (p.pp * p.vp) != 0) {
-    std::string by = p.vp > 1 ? "--pp " + num(p.pp) + " x --vp " + num(p.vp) + " = " +
-                                    num(p.pp * p.vp) + " (model chunks)"
-                              : num(p.pp) + " (stages)";
+  const int64_t counted = p.split_counts_embedding + p.split_counts_loss, chunks = p.pp * p.vp;
+  if (counted > 0 && chunks < 2)
+    fail("--pipeline-split-counts",
+         "the embedding and the loss count in a split over pipeline stages; needs --pp > 1");
+  if ((layers + counted) % chunks != 0) {
+    std::string by = p.vp > 1 ? "--pp " + num(p.pp) + " x --vp " + num(p.vp) + " = " + num(chunks) +
+                                    " (model chunks)"
+                              : num(chunks) + " (stages)";
+    if (counted > 0)
+      fail("--pipeline-split-counts", m.name + "'s " + num(layers) + " layers and " + num(counted) +
+                                          " counted (embedding, loss) do not divide into " + by);
+    std::string hint = (layers + 2) % chunks == 0
+                           ? " (counting the embedding and the loss as layers, as Megatron's "
+                             "account_for_*_in_pipeline_split do, would: --pipeline-split-counts "
+                             "embedding,loss)"
+                           : "";
     fail(p.vp > 1 ? "--vp" : "--pp",
-         m.name + "'s " + num(layers) + " layers do not divide into " + by);
+         m.name + "'s " + num(layers) + " layers do not divide into " + by + hint);
   }
   // Layers of several kinds (layer_groups) run on one stage as one section a kind; stages of
   // different mixes are not modelled yet.

@@ -39,6 +39,17 @@ struct ParallelConfig {
   int64_t global_batch = 1;  // sequences per optimizer step (training); the batch (inference)
   PipelineSchedule schedule = PipelineSchedule::OneFOneB;
   Recompute recompute = Recompute::None;
+  // Megatron's account_for_embedding_in_pipeline_split / account_for_loss_in_pipeline_split
+  // (--pipeline-split-counts): the embedding, the loss (with the LM head) or both count as one
+  // layer each when the layers are split over the pp x vp model chunks, so the first chunk holds
+  // one decoder layer fewer, the last likewise (NeMo's Llama 3.1 405B and MoE recipes).
+  bool split_counts_embedding = false, split_counts_loss = false;
+
+  // Decoder layers of a full model chunk: (layers + the counted embedding and loss) / (pp x vp);
+  // the first chunk holds one fewer when the embedding counts, the last when the loss does.
+  int64_t chunk_layers(int64_t layers) const {
+    return (layers + split_counts_embedding + split_counts_loss) / (pp * vp);
+  }
 
   // Micro-batches each pipeline runs per step: global_batch / (microbatch * dp).
   int64_t microbatches() const { return global_batch / (microbatch * dp); }

@@ -303,7 +303,7 @@ OpGraph build_rank_graph(const ModelConfig& model, const RunConfig& run, const P
                     "a model of several layer kinds on one pipeline stage");
   ModelConfig m = shard_model(model, p);
   RunConfig r = shard_run(run, p);
-  r.blocks = (run.blocks > 0 ? run.blocks : model.layers) / (p.pp * p.vp);
+  r.blocks = p.chunk_layers(run.blocks > 0 ? run.blocks : model.layers);
   bool whole = run.blocks == 0;
   // Build the whole model's sections with one chunk of blocks: the builder leaves out the
   // embedding and head under --blocks, so build those from a one-block graph.

@@ -26,6 +26,12 @@ expect "dp not derivable" 1 "--gpus: 6 GPUs do not divide into --tp x --pp x --c
 expect "degrees vs gpus" 1 "--gpus: 8 GPUs, but --tp 2 x --pp 1 x --dp 2 x --cp 1 = 4" -- "$bin" "${train[@]}" --gpus 8 --tp 2 --dp 2 --microbatch 1 --global-batch 8
 expect "tp vs heads" 1 "--tp: 8 does not divide tiny-llama's 4 heads" -- "$bin" "${train[@]}" --gpus 8 --tp 8 --microbatch 1 --global-batch 8
 expect "pp vs layers" 1 "--pp: tiny-llama's 2 layers do not divide into 4 (stages)" -- "$bin" "${train[@]}" --gpus 8 --pp 4 --microbatch 1 --global-batch 8
+expect "pp vs layers: the counted split as a hint" 1 "(counting the embedding and the loss as layers, as Megatron's account_for_*_in_pipeline_split do, would: --pipeline-split-counts embedding,loss)" -- "$bin" "${train[@]}" --gpus 8 --pp 4 --microbatch 1 --global-batch 8
+expect "counted split" 0 "PP 4 (split counting the embedding and the loss)" -- "$bin" "${train[@]}" --gpus 4 --pp 4 --pipeline-split-counts embedding,loss --microbatch 1 --global-batch 4
+expect "counted split: json" 0 '"pipeline_split_counts": [' -- "$bin" "${train[@]}" --gpus 4 --pp 4 --pipeline-split-counts embedding,loss --microbatch 1 --global-batch 4 --format json
+expect "counted split: unknown part" 1 '--pipeline-split-counts: expected embedding, loss or embedding,loss, got "oops"' -- "$bin" "${train[@]}" --gpus 4 --pp 4 --pipeline-split-counts embedding,oops --microbatch 1 --global-batch 4
+expect "counted split: twice" 1 '--pipeline-split-counts: "loss" given twice' -- "$bin" "${train[@]}" --gpus 4 --pp 4 --pipeline-split-counts loss,loss --microbatch 1 --global-batch 4
+expect "counted split needs a cluster" 1 "--pipeline-split-counts: a parallel strategy needs --cluster" -- "$bin" predict --model "$tiny" --phase train --seq 128 --pipeline-split-counts loss
 expect "global batch vs dp" 1 "--global-batch: 6 is not a multiple of --microbatch 1 x --dp 4 = 4" -- "$bin" "${train[@]}" --gpus 8 --tp 2 --microbatch 1 --global-batch 6
 expect "tp larger than a node" 1 "--tp: a TP group of 16 is larger than a dgx-h100 node (8 GPUs)" -- "$bin" predict --model llama-3-70b --phase train --seq 128 --cluster dgx-h100 --gpus 16 --tp 16 --microbatch 1 --global-batch 1
 expect "vp needs interleaved" 1 "--vp: virtual stages (2) need --schedule interleaved" -- "$bin" "${train[@]}" --gpus 2 --pp 2 --vp 2 --microbatch 1 --global-batch 4
