@@ -66,18 +66,16 @@ nlohmann::json learned_doc(const LearnResult& r, const HostLearn& h, const Learn
   if (h.learned) {
     const HostOpCosts& c = h.costs;
     auto r2 = [](double x) { return std::round(x * 100) / 100; };
-    doc["host"] = {{"eager_launch", "per_op_kind"},
-                   {"op_us",
-                    {{"gemm", r2(c.gemm_us)},
-                     {"attention", r2(c.attention_us)},
-                     {"elementwise", r2(c.elementwise_us)},
-                     {"reduction", r2(c.reduction_us)},
-                     {"cache_update", r2(c.cache_update_us)},
-                     {"moe", r2(c.moe_us)},
-                     {"per_block", r2(c.block_us)},
-                     {"per_forward", r2(c.forward_us)}}}};
-    if (r.doc.contains("host") && r.doc["host"].contains("graph_replay_us"))  // the base's, kept
-      doc["host"]["graph_replay_us"] = r.doc["host"]["graph_replay_us"];
+    // The learned launch costs replace the base's; its other host figures (graph_replay_us) stay.
+    doc["host"]["eager_launch"] = "per_op_kind";
+    doc["host"]["op_us"] = {{"gemm", r2(c.gemm_us)},
+                            {"attention", r2(c.attention_us)},
+                            {"elementwise", r2(c.elementwise_us)},
+                            {"reduction", r2(c.reduction_us)},
+                            {"cache_update", r2(c.cache_update_us)},
+                            {"moe", r2(c.moe_us)},
+                            {"per_block", r2(c.block_us)},
+                            {"per_forward", r2(c.forward_us)}};
   }
   nlohmann::json unmatched = nlohmann::json::array();
   for (const auto& [name, n] : rep.unmatched) unmatched.push_back({{"name", name}, {"count", n}});

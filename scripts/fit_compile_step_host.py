@@ -14,64 +14,39 @@ fourth run (h100-sxm-hf-compile-2026-12-06.json) are not read.
 Usage: fit_compile_step_host.py [ridgeline]   (prints the figure before and after)"""
 import json, math, os, subprocess, sys, tempfile
 
+from golden_section import minimise
+
 R = sys.argv[1] if len(sys.argv) > 1 else 'build/cli/ridgeline'
 DATA = ['validate/data/h200-sxm-hf-compile-2026-12-01.json', 'validate/data/h200-sxm-hf-compile-2026-12-01b.json',
         'validate/data/h200-sxm-hf-compile-2026-12-02.json']
 base = json.load(open('workloads/runtimes/torch-compile.json'))
 tmp = tempfile.mkdtemp()
-FIT = [r for f in DATA for r in json.load(open(f))['records'] if r.get('split') == 'fit' and 'device_median_ms' in r]
-SETS = {'graph_replay_us': {r['id'] for r in FIT if r.get('compile_mode') == 'reduce-overhead'}}
-# (to repeat the per_forward search: 'per_forward': the fit split's mode "default" decode ids)
+RO = {r['id'] for f in DATA for r in json.load(open(f))['records']
+      if r.get('split') == 'fit' and 'device_median_ms' in r and r.get('compile_mode') == 'reduce-overhead'}
 
 
-def runtime_with(doc, key, value):
-    doc = json.loads(json.dumps(doc))
-    if key == 'graph_replay_us':
-        doc['host']['graph_replay_us'] = value
-    else:
-        doc['host']['op_us'][key] = value
-    return doc
-
-
-def cases_for(doc, ids):
+def cases_at(lead_us):
+    doc = json.loads(json.dumps(base))
+    doc['host']['graph_replay_us'] = lead_us
     path = os.path.join(tmp, 'torch-compile.json')
     json.dump(doc, open(path, 'w'))
     out = subprocess.run([R, 'validate', '--gpu', 'h200-sxm', '--data', *DATA, '--workloads', '--runtime', path,
                           '--split', 'fit', '--format', 'json'], capture_output=True, text=True, check=True).stdout
-    cases = [c for c in json.loads(out)['cases'] if c['id'] in ids]
-    assert all(c['split'] == 'fit' for c in cases) and len(cases) == len(ids), (len(cases), len(ids))
+    cases = [c for c in json.loads(out)['cases'] if c['id'] in RO]
+    assert all(c['split'] == 'fit' for c in cases) and len(cases) == len(RO), (len(cases), len(RO))
     return cases
 
 
-def score(doc, ids):
-    cases = cases_for(doc, ids)
+def score(lead_us):
+    cases = cases_at(lead_us)
     return sum(abs(math.log(c['predicted_us'] / c['measured_us'])) for c in cases) / len(cases), cases
 
 
-def golden(f, lo, hi, tol):
-    g = (math.sqrt(5) - 1) / 2
-    a, b = hi - g * (hi - lo), lo + g * (hi - lo)
-    fa, fb = f(a), f(b)
-    while hi - lo > tol:
-        if fa < fb:
-            hi, b, fb = b, a, fa
-            a = hi - g * (hi - lo)
-            fa = f(a)
-        else:
-            lo, a, fa = a, b, fb
-            b = lo + g * (hi - lo)
-            fb = f(b)
-    return (lo + hi) / 2
-
-
-doc = base
-for key, ids in SETS.items():
-    now = doc['host'].get(key, 0) if key == 'graph_replay_us' else doc['host']['op_us'][key]
-    best = round(golden(lambda v: score(runtime_with(doc, key, v), ids)[0], 0.0, 4000.0, 1.0), 1)
-    before, _ = score(runtime_with(doc, key, now), ids)
-    after, cases = score(runtime_with(doc, key, best), ids)
-    for c in cases:
-        print('  %-60s measured %9.1f us  predicted %9.1f us  %+.1f%%' % (
-            c['id'], c['measured_us'], c['predicted_us'], 100 * (c['predicted_us'] / c['measured_us'] - 1)))
-    print('%s: %d fit records; mean |log error| %.4f at %s, %.4f at %s' % (key, len(cases), before, now, after, best))
-    doc = runtime_with(doc, key, best)
+best = round(minimise(lambda v: score(v)[0], 0.0, 4000.0, 1.0), 1)
+now = base['host'].get('graph_replay_us', 0)
+before, _ = score(now)
+after, cases = score(best)
+for c in cases:
+    print('  %-60s measured %9.1f us  predicted %9.1f us  %+.1f%%' % (
+        c['id'], c['measured_us'], c['predicted_us'], 100 * (c['predicted_us'] / c['measured_us'] - 1)))
+print('graph_replay_us: %d fit records; mean |log error| %.4f at %s, %.4f at %s' % (len(cases), before, now, after, best))

@@ -11,6 +11,8 @@ dense families on the same machine (a run; the 12-01 file holds two). The held-o
 read. Usage: fit_moe_host.py [ridgeline]"""
 import json, math, os, subprocess, sys, tempfile
 
+from golden_section import minimise
+
 R = sys.argv[1] if len(sys.argv) > 1 else 'build/cli/ridgeline'
 DATA = ['validate/data/h200-sxm-families-2026-12-01.json', 'validate/data/h200-sxm-families-2026-12-01b.json',
         'validate/data/h200-sxm-families-2026-12-02.json']
@@ -55,20 +57,7 @@ def score(moe_us):
         len(cases)
 
 
-lo, hi = 0.0, 80.0
-g = (math.sqrt(5) - 1) / 2
-a, b = hi - g * (hi - lo), lo + g * (hi - lo)
-fa, fb = score(a)[0], score(b)[0]
-while hi - lo > 0.05:
-    if fa < fb:
-        hi, b, fb = b, a, fa
-        a = hi - g * (hi - lo)
-        fa = score(a)[0]
-    else:
-        lo, a, fa = a, b, fb
-        b = lo + g * (hi - lo)
-        fb = score(b)[0]
-best = round((lo + hi) / 2, 2)
+best = round(minimise(lambda v: score(v)[0], 0.0, 80.0, 0.05), 2)
 now, n = score(base['host']['op_us']['moe'])
 fit, _ = score(best)
 print('fit split: %d host-bound eager MoE-family steps (host speed removed); mean |log error| %.4f at moe %.2f us, %.4f at moe %.2f us'

@@ -28,6 +28,20 @@ ParallelConfig strategy(int64_t tp, int64_t pp, int64_t dp) {
   return p;
 }
 
+// PP 2 x VP 2 (four model chunks) under the interleaved schedule, over a tiny model of `layers`.
+ParallelConfig interleaved_2x2() {
+  ParallelConfig p = strategy(1, 2, 1);
+  p.vp = 2;
+  p.schedule = PipelineSchedule::Interleaved;
+  return p;
+}
+
+ModelConfig tiny_of(int64_t layers) {
+  ModelConfig m = tiny();
+  m.layers = layers;
+  return m;
+}
+
 const ClusterLimits node8{"dgx-h100", 8, 64};
 
 void check(const ParallelConfig& p, const RunConfig& r = train_run(),
@@ -116,11 +130,8 @@ TEST_CASE("parallel error: PP not dividing the layers", "[parallel][errors]") {
 }
 
 TEST_CASE("parallel error: PP x VP not dividing the layers", "[parallel][errors]") {
-  ModelConfig m = tiny();
-  m.layers = 6;
-  ParallelConfig p = strategy(1, 2, 1);
-  p.vp = 2;
-  p.schedule = PipelineSchedule::Interleaved;
+  ModelConfig m = tiny_of(6);
+  ParallelConfig p = interleaved_2x2();
   require_input_error([&] { check(p, train_run(), m); },
                       {"--vp:", "6 layers do not divide into --pp 2 x --vp 2 = 4"});
   p.vp = 3;
@@ -129,11 +140,8 @@ TEST_CASE("parallel error: PP x VP not dividing the layers", "[parallel][errors]
 
 TEST_CASE("parallel: counting the embedding and the loss splits layers that do not divide",
           "[parallel][rule]") {
-  ModelConfig m = tiny();
-  m.layers = 6;
-  ParallelConfig p = strategy(1, 2, 1);
-  p.vp = 2;
-  p.schedule = PipelineSchedule::Interleaved;
+  ModelConfig m = tiny_of(6);
+  ParallelConfig p = interleaved_2x2();
   // 6 layers over 4 chunks do not divide; 6 + 2 do (2 a chunk, 1 in the first and the last).
   require_input_error([&] { check(p, train_run(), m); },
                       {"--vp:", "do not divide into --pp 2 x --vp 2 = 4",
@@ -149,13 +157,9 @@ TEST_CASE("parallel: counting the embedding and the loss splits layers that do n
 
 TEST_CASE("parallel error: counted embedding and loss that still do not divide",
           "[parallel][errors]") {
-  ModelConfig m = tiny();
-  m.layers = 8;
-  ParallelConfig p = strategy(1, 2, 1);
-  p.vp = 2;
-  p.schedule = PipelineSchedule::Interleaved;
+  ParallelConfig p = interleaved_2x2();
   p.split_counts_embedding = p.split_counts_loss = true;
-  require_input_error([&] { check(p, train_run(), m); },
+  require_input_error([&] { check(p, train_run(), tiny_of(8)); },
                       {"--pipeline-split-counts:",
                        "8 layers and 2 counted (embedding, loss) do "
                        "not divide into --pp 2 x --vp 2 = 4"});

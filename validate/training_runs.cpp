@@ -292,8 +292,7 @@ TrainingRunCase case_of(const RowReader& r, const json& models) {
   // Layers that do not divide into the pp x vp chunks but do with the embedding and the loss
   // counted as a layer each: the NeMo / Megatron-Bridge recipes' account_for_embedding_ and
   // account_for_loss_in_pipeline_split (set in their Llama 3.1 405B and MoE recipes).
-  const int64_t chunks = p.pp * p.vp;
-  if (chunks > 1 && c.model.layers % chunks != 0 && (c.model.layers + 2) % chunks == 0) {
+  if (p.divides_only_counting_embedding_and_loss(c.model.layers)) {
     p.split_counts_embedding = p.split_counts_loss = true;
     c.assumptions.push_back(
         "layers split with the embedding and the loss counted (Megatron's "

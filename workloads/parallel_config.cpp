@@ -107,7 +107,7 @@ void check_model(const ParallelConfig& p, const ModelConfig& m, const RunConfig&
     if (counted > 0)
       fail("--pipeline-split-counts", m.name + "'s " + num(layers) + " layers and " + num(counted) +
                                           " counted (embedding, loss) do not divide into " + by);
-    std::string hint = (layers + 2) % chunks == 0
+    std::string hint = p.divides_only_counting_embedding_and_loss(layers)
                            ? " (counting the embedding and the loss as layers, as Megatron's "
                              "account_for_*_in_pipeline_split do, would: --pipeline-split-counts "
                              "embedding,loss)"

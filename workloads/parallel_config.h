@@ -50,6 +50,11 @@ struct ParallelConfig {
   int64_t chunk_layers(int64_t layers) const {
     return (layers + split_counts_embedding + split_counts_loss) / (pp * vp);
   }
+  // Whether `layers` do not divide into the pp x vp chunks but would with the embedding and the
+  // loss counted as a layer each (the split the error suggests and the published NeMo rows use).
+  bool divides_only_counting_embedding_and_loss(int64_t layers) const {
+    return pp * vp > 1 && layers % (pp * vp) != 0 && (layers + 2) % (pp * vp) == 0;
+  }
 
   // Micro-batches each pipeline runs per step: global_batch / (microbatch * dp).
   int64_t microbatches() const { return global_batch / (microbatch * dp); }

@@ -62,21 +62,24 @@ METHOD_TEXT = (
 LLAMA = mh.LLAMA
 
 
+# Decode-only runs after the first two: the batch x cache shapes each timed.
+DECODE_RUNS = {
+    # the third run (2026-12-02): more batch x cache shapes for Inductor's fused repeat_kv
+    "third": [(8, 4096), (32, 4096), (4, 8192), (16, 8192), (32, 1024), (48, 2048), (8, 3072), (12, 6144),
+              (24, 8192), (32, 3072), (48, 3072)],
+    # the fourth run (2026-12-06): shapes no run had, each profile with its kernel gaps; all held out
+    "fourth": [(1, 1024), (2, 512), (2, 2048), (4, 512), (4, 2048), (8, 1024), (16, 1024), (16, 2048),
+               (24, 4096), (48, 1024), (1, 6144), (32, 6144)],
+}
+
+
 def cases_for(mode, smoke=False, extra=False, third=False, fourth=False):
     L = 1 if smoke else 8
     out = []
     tag = "compile" if mode == "default" else "compile-ro"
-    if fourth:  # the fourth run (2026-12-06): shapes no run had, each profile with its kernel gaps; all held out
-        for b, kv in [(1, 1024), (2, 512), (2, 2048), (4, 512), (4, 2048), (8, 1024), (16, 1024), (16, 2048),
-                      (24, 4096), (48, 1024), (1, 6144), (32, 6144)]:
-            out.append(mh.wcase(model=LLAMA, layers=L, phase="decode", batch=b, kv_len=kv, cache="static",
-                                launch=tag))
-        for c in out:
-            c["compile_mode"] = mode
-        return out
-    if third:  # the third run (2026-12-02): more batch x cache shapes for Inductor's fused repeat_kv
-        for b, kv in [(8, 4096), (32, 4096), (4, 8192), (16, 8192), (32, 1024), (48, 2048), (8, 3072), (12, 6144),
-                      (24, 8192), (32, 3072), (48, 3072)]:
+    run = "third" if third else "fourth" if fourth else None
+    if run:
+        for b, kv in DECODE_RUNS[run]:
             out.append(mh.wcase(model=LLAMA, layers=L, phase="decode", batch=b, kv_len=kv, cache="static",
                                 launch=tag))
         for c in out:
