@@ -6,6 +6,7 @@
 #include "model/parallel_memory.h"
 
 #include "common/errors.h"
+#include "workloads/mla_config.h"
 #include "workloads/sharding.h"
 
 #include <algorithm>
@@ -38,12 +39,22 @@ int64_t layers_of(const ModelConfig& m, const RunConfig& run) {
   return run.blocks > 0 ? run.blocks : m.layers;
 }
 
-// A stage's decoder layers by kind (layer_groups): one group for a uniform model; where layers
-// differ (DeepSeek's dense first layers, sliding and global layers) the strategy has pp = vp = 1
-// (check_parallel_config), so the stage holds every group.
+// A stage's decoder layers by kind (layer_groups_in): the layers of its model chunks (one, or vp
+// with the interleaved schedule; ParallelConfig::chunk_range), each kind counted.
 std::vector<LayerGroup> stage_groups(const ModelConfig& m, const RunConfig& run,
-                                     const ParallelConfig& p) {
-  return layer_groups(m, layers_of(m, run) / p.pp);
+                                     const ParallelConfig& p, int stage) {
+  const int64_t layers = layers_of(m, run);
+  std::vector<LayerGroup> out;
+  for (int64_t c = 0; c < p.vp; ++c) {
+    ParallelConfig::LayerRange r = p.chunk_range(layers, c * p.pp + stage);
+    std::vector<LayerGroup> held = layer_groups_in(m, layers, r.first, r.end);
+    if (out.empty()) {
+      out = std::move(held);
+      continue;
+    }
+    for (size_t i = 0; i < out.size(); ++i) out[i].count += held[i].count;
+  }
+  return out;
 }
 
 // Tokens one rank holds per micro-batch (training, prefill) or step (decode).
@@ -112,14 +123,20 @@ void add_activations(ParallelMemory& f, const ModelConfig& m, const RunConfig& r
     f.activation_bytes = 2 * T * widest * a;
     // A rank's KV heads (MLA's latent whole: mla_config.h) over its stage's layers, each kind's
     // window capping what it holds.
-    f.kv_cache_bytes =
-        (double)run.batch * kv_cache_bytes(shard_model(m, p), (double)step_positions(run),
-                                           layers_of(m, run) / p.pp, bytes_of(run.kv_cache));
+    const double positions = (double)step_positions(run);
+    f.kv_cache_bytes = 0;
+    for (const LayerGroup& g : stage_groups(m, run, p, stage)) {
+      double held = g.model.sliding_window > 0 ? std::min(positions, (double)g.model.sliding_window)
+                                               : positions;
+      f.kv_cache_bytes += (double)run.batch * (double)g.count * held *
+                          kv_cache_elements_per_layer(shard_model(g.model, p)) *
+                          bytes_of(run.kv_cache);
+    }
     return;
   }
   f.in_flight = in_flight(p, p.microbatches(), stage);
   double chunk_bytes = 0;  // one model chunk's layers, each kind's own
-  for (const LayerGroup& g : stage_groups(m, run, p))
+  for (const LayerGroup& g : stage_groups(m, run, p, stage))
     chunk_bytes += (double)g.count / p.vp * layer_activation_bytes(g.model, run, p);
   f.activation_bytes = (double)f.in_flight * chunk_bytes;
   if (p.recompute == Recompute::Full) {  // one layer's activations while it is recomputed
@@ -197,8 +214,9 @@ std::string parts(const ParallelMemory& f) {
 
 StageParams stage_parameters(const ModelConfig& m, const RunConfig& run, const ParallelConfig& p,
                              int stage) {
-  double layers = (double)(layers_of(m, run) / p.pp), dense = 0, experts = 0;
-  for (const LayerGroup& g : stage_groups(m, run, p)) {  // each kind's own parameters
+  double layers = 0, dense = 0, experts = 0;
+  for (const LayerGroup& g : stage_groups(m, run, p, stage)) {  // each kind's own parameters
+    layers += (double)g.count;
     LayerParams lp = layer_params(g.model, p);
     dense += lp.dense * (double)g.count;
     experts += lp.experts * (double)g.count;

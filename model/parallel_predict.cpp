@@ -204,8 +204,14 @@ ParallelPrediction predict_parallel(const ModelConfig& model, const RunConfig& r
   std::vector<SectionTime> sections = time_sections(graph, gpu, cluster, host_issue);
   Parts parts = parts_of(sections);
 
-  // Every model chunk g = chunk * P + stage: one micro-batch's forward and backward.
-  const double layers = parts.layers();
+  // Every model chunk g = chunk * P + stage: one micro-batch's forward and backward, each block
+  // section (one a layer kind) repeated as often as the chunk holds layers of its kind.
+  const int64_t model_layers = run.blocks > 0 ? run.blocks : model.layers;
+  auto chunk_groups = [&](int64_t g) {
+    ParallelConfig::LayerRange r = p.chunk_range(model_layers, g);
+    return layer_groups_in(model, model_layers, r.first, r.end);
+  };
+  require_invariant(chunk_groups(0).size() == parts.blocks.size(), "one block section a kind");
   StageParams sp0 = stage_parameters(model, run, p, 0);
   double layer_bytes = (sp0.layer_dense + sp0.layer_experts) * dtype_bytes(run.weights);
   Group shard = zero3_shard_group(s), replicas = zero3_replica_group(s);
@@ -226,30 +232,32 @@ ParallelPrediction predict_parallel(const ModelConfig& model, const RunConfig& r
   Comm amax;
   if (train && fp8.on && fp8.recipe == Fp8Recipe::Delayed) {
     int64_t ranks = p.tp * p.cp * p.dp;
-    amax = comm(CollectiveKind::AllReduce, 12.0 * (double)te_gemms * layers, ranks,
+    amax = comm(CollectiveKind::AllReduce,
+                12.0 * (double)te_gemms * (double)p.chunk_layers(model_layers), ranks,
                 even_ranks_per_node(ranks, limits.gpus_per_node), cluster, gpu);
   }
   std::vector<ChunkWork> chunks(G);
   for (int64_t g = 0; g < G; ++g) {
     ChunkWork& w = chunks[g];
+    const std::vector<LayerGroup> held = chunk_groups(g);
     if (amax.time_us > 0) {
       w.forward_us += amax.time_us, w.backward_us += amax.time_us;
       w.comm_us[(int)CommGroup::Dp] += 2 * amax.time_us;
       w.exposed_us[(int)CommGroup::Dp] += 2 * amax.time_us;
       w.comm_busy_us += 2 * amax.time_us;
     }
+    bool first_kind = true;  // no layer of the chunk placed yet
     for (size_t b = 0; b < parts.blocks.size(); ++b) {
       const SectionTime* back =
           train && b < parts.block_backs.size() ? parts.block_backs[b] : nullptr;
-      // A chunk one layer short where the split counts the embedding or the loss (one layer kind
-      // when pp x vp > 1, so the only block section).
-      double repeat =
-          (double)parts.blocks[b]->repeat -
-          (double)((g == 0 && p.split_counts_embedding) + (g == G - 1 && p.split_counts_loss));
+      // (the first and last chunks one layer short where the split counts the embedding or the
+      // loss; a kind the chunk does not hold, 0 times)
+      double repeat = (double)held[b].count;
       w.add(parts.blocks[b], repeat, false);
       w.add(back, repeat, true);
-      if (train && p.zero == 3)
-        add_zero3(w, *parts.blocks[b], back, repeat, gather, scatter, b == 0);
+      if (train && p.zero == 3 && repeat > 0)
+        add_zero3(w, *parts.blocks[b], back, repeat, gather, scatter, first_kind);
+      first_kind = first_kind && repeat == 0;
     }
     if (g == 0) w.add(parts.embedding, 1, false), w.add(parts.embedding_back, 1, true);
     if (g == G - 1) {

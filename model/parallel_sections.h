@@ -36,8 +36,8 @@ std::vector<SectionTime> time_sections(const OpGraph& graph, const GpuSpec& gpu,
 
 // The sections of the rank graph a stage's chunks are made of (absent ones stay null). Decoder
 // blocks: one section a layer kind (layer_groups: one for a uniform model; DeepSeek's dense first
-// layers and MoE layers, Gemma's sliding and global layers, with pp = vp = 1), in layer order, each
-// with its backward section (built in reverse order) in training.
+// layers and MoE layers, Gemma's sliding and global layers: the whole model's, each chunk counting
+// its own), in layer order, each with its backward section (built in reverse order) in training.
 struct Parts {
   const SectionTime *embedding = nullptr, *head = nullptr, *loss = nullptr;
   const SectionTime *head_back = nullptr, *embedding_back = nullptr;

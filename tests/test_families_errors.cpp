@@ -152,15 +152,3 @@ TEST_CASE("families error: gemma with the wrong activation", "[model][errors][fa
   expect_error(j, {"/hidden_activation: expected \"gelu_pytorch_tanh\", \"gelu\" (a gemma2 MLP is "
                    "GeGLU"});
 }
-TEST_CASE("families error: parallel prediction of mixed layers", "[model][errors][families]") {
-  ModelConfig g = load_model("gemma-3-27b");
-  ParallelConfig p;
-  p.pp = 2;
-  p.gpus = 2;
-  RunConfig r = decode(1, 128);
-  require_input_error([&] { check_parallel_config(p, g, r, {}); },
-                      {"--pp: gemma-3-27b's layers differ", "not split over pipeline stages yet"});
-  p.pp = 1;  // one stage holds every kind
-  p.tp = 2;
-  check_parallel_config(p, g, r, {"test", 8, 64});
-}

@@ -155,6 +155,26 @@ TEST_CASE("parallel: counting the embedding and the loss splits layers that do n
   CHECK_NOTHROW(check(p, train_run(), m));
 }
 
+TEST_CASE("parallel: each model chunk's layer range", "[parallel][rule]") {
+  ParallelConfig p = interleaved_2x2();  // 4 model chunks
+  auto range = [&](int64_t layers, int64_t g) {
+    ParallelConfig::LayerRange r = p.chunk_range(layers, g);
+    return std::pair<int64_t, int64_t>{r.first, r.end};
+  };
+  CHECK(range(8, 0) == std::pair<int64_t, int64_t>{0, 2});
+  CHECK(range(8, 3) == std::pair<int64_t, int64_t>{6, 8});
+  // 6 layers with the embedding and the loss counted: 2 slots a chunk, the first and the last
+  // chunks one layer short
+  p.split_counts_embedding = p.split_counts_loss = true;
+  CHECK(range(6, 0) == std::pair<int64_t, int64_t>{0, 1});
+  CHECK(range(6, 1) == std::pair<int64_t, int64_t>{1, 3});
+  CHECK(range(6, 2) == std::pair<int64_t, int64_t>{3, 5});
+  CHECK(range(6, 3) == std::pair<int64_t, int64_t>{5, 6});
+  int64_t held = 0;
+  for (int64_t g = 0; g < 4; ++g) held += p.chunk_range(6, g).count();
+  CHECK(held == 6);
+}
+
 TEST_CASE("parallel error: counted embedding and loss that still do not divide",
           "[parallel][errors]") {
   ParallelConfig p = interleaved_2x2();

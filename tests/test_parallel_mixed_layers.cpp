@@ -1,10 +1,11 @@
 // Models whose layers differ on a cluster (DeepSeek's dense first layers beside its MoE layers,
-// Gemma 3's sliding and global layers): one stage holds every kind, each its own block section
-// with its own repeat, parameters, KV cache and activations. One GPU of a cluster is the
-// single-GPU step and its memory, in inference and training; stages of different mixes (pp or vp
-// above 1) are refused (test_families_errors.cpp).
+// Gemma 3's sliding and global layers): each kind its own block section, each stage (and model
+// chunk) repeating it as often as it holds layers of that kind, with their parameters, KV cache
+// and activations. One GPU of a cluster is the single-GPU step and its memory, in inference and
+// training; over pipeline stages the chunks partition the layers.
 #include "families_fixture.h"
 #include "hardware/cluster_spec.h"
+#include "model/parallel_memory.h"
 #include "model/parallel_predict.h"
 #include "model/prediction.h"
 #include "parallel_fixture.h"
@@ -72,4 +73,45 @@ TEST_CASE("mixed layers on a cluster: sliding layers cap their KV cache, global 
   CHECK(grows == Approx(grows_all * (double)global / (double)g.layers).epsilon(1e-9));
   // below the window every layer holds every key: the same as the all-global model
   CHECK(kv(g, w / 2) == Approx(kv(all_global, w / 2)).epsilon(1e-9));
+}
+
+TEST_CASE("mixed layers: a layer range counts each kind it holds", "[parallel][families]") {
+  ModelConfig d = load_model("deepseek-v2-lite");  // 1 dense layer, then 26 MoE layers
+  REQUIRE(d.layers == 27);
+  auto counts = [&](int64_t first, int64_t end) {
+    std::vector<int64_t> out;
+    for (const LayerGroup& g : layer_groups_in(d, d.layers, first, end)) out.push_back(g.count);
+    return out;
+  };
+  CHECK(counts(0, 9) == std::vector<int64_t>{1, 8});
+  CHECK(counts(9, 18) == std::vector<int64_t>{0, 9});  // a kind the range lacks counts 0
+  CHECK(counts(0, 1) == std::vector<int64_t>{1, 0});
+  CHECK(layer_groups_in(d, d.layers, 9, 18)[0].first == -1);
+  CHECK(layer_groups_in(d, d.layers, 9, 18)[1].first == 9);
+  ModelConfig g = load_model("gemma-3-27b");  // 5 sliding layers, then a global one, repeated
+  std::vector<LayerGroup> six = layer_groups_in(g, g.layers, 0, 6);
+  REQUIRE(six.size() == 2);
+  CHECK(six[0].count == 5);
+  CHECK(six[1].count == 1);
+  CHECK(six[1].first == 5);
+}
+
+TEST_CASE("mixed layers over pipeline stages: the chunks partition the layers",
+          "[parallel][families]") {
+  ModelConfig m = load_model("deepseek-v2-lite");
+  m.vocab = (m.vocab + 127) / 128 * 128;
+  RunConfig r = train_run(256);
+  ParallelPrediction one = on_cluster(m, r, strategy(1, 1, 1, 3));
+  ParallelPrediction three = on_cluster(m, r, strategy(1, 3, 1, 3));
+  REQUIRE(three.stages.size() == 3);
+  double forward = 0, backward = 0;
+  for (const StageTime& t : three.stages) forward += t.forward_us, backward += t.backward_us;
+  // every layer on exactly one stage: the stages sum to the one-stage work
+  CHECK(forward == Approx(one.stages[0].forward_us).epsilon(1e-9));
+  CHECK(backward == Approx(one.stages[0].backward_us).epsilon(1e-9));
+  // stage 0 holds the dense layer and 8 MoE layers, stage 1 nine MoE layers
+  ParallelConfig p = strategy(1, 3, 1, 3);
+  StageParams s0 = stage_parameters(m, r, p, 0), s1 = stage_parameters(m, r, p, 1);
+  CHECK(s0.experts == Approx(s1.experts * 8.0 / 9.0).epsilon(1e-12));
+  CHECK(three.stages[0].forward_us != Approx(three.stages[1].forward_us));
 }

@@ -98,6 +98,48 @@ TEST_CASE("training runs: Qwen3-MoE rows import as qwen3_moe", "[validate][train
   CHECK(c->parallel.ep == 16);
 }
 
+TEST_CASE("training runs: gpt-oss and Llama 4 rows are the presets, checked against the table",
+          "[validate][training]") {
+  const TrainingRunCase* oss = find_case("megatron_bridge_perf#0319");  // GB200, ep 64
+  REQUIRE(oss);
+  CHECK(oss->family == "gpt_oss");
+  CHECK(oss->model.attention_sinks);
+  CHECK(oss->model.moe.experts == 128);
+  // Megatron's attention: the sinks inside TE's fused kernel, not transformers' eager path
+  CHECK(oss->run.runtime.block.rope == RopeImpl::Fused);
+  const TrainingRunCase* pipelined = find_case("megatron_bridge_perf#0232");  // H100, pp 4
+  REQUIRE(pipelined);
+  CHECK(pipelined->parallel.pp == 4);
+  const TrainingRunCase* maverick = find_case("dgxc_benchmarking#0656");  // pp 2 x vp 12
+  REQUIRE(maverick);
+  CHECK(maverick->family == "llama4");
+  CHECK(layer_groups(maverick->model, maverick->model.layers).size() > 1);
+  CHECK(maverick->parallel.vp == 12);
+  // DGX Cloud's H100 Maverick rows print vp 12 beside pp 1: no pipeline, so vp 1
+  const TrainingRunCase* h100 = find_case("dgxc_benchmarking#0659");
+  REQUIRE(h100);
+  CHECK(h100->parallel.vp == 1);
+  CHECK(h100->parallel.schedule == PipelineSchedule::OneFOneB);
+}
+
+TEST_CASE("training runs error: a table figure the preset disagrees with",
+          "[validate][training][errors]") {
+  nlohmann::json doc = nlohmann::json::parse(R"({
+    "models": {"gpt_oss_120b": {"arch": "moe, alternating 128-token sliding window / full",
+                                "layers": 36, "hidden": 2880, "heads": 64, "kv_heads": 8,
+                                "ffn": 2880, "vocab": 201088, "experts": 64, "topk": 4,
+                                "head_dim": 64}},
+    "rows": [{"id": "x#1", "source_id": "x", "model": "gpt_oss_120b", "seq_len": 4096,
+              "gpu": "B200", "num_gpus": 8, "tp": 1, "pp": 1, "dp": 8, "cp": 1, "ep": 8,
+              "micro_batch": 1, "global_batch": 64, "precision": "bf16",
+              "completeness": "complete", "measured": {"iter_time_s": 1}}]})");
+  test::require_input_error(
+      [&] { parse_training_runs(doc, "t.json"); },
+      {"t.json",
+       "/models/gpt_oss_120b/experts: 64, but the gpt-oss-120b preset it is read as "
+       "has 128"});
+}
+
 TEST_CASE("training runs: Llama 3.1 405B's layers split counting the embedding and the loss",
           "[validate][training]") {
   const TrainingRunCase* c = find_case("nemo_fw_25x_docs#0120");  // 126 layers, pp 8 x vp 8

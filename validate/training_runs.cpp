@@ -66,6 +66,47 @@ std::string lower(std::string s) {
   return s;
 }
 
+// Models of the 2025-26 families the table describes only in part (gpt-oss's sinks and windows,
+// Llama 4's NoPE and chunked layers): ridgeline's preset of the same checkpoint, every figure the
+// table prints checked against it.
+struct PresetFamily {
+  const char* key;
+  const char* preset;
+  const char* family;
+};
+constexpr PresetFamily kPresetFamilies[] = {{"gpt_oss_120b", "gpt-oss-120b", "gpt_oss"},
+                                            {"llama4_maverick_400b", "llama-4-maverick", "llama4"},
+                                            {"llama4_scout", "llama-4-scout", "llama4"}};
+
+const PresetFamily* preset_family_of(const std::string& key) {
+  for (const auto& f : kPresetFamilies)
+    if (key == f.key) return &f;
+  return nullptr;
+}
+
+ModelConfig preset_model(JsonReader& r, const std::string& key, const PresetFamily& f,
+                         const json& m, std::string& family) {
+  ModelConfig model = load_model(f.preset);
+  const std::pair<const char*, int64_t> figures[] = {
+      {"layers", model.layers},
+      {"hidden", model.hidden},
+      {"heads", model.heads},
+      {"kv_heads", model.kv_heads},
+      {"head_dim", model.head_dim},
+      {"vocab", model.vocab},
+      {"experts", model.moe.experts},
+      {"topk", model.moe.top_k},
+      {"moe_ffn", model.moe.expert_intermediate},
+      {"shared_expert_ffn", model.moe.shared_intermediate}};
+  for (const auto& [field, preset] : figures)
+    if (m.contains(field) && r.integer(field, 0) != preset)
+      r.fail(field, std::to_string(r.integer(field, 0)) + ", but the " + f.preset +
+                        " preset it is read as has " + std::to_string(preset));
+  family = f.family;
+  model.name = key;
+  return model;
+}
+
 // The models table entry as a Hugging Face config of the structure ridgeline models.
 ModelConfig model_of(const json& models, const std::string& key, int64_t seq,
                      const std::string& where, std::string& family) {
@@ -132,6 +173,8 @@ ModelConfig model_of(const json& models, const std::string& key, int64_t seq,
           {"max_position_embeddings", seq},
           {"hidden_act", "relu2"},
           {"tie_word_embeddings", false}};
+  } else if (const PresetFamily* f = preset_family_of(key)) {
+    return preset_model(r, key, *f, m, family);
   } else {
     throw Skip{"architecture \"" + arch + "\" not modelled (issue 14)"};
   }
@@ -243,17 +286,33 @@ void precision_of(const RowReader& r, TrainingRunCase& c) {
   }
 }
 
+// Whether the row's framework runs Megatron-Core underneath (NeMo, Megatron-LM, Megatron-Bridge).
+bool megatron_core(const std::string& framework) {
+  return framework.find("NeMo") != std::string::npos ||
+         framework.find("Megatron") != std::string::npos;
+}
+
 // A row run with NeMo or Megatron (Megatron-Core underneath) runs Megatron-Core's MoE layer with
 // Transformer Engine (moe impl megatron_te); the JAX frameworks' rows keep the runtime's.
 void megatron_moe_of(const std::string& framework, TrainingRunCase& c) {
-  bool megatron = framework.find("NeMo") != std::string::npos ||
-                  framework.find("Megatron") != std::string::npos;
+  bool megatron = megatron_core(framework);
   if (!megatron || c.model.moe.experts == 0) return;
   c.run.runtime.block.moe = MoeImpl::MegatronTe;
   c.run.runtime.learned_positions.moe = MoeImpl::MegatronTe;
   c.assumptions.push_back(
       "MoE kernels: Megatron-Core's MoE layer with Transformer Engine "
       "(grouped GEMMs, fused permute and router)");
+}
+
+// Megatron-Core runs attention through Transformer Engine's fused kernels: gpt-oss's sinks inside
+// the kernel (TE's learnable softmax offset), never transformers' eager path, and RoPE fused.
+void megatron_attention_of(const std::string& framework, TrainingRunCase& c) {
+  bool megatron = megatron_core(framework);
+  if (!megatron || !c.model.attention_sinks) return;
+  c.run.runtime.block.rope = RopeImpl::Fused;
+  c.run.runtime.learned_positions.rope = RopeImpl::Fused;
+  c.assumptions.push_back(
+      "attention: Transformer Engine's fused attention with the sinks in the kernel, RoPE fused");
 }
 
 TrainingRunCase case_of(const RowReader& r, const json& models) {
@@ -288,6 +347,10 @@ TrainingRunCase case_of(const RowReader& r, const json& models) {
   p.cp = r.integer("cp");
   p.ep = r.integer_or("ep", 1, c.assumptions, "ep not printed: 1");
   p.vp = r.integer_or("vp", 1, c.assumptions, "vp not printed: 1");
+  if (p.pp == 1 && p.vp > 1) {  // no pipeline to interleave (the DGX Cloud H100 Llama 4 rows)
+    c.assumptions.push_back("vp " + std::to_string(p.vp) + " printed with pp 1: no pipeline, vp 1");
+    p.vp = 1;
+  }
   p.schedule = p.vp > 1 ? PipelineSchedule::Interleaved : PipelineSchedule::OneFOneB;
   // Layers that do not divide into the pp x vp chunks but do with the embedding and the loss
   // counted as a layer each: the NeMo / Megatron-Bridge recipes' account_for_embedding_ and
@@ -319,6 +382,7 @@ TrainingRunCase case_of(const RowReader& r, const json& models) {
   c.measured_us = measured_us_of(r, p, seq, c.measured_from);
   std::string fw = r.given("framework") ? r.string("framework") : "";
   megatron_moe_of(fw, c);
+  megatron_attention_of(fw, c);
   if (c.fp8.on) {  // NeMo 2.0's and Megatron-Bridge's recipes keep fp8 primary weights
     bool fp8_params =
         fw.find("NeMo 2.0") != std::string::npos || fw.find("Megatron-Bridge") != std::string::npos;

@@ -12,9 +12,15 @@
 //  - models: the file's `models` table, as a Hugging Face config of the matching structure:
 //    arch "gpt" -> GPT-2 structure (GELU MLP, LayerNorm, learned positions, biases, tied head);
 //    "llama" -> Llama (SwiGLU, RMSNorm, RoPE); "moe" with 8 experts top-2 (Mixtral, Grok-1) ->
-//    Mixtral; "nemotron" -> Nemotron (GQA, RoPE, LayerNorm, squared-ReLU MLP without a gate).
-//    Other MoE designs (DeepSeek MLA, Qwen3, gpt-oss, Llama 4: issue 14) and the hybrid Mamba
-//    Nemotrons are skipped. `layers_override` (DGX Cloud proxy models) cuts the layers.
+//    Mixtral; "moe" of a qwen3 key without shared experts -> Qwen3-MoE; "nemotron" -> Nemotron
+//    (GQA, RoPE, LayerNorm, squared-ReLU MLP without a gate). gpt-oss-120b, Llama 4 Maverick
+//    and Scout (sinks, windows, NoPE and chunked layers the table does not print) are
+//    ridgeline's presets of those checkpoints, every figure the table prints checked against
+//    them; their layers of several kinds go over the pipeline stages as each chunk holds them.
+//    DeepSeek-V3 (MLA, MTP and custom pipeline layouts) and the hybrid Mamba Nemotrons are
+//    skipped. `layers_override` (DGX Cloud proxy models) cuts the layers.
+//  - attention: gpt-oss's sinks in Transformer Engine's fused kernel (Megatron rows), not
+//    transformers' eager path; RoPE fused there.
 //  - GPUs: H100-SXM5 -> h100-sxm on dgx-h100, B200 -> b200 on dgx-b200, GB200 -> gb200 on
 //    gb200-nvl72; GB300, B300 skipped (no GPU file). The cluster gets as many nodes as the row
 //    used when the preset has fewer.
@@ -31,7 +37,7 @@
 //    kernels as the default runtime's.
 //  - not printed: recompute -> none; sequence parallelism -> on when tp > 1 (the NeMo and
 //    Megatron-Bridge recipes' default); the distributed optimizer (ZeRO-1) when dp > 1 (their
-//    default); vp -> 1; micro-batch -> 1.
+//    default); vp -> 1 (and vp printed with pp 1 -> 1); micro-batch -> 1.
 //  - FSDP: `fsdp` 0 is off (the NeMo and Megatron-Bridge tables' column); 1 with dp > 1 is NeMo's
 //    on/off flag, sharded over all dp ranks (a group of one rank shards nothing); dp ranks ->
 //    ZeRO-3; N < dp dividing dp -> ZeRO-3 over N ranks, dp / N replicas (HSDP, --fsdp-shard N);

@@ -392,4 +392,28 @@ std::vector<ModelFigure> model_figures(const ModelConfig& m) {
   return out;
 }
 
+std::vector<LayerGroup> layer_groups_in(const ModelConfig& m, int64_t layers, int64_t first,
+                                        int64_t end) {
+  require_invariant(0 <= first && first <= end && end <= layers, "a layer range of the model");
+  std::vector<LayerGroup> out = layer_groups(m, layers);
+  for (LayerGroup& g : out) g.count = 0, g.first = -1;
+  // The kind of each layer: dense first layers then MoE ones, or layer_kinds' list.
+  int64_t dense = m.layer_kinds.empty() && m.moe.experts > 0 ? dense_layer_count(m, layers) : 0;
+  std::vector<LayerKind> kinds;
+  if (!m.layer_kinds.empty())
+    for (int64_t i = 0; i < layers; ++i)
+      if (std::find(kinds.begin(), kinds.end(), m.layer_kinds[(size_t)i]) == kinds.end())
+        kinds.push_back(m.layer_kinds[(size_t)i]);
+  for (int64_t i = first; i < end; ++i) {
+    size_t g = 0;
+    if (!m.layer_kinds.empty())
+      g = (size_t)(std::find(kinds.begin(), kinds.end(), m.layer_kinds[(size_t)i]) - kinds.begin());
+    else if (dense > 0 && dense < layers)
+      g = i < dense ? 0 : 1;
+    if (out[g].first < 0) out[g].first = i;
+    ++out[g].count;
+  }
+  return out;
+}
+
 }  // namespace ridgeline

@@ -145,6 +145,11 @@ struct LayerGroup {
 // The first `layers` layers of `m` grouped by kind, in order of their first layer (one group
 // for a uniform model).
 std::vector<LayerGroup> layer_groups(const ModelConfig& m, int64_t layers);
+// Layers [first, end) of `m` grouped by kind as layer_groups() groups them (the same kinds in the
+// same order as layer_groups(m, layers) for end <= layers), each group's `count` the layers of
+// that kind in the range, 0 where it has none (`first` then -1).
+std::vector<LayerGroup> layer_groups_in(const ModelConfig& m, int64_t layers, int64_t first,
+                                        int64_t end);
 // Weights a step holds in memory, whatever the routing: the whole model, or `blocks` decoder
 // blocks alone when blocks > 0 (`--blocks N`).
 int64_t weight_parameter_count(const ModelConfig& m, int64_t blocks);

@@ -115,15 +115,6 @@ void check_model(const ParallelConfig& p, const ModelConfig& m, const RunConfig&
     fail(p.vp > 1 ? "--vp" : "--pp",
          m.name + "'s " + num(layers) + " layers do not divide into " + by + hint);
   }
-  // Layers of several kinds (layer_groups) run on one stage as one section a kind; stages of
-  // different mixes are not modelled yet.
-  bool mixed = !m.layer_kinds.empty() ||
-               (dense_layer_count(m, layers) > 0 && dense_layer_count(m, layers) < layers);
-  if (mixed && p.pp * p.vp > 1)
-    fail(p.vp > 1 ? "--vp" : "--pp",
-         m.name +
-             "'s layers differ (sliding and full attention, or MoE and dense MLPs): they "
-             "are not split over pipeline stages yet; --pp 1 works");
   if (p.ep > 1 && m.moe.experts == 0)
     fail("--ep", m.name + " has no experts to spread over " + num(p.ep) + " GPUs");
   if (m.moe.experts > 0 && m.moe.experts % p.ep != 0)

@@ -50,6 +50,18 @@ struct ParallelConfig {
   int64_t chunk_layers(int64_t layers) const {
     return (layers + split_counts_embedding + split_counts_loss) / (pp * vp);
   }
+  // Model chunk g's decoder layers [first, end) in layer order (g = virtual chunk x pp + stage,
+  // as the interleaved schedule assigns them): chunk_layers() each, the first chunk's start and
+  // the last chunk's end cut by the counted embedding and loss.
+  struct LayerRange {
+    int64_t first = 0, end = 0;
+    int64_t count() const { return end - first; }
+  };
+  LayerRange chunk_range(int64_t layers, int64_t g) const {
+    int64_t per = chunk_layers(layers), shift = split_counts_embedding;
+    int64_t first = g * per - shift, end = (g + 1) * per - shift;
+    return {first < 0 ? 0 : first, end > layers ? layers : end};
+  }
   // Whether `layers` do not divide into the pp x vp chunks but would with the embedding and the
   // loss counted as a layer each (the split the error suggests and the published NeMo rows use).
   bool divides_only_counting_embedding_and_loss(int64_t layers) const {

@@ -297,13 +297,14 @@ GraphSection Rewriter::run() {
 
 OpGraph build_rank_graph(const ModelConfig& model, const RunConfig& run, const ParallelConfig& p,
                          const ClusterLimits& cluster) {
-  // Layers of several kinds (DeepSeek's dense first layers, sliding and global layers) are
-  // built as one section a kind, on one stage (check_parallel_config refuses pp or vp > 1).
-  require_invariant(layer_groups(model, model.layers).size() == 1 || p.pp * p.vp == 1,
-                    "a model of several layer kinds on one pipeline stage");
+  // A uniform model is built with one model chunk's layers. Layers of several kinds (DeepSeek's
+  // dense first layers, sliding and global layers, Llama 4's dense and MoE layers) are built
+  // whole, one section a kind, repeating as often as the model has that kind; predict_parallel
+  // gives each model chunk its own count of each (ParallelConfig::chunk_range).
   ModelConfig m = shard_model(model, p);
   RunConfig r = shard_run(run, p);
-  r.blocks = p.chunk_layers(run.blocks > 0 ? run.blocks : model.layers);
+  const int64_t layers = run.blocks > 0 ? run.blocks : model.layers;
+  r.blocks = layer_groups(model, layers).size() == 1 ? p.chunk_layers(layers) : layers;
   bool whole = run.blocks == 0;
   // Build the whole model's sections with one chunk of blocks: the builder leaves out the
   // embedding and head under --blocks, so build those from a one-block graph.

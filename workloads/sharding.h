@@ -38,9 +38,11 @@ ModelConfig shard_model(const ModelConfig& model, const ParallelConfig& p);
 RunConfig shard_run(const RunConfig& run, const ParallelConfig& p);
 
 // The per-rank graph of one micro-batch: embedding, one decoder block repeated layers / (pp * vp)
-// times (one model chunk), head, and in training the loss and the backward sections. Which
-// stage runs which sections is the caller's choice (the first stage the embedding, the last the
-// head and loss).
+// times (one model chunk), head, and in training the loss and the backward sections. A model of
+// several layer kinds has one block section a kind, repeated as often as the whole model has
+// it; the caller counts each model chunk's own (ParallelConfig::chunk_range, layer_groups_in).
+// Which stage runs which sections is the caller's choice (the first stage the embedding, the
+// last the head and loss).
 OpGraph build_rank_graph(const ModelConfig& model, const RunConfig& run, const ParallelConfig& p,
                          const ClusterLimits& cluster);
 

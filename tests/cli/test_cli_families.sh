@@ -22,7 +22,7 @@ expect "mxfp4 experts on a dense model" 1 "--expert-weights: mxfp4: llama-3-8b h
 expect "an unknown expert format" 2 "--expert-weights" -- "$bin" $d --model gpt-oss-20b --expert-weights nvfp4
 sed 's/"quant_method": "mxfp4"/"quant_method": "gptq"/' workloads/models/gpt-oss-20b.json > "$tmp/config.json"
 expect "a quantization ridgeline does not model" 1 "config.json: /quantization_config/quant_method: \"gptq\" is not modelled" -- "$bin" $d --model "$tmp/config.json"
-expect "a mixed-layer model over pipeline stages" 1 "--pp: gemma-3-27b's layers differ" -- "$bin" predict --cluster dgx-h100 --gpus 8 --tp 4 --pp 2 --model gemma-3-27b --phase decode --batch 8 --kv-len 4096
+expect "a mixed-layer model over pipeline stages" 0 "TP 4, PP 2, DP 1" -- "$bin" predict --cluster dgx-h100 --gpus 8 --tp 4 --pp 2 --model gemma-3-27b --phase decode --batch 8 --kv-len 4096
 expect "a mixed-layer model on one stage" 0 "TP 8, PP 1, DP 1" -- "$bin" predict --cluster dgx-h100 --gpus 8 --tp 8 --model gemma-3-27b --phase decode --batch 8 --kv-len 4096
 expect "families baseline holds (H200, real transformers runs)" 0 "ok    steps/" -- "$bin" validate --check validate/accuracy_baseline_h200_families.json
 expect "the fourth families run holds (all held out, measured after the model changes)" 0 "ok    steps/qwen3-30b-a3b" -- "$bin" validate --check validate/accuracy_baseline_h200_families4.json

@@ -16,7 +16,7 @@ p="predict --gpu h200-sxm --model deepseek-v3 --blocks 4 --phase decode --batch 
 expect "hf-transformers decompresses the cache" 0 "kv_b_proj" -- "$bin" $p --runtime hf-transformers
 expect "fused runs the absorbed form" 0 "q_absorb_uk" -- "$bin" $p --runtime fused
 expect "a prefill" 0 "moe_block" -- "$bin" predict --gpu h200-sxm --model deepseek-v3 --blocks 4 --phase prefill --seq 2048 --runtime fused --top 80
-expect "dense + MoE layers over pipeline stages are refused" 1 "--pp: deepseek-v2-lite's layers differ" -- "$bin" predict --cluster dgx-h100 --gpus 3 --pp 3 --model deepseek-v2-lite --phase decode --batch 8 --kv-len 1024
+expect "dense + MoE layers over pipeline stages, each stage its own" 0 "PP 3, DP 1" -- "$bin" predict --cluster dgx-h100 --gpus 3 --pp 3 --model deepseek-v2-lite --phase decode --batch 8 --kv-len 1024
 expect "dense + MoE layers on one stage, tensor and expert parallel" 0 "TP 2, PP 1, DP 4, EP 4" -- "$bin" predict --cluster dgx-h100 --gpus 8 --tp 2 --dp 4 --ep 4 --model deepseek-v2-lite --phase decode --batch 8 --kv-len 1024
 sed 's/"qk_rope_head_dim": 64/"qk_rope_head_dim": 64, "qk_head_dim": 190/' workloads/models/deepseek-v3.json > "$tmp/ds.json"
 expect "inconsistent head dims name the file and field" 1 "ds.json: /qk_head_dim: 190 is not qk_nope_head_dim + qk_rope_head_dim (128 + 64)" -- "$bin" models show "$tmp/ds.json"
