@@ -53,4 +53,19 @@ HostIssue host_issue(const GraphSection& s, const RunConfig& run, const GpuSpec&
   return h;
 }
 
+SectionTimeline schedule_run_section(const GraphSection& s, int index,
+                                     const std::vector<double>& duration_us, const RunConfig& run,
+                                     const GpuSpec& gpu) {
+  if (run.launch == LaunchMode::Eager && run.runtime.host == HostCost::PerOpKind) {
+    HostIssue h = host_issue(s, run, gpu);
+    return schedule_section(s, index, duration_us, h.lead_us, h.launch_us);
+  }
+  const double host_issue_us =
+      run.launch == LaunchMode::Eager ? gpu.launch.python_eager_us.value : 0;
+  SectionTimeline st = schedule_section(s, index, duration_us, host_issue_us);
+  if (run.launch == LaunchMode::Graph && index == 0)
+    graph_replay_lead(st, run.runtime.graph_replay_us);
+  return st;
+}
+
 }  // namespace ridgeline

@@ -9,6 +9,7 @@
 #pragma once
 
 #include "hardware/gpu_spec.h"
+#include "model/timeline.h"
 #include "workloads/op_graph.h"
 #include "workloads/run_config.h"
 
@@ -27,5 +28,13 @@ struct HostIssue {
 };
 
 HostIssue host_issue(const GraphSection& s, const RunConfig& run, const GpuSpec& gpu);
+
+// One repeat of section `index` of a step scheduled as `run` launches it: eager, one host launch
+// a node (the runtime's table per op kind with its per-block and per-forward time, or the GPU's
+// one figure); a CUDA graph, no host events but the runtime's graph_replay_us before the step's
+// first section. The one schedule of predict_workload and of a cluster's per-rank sections.
+SectionTimeline schedule_run_section(const GraphSection& s, int index,
+                                     const std::vector<double>& duration_us, const RunConfig& run,
+                                     const GpuSpec& gpu);
 
 }  // namespace ridgeline

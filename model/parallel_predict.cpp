@@ -189,7 +189,6 @@ ParallelPrediction predict_parallel(const ModelConfig& model, const RunConfig& r
                    options.fp8.on && options.fp8.param_gather};
   const int64_t P = p.pp, V = train ? p.vp : 1, m = train ? p.microbatches() : 1, G = P * V;
 
-  const double host_issue = run.launch == LaunchMode::Eager ? gpu.launch.python_eager_us.value : 0;
   OpGraph graph = build_rank_graph(model, run, p, limits);
   const Fp8Training& fp8 = options.fp8;
   int64_t te_gemms = 0;
@@ -201,7 +200,7 @@ ParallelPrediction predict_parallel(const ModelConfig& model, const RunConfig& r
     graph = std::move(r.graph);
     te_gemms = r.block_te_gemms;
   }
-  std::vector<SectionTime> sections = time_sections(graph, gpu, cluster, host_issue);
+  std::vector<SectionTime> sections = time_sections(graph, gpu, cluster, run);
   Parts parts = parts_of(sections);
 
   // Every model chunk g = chunk * P + stage: one micro-batch's forward and backward, each block

@@ -6,6 +6,7 @@
 #include "common/errors.h"
 #include "hardware/cluster_spec.h"
 #include "model/collective_cost.h"
+#include "model/host_cost.h"
 #include "model/node_cost.h"
 
 #include <algorithm>
@@ -29,14 +30,14 @@ double covered_us(const std::vector<const TimelineEvent*>& compute, double start
 }
 
 SectionTime time_section(const GraphSection& s, int index, const GpuSpec& gpu,
-                         const ClusterSpec& cluster, GemmMemo& memo, double host_issue_us) {
+                         const ClusterSpec& cluster, GemmMemo& memo, const RunConfig& run) {
   std::vector<OpCost> costs = cost_section(s, gpu, memo, &cluster);
   std::vector<double> duration(costs.size());
   for (size_t v = 0; v < costs.size(); ++v) duration[v] = costs[v].time_us;
   SectionTime t;
   t.kind = s.kind;
   t.repeat = s.repeat;
-  t.timeline = schedule_section(s, index, duration, host_issue_us);
+  t.timeline = schedule_run_section(s, index, duration, run, gpu);
   std::vector<const TimelineEvent*> compute;
   for (const TimelineEvent& e : t.timeline.events) {
     if (e.stream == Stream::Compute) compute.push_back(&e);
@@ -67,12 +68,12 @@ SectionTime time_section(const GraphSection& s, int index, const GpuSpec& gpu,
 }  // namespace
 
 std::vector<SectionTime> time_sections(const OpGraph& graph, const GpuSpec& gpu,
-                                       const ClusterSpec& cluster, double host_issue_us) {
+                                       const ClusterSpec& cluster, const RunConfig& run) {
   GemmMemo memo;
   std::vector<SectionTime> out;
   out.reserve(graph.sections.size());
   for (size_t i = 0; i < graph.sections.size(); ++i)
-    out.push_back(time_section(graph.sections[i], (int)i, gpu, cluster, memo, host_issue_us));
+    out.push_back(time_section(graph.sections[i], (int)i, gpu, cluster, memo, run));
   return out;
 }
 

@@ -30,9 +30,11 @@ struct SectionTime {
   SectionTimeline timeline;            // one repeat's events (the trace)
 };
 
-// Every section of `graph`, in order. `host_issue_us`: the eager launch cost (0: CUDA graph).
+// Every section of `graph`, in order, scheduled as `run` launches it (host_cost.h's
+// schedule_run_section: eager launch per the runtime's host table or the GPU's figure; a CUDA
+// graph's replay lead before the first section).
 std::vector<SectionTime> time_sections(const OpGraph& graph, const GpuSpec& gpu,
-                                       const ClusterSpec& cluster, double host_issue_us);
+                                       const ClusterSpec& cluster, const RunConfig& run);
 
 // The sections of the rank graph a stage's chunks are made of (absent ones stay null). Decoder
 // blocks: one section a layer kind (layer_groups: one for a uniform model; DeepSeek's dense first

@@ -44,9 +44,8 @@ RankStepTime serving_rank_dense_us(const GpuSpec& gpu, const ClusterSpec& cluste
                                    const ModelConfig& model, const RunConfig& run,
                                    const ParallelConfig& p, int64_t tokens, int64_t sampled) {
   OpGraph g = build_rank_serving_step_graph(model, run, p, limits_of(cluster), tokens, sampled);
-  double host = run.launch == LaunchMode::Eager ? gpu.launch.python_eager_us.value : 0;
   RankStepTime t;
-  for (const SectionTime& s : time_sections(g, gpu, cluster, host)) {
+  for (const SectionTime& s : time_sections(g, gpu, cluster, run)) {
     double n = (double)s.repeat;
     t.total_us += n * s.time_us;
     t.tp_comm_us += n * s.comm_us[(int)CommGroup::Tp];

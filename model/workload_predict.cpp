@@ -78,23 +78,13 @@ Prediction predict_workload(const OpGraph& graph, const ModelConfig& model, cons
   pr.what_ifs = what_if_labels(gpu);
   pr.description = graph.description;
   pr.run = run;
-  const double host_issue_us =
-      run.launch == LaunchMode::Eager ? gpu.launch.python_eager_us.value : 0;
   GemmMemo memo;
   for (size_t i = 0; i < graph.sections.size(); ++i) {
     const GraphSection& s = graph.sections[i];
     std::vector<OpCost> costs = cost_section(s, gpu, memo, cluster);
     std::vector<double> duration_us(costs.size());
     for (size_t v = 0; v < costs.size(); ++v) duration_us[v] = costs[v].time_us;
-    if (run.launch == LaunchMode::Eager && run.runtime.host == HostCost::PerOpKind) {
-      HostIssue h = host_issue(s, run, gpu);
-      pr.timeline.sections.push_back(
-          schedule_section(s, (int)i, duration_us, h.lead_us, h.launch_us));
-    } else {
-      pr.timeline.sections.push_back(schedule_section(s, (int)i, duration_us, host_issue_us));
-      if (run.launch == LaunchMode::Graph && i == 0)
-        graph_replay_lead(pr.timeline.sections.back(), run.runtime.graph_replay_us);
-    }
+    pr.timeline.sections.push_back(schedule_run_section(s, (int)i, duration_us, run, gpu));
     pr.sections.push_back(summarise_section(s, (int)i, costs, pr.timeline.sections.back()));
   }
   add_totals(pr);

@@ -8,6 +8,7 @@
 #include "parallel_fixture.h"
 #include "test_helpers.h"
 #include "workloads/graph_builder.h"
+#include "workloads/runtime_profile.h"
 
 using namespace ridgeline;
 using ridgeline::test::dgx;
@@ -34,6 +35,36 @@ TEST_CASE("parallel predict: one GPU is the single-GPU step", "[parallel][predic
   CHECK(p.total_us == Approx(one.total_us).epsilon(1e-9));
   CHECK(p.bubble_fraction == 0);
   for (double e : p.exposed_comm_us) CHECK(e == 0);
+}
+
+TEST_CASE("parallel predict: one GPU is the single-GPU step under every launch",
+          "[parallel][predict]") {
+  // hf-transformers in eager launch (a host table per op kind, per-block and per-forward time)
+  // and torch-compile's CUDA graphs (the replay lead before the first kernel) schedule as the
+  // single-GPU prediction does.
+  ModelConfig m = tiny();
+  m.vocab = 1024;
+  for (const char* rt : {"hf-transformers", "torch-compile"}) {
+    RunConfig r;
+    r.phase = Phase::Decode;
+    r.batch = 4;
+    r.kv_len = 256;
+    r.runtime = load_runtime(rt);
+    r.launch = std::string(rt) == "torch-compile" ? LaunchMode::Graph : LaunchMode::Eager;
+    INFO(rt);
+    ParallelConfig one_gpu = strategy(1, 1, 1, 4);
+    one_gpu.microbatch = 4;
+    ParallelPrediction p = predict_parallel(m, r, one_gpu, dgx(), dgx_gpu());
+    Prediction one = predict_workload(build_graph(m, r), m, r, dgx_gpu());
+    CHECK(p.total_us == Approx(one.total_us).epsilon(1e-9));
+    if (r.launch == LaunchMode::Graph) {  // the lead is in both
+      REQUIRE(r.runtime.graph_replay_us > 0);
+      RunConfig none = r;
+      none.runtime.graph_replay_us = 0;
+      double without = predict_parallel(m, none, one_gpu, dgx(), dgx_gpu()).total_us;
+      CHECK(p.total_us - without == Approx(r.runtime.graph_replay_us).epsilon(1e-9));
+    }
+  }
 }
 
 TEST_CASE("parallel predict: gradient accumulation runs the micro-batches one after another",
