@@ -35,7 +35,7 @@ from ridgeline_measure.harness import sanitize  # noqa: E402  (JSON-safe values,
 from ridgeline_measure.optional import torch  # noqa: E402  (None without torch: --dry-run, --help)
 # The harness and steps live in the package; the names stay importable from here (measure_hf_compile,
 # measure_hf_families and hf_families_models use mh.time_eager, mh.get_model, mh._MODELS, ...).
-from ridgeline_measure.hf_cases import (GRAPH_ELEMS_LIMIT, LLAMA, TRACE_IDS, extra_kernel_cases, mask_grid_cases, row_check_cases, row_grid_cases,  # noqa: E402,F401
+from ridgeline_measure.hf_cases import (GRAPH_ELEMS_LIMIT, LLAMA, TRACE_IDS, extra_kernel_cases, generate_check_cases, mask_grid_cases, row_check_cases, row_grid_cases,  # noqa: E402,F401
                                         kernel_cases, wcase, workload_cases)
 from ridgeline_measure.hf_models import (_MODELS, get_model, make_dynamic_cache,  # noqa: E402,F401
                                          make_static_cache)
@@ -244,16 +244,19 @@ def main():
     ap.add_argument("--only", default=None)
     ap.add_argument("--smoke", action="store_true")
     ap.add_argument("--dry-run", action="store_true")
-    ap.add_argument("--set", default="all", choices=("all", "extra-kernels", "row-grid", "row-check", "mask-grid"),
+    ap.add_argument("--set", default="all",
+                    choices=("all", "extra-kernels", "row-grid", "row-check", "mask-grid", "generate-check"),
                     help="extra-kernels: only the second run's single kernels (hf_cases.extra_kernel_cases); "
                          "row-grid: ATen's norms and softmax over rows x cols x dtype (hf_cases.row_grid_cases); "
                          "row-check: other shapes, all held out (hf_cases.row_check_cases); "
-                         "mask-grid: SDPA with transformers' window mask, softmax off powers of two (hf_cases.mask_grid_cases)")
+                         "mask-grid: SDPA with transformers' window mask, softmax off powers of two (hf_cases.mask_grid_cases); "
+                         "generate-check: generate() at new shapes, all held out (hf_cases.generate_check_cases)")
     args = ap.parse_args()
-    work = workload_cases(args.smoke) if args.set == "all" else []
+    work = {"all": lambda: workload_cases(args.smoke),
+            "generate-check": generate_check_cases}.get(args.set, list)()
     ops = {"all": lambda: kernel_cases(args.smoke), "extra-kernels": extra_kernel_cases,
            "row-grid": row_grid_cases, "row-check": row_check_cases,
-           "mask-grid": mask_grid_cases}[args.set]()
+           "mask-grid": mask_grid_cases, "generate-check": list}[args.set]()
     if args.only:
         work = [c for c in work if re.search(args.only, c["id"])]
         ops = [c for c in ops if re.search(args.only, c["id"])]

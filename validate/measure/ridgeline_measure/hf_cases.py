@@ -182,6 +182,27 @@ def row_check_cases():
 
 
 
+def generate_check_cases():
+    """The generate() check (2026-12-07, measure_hf.py --set generate-check): whole generate() calls
+    at prompts, batches and lengths no earlier run had, on Llama (8 and 32 layers), Mixtral and
+    Qwen2-MoE (2 layers each), measured after every model choice of the runtime; every record held
+    out (the three generate records before were all on the fit side)."""
+    cases = []
+    for b, p, n in ((1, 128, 32), (1, 2048, 32), (4, 1024, 64), (16, 512, 32), (32, 256, 16),
+                    (64, 128, 16)):
+        cases.append(wcase(model=LLAMA, layers=8, phase="generate", batch=b, seq=p, new_tokens=n,
+                           cache="dynamic", launch="eager"))
+    cases.append(wcase(model=LLAMA, layers=32, phase="generate", batch=4, seq=512, new_tokens=32,
+                       cache="dynamic", launch="eager"))
+    for model, batches in (("hf-mixtral-8x7b", (1, 8)), ("hf-qwen2moe-a2.7b", (1, 16))):
+        for b in batches:
+            cases.append(wcase(model=model, layers=2, phase="generate", batch=b, seq=512, new_tokens=32,
+                               cache="dynamic", launch="eager"))
+    for c in cases:
+        c["split"] = "holdout"
+    return cases
+
+
 def mask_grid_cases():
     """The masked-attention and odd-width softmax set (2026-12-02, measure_hf.py --set mask-grid).
     SDPA as transformers runs a sliding layer's prefill (a bool window mask, K/V expanded, PyTorch's
