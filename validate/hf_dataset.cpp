@@ -15,20 +15,29 @@ bool inductor_runtime(const RuntimeProfile& r) {
   return r.block.mask == AttentionMask::InductorSdpa;
 }
 
+// Qwen1.5-MoE-A2.7B's shape as measure_hf.py builds it (ridgeline_measure/hf_models.py's
+// Qwen2MoeConfig: transformers' defaults otherwise, Qwen1.5-MoE's norm_topk_prob false); 1.76 B
+// parameters at 2 layers, as the records' "params" print.
+constexpr const char* kQwen2MoeA27b = R"({"model_type": "qwen2_moe", "hidden_size": 2048,
+  "num_attention_heads": 16, "num_key_value_heads": 16, "intermediate_size": 5632,
+  "moe_intermediate_size": 1408, "shared_expert_intermediate_size": 5632, "num_experts": 60,
+  "num_experts_per_tok": 4, "vocab_size": 151936, "num_hidden_layers": 24,
+  "max_position_embeddings": 16384, "decoder_sparse_step": 1, "mlp_only_layers": [],
+  "norm_topk_prob": false, "tie_word_embeddings": false, "hidden_act": "silu"})";
+
 // The model a record ran: the preset of the same shape cut to the record's layers (the meta's
-// method says which: Llama-3-8B 8 or 32 layers, Mixtral-8x7B 2 layers).
-std::optional<ModelConfig> hf_model(JsonReader& r, std::string& skipped) {
+// method says which: Llama-3-8B 8 or 32 layers, Mixtral-8x7B 2 layers, Qwen1.5-MoE-A2.7B 2
+// layers).
+std::optional<ModelConfig> hf_model(JsonReader& r, std::string& /*skipped*/) {
   std::string name = r.string("model");
   int64_t layers = r.integer("layers", 1);
   std::string preset;
   if (name == "hf-llama3-8b") preset = "llama-3-8b";
   if (name == "hf-mixtral-8x7b") preset = "mixtral-8x7b";
-  if (name == "hf-qwen2moe-a2.7b") {
-    skipped = "Qwen2-MoE (shared expert) is not imported yet (issue 14)";
-    return std::nullopt;
-  }
-  if (preset.empty()) r.fail("model", "unknown measured model \"" + name + "\"");
-  ModelConfig m = load_model(preset);
+  if (preset.empty() && name != "hf-qwen2moe-a2.7b")
+    r.fail("model", "unknown measured model \"" + name + "\"");
+  ModelConfig m = preset.empty() ? load_model_text(kQwen2MoeA27b, "Qwen1.5-MoE-A2.7B (hf_dataset)")
+                                 : load_model(preset);
   m.layers = layers;
   m.name = name + "-L" + std::to_string(layers);
   return m;

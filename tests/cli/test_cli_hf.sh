@@ -39,6 +39,7 @@ expect "validate names a given runtime" 0 "runtime pytorch-eager)" -- "$bin" val
 expect "validate: compiled records with their own runtime beside eager ones" 0 '"runtimes": "torch-compile, hf-transformers"' -- "$bin" validate --workloads --data validate/data/h200-sxm-hf-compile-2026-12-01.json --data $hf --format json
 expect "validate: ridgeline's renderings with pytorch-eager" 0 "runtime pytorch-eager)" -- "$bin" validate --workloads --data validate/data/h200-sxm-models-2026-11-29.json
 expect "validate refuses --runtime for op data" 1 "--runtime: not with --data" -- "$bin" validate --data $hf --runtime hf-transformers
-expect "validate skips what it cannot predict, with the reason" 0 "Qwen2-MoE (shared expert) is not imported yet" -- "$bin" validate --workloads --data $hf --runtime hf-transformers --format json
+expect "validate skips what it cannot predict, with the reason" 0 "an optimizer step alone is not a predicted workload" -- "$bin" validate --workloads --data $hf --runtime hf-transformers --format json
 expect "hf baseline holds (H200, real transformers runs)" 0 "ok    steps/decode-graph" -- "$bin" validate --check validate/accuracy_baseline_h200_hf.json
+expect "generate check baseline holds (H100, all held out)" 0 "ok    steps/generate-per_token" -- "$bin" validate --check validate/accuracy_baseline_h100_generate.json
 finish
