@@ -8,11 +8,16 @@ namespace ridgeline {
 
 namespace {
 
+// A decode step of the call. transformers switches a grouped_mm experts backend to batched_mm for
+// generate()'s decode steps on a GPU (experts_interface.md, "Decode-stage switching"; only
+// grouped_mm entries switch: Llama 4's eager experts keep theirs); the prefill keeps grouped_mm.
 RunConfig decode_at(const RunConfig& prefill, int64_t kv_len) {
   RunConfig decode = prefill;
   decode.phase = Phase::Decode;
   decode.seq = 0;
   decode.kv_len = kv_len;
+  for (BlockChoices* c : {&decode.runtime.block, &decode.runtime.learned_positions})
+    if (c->moe == MoeImpl::HfGroupedMm) c->moe = MoeImpl::HfBatchedMm;
   return decode;
 }
 

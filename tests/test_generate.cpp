@@ -4,6 +4,7 @@
 #include "model/generate_predict.h"
 #include "test_helpers.h"
 #include "workloads/graph_builder.h"
+#include "workloads/runtime_profile.h"
 
 #include <catch2/catch.hpp>
 
@@ -36,6 +37,47 @@ TEST_CASE("generate: total is the first token plus new_tokens - 1 decode steps",
   CHECK(g.decode_kv_last == 543);
   CHECK(g.decode->run.kv_len == 527);
   CHECK(g.tokens_per_s == Approx(33 / (g.times.total_us * 1e-6)));
+}
+
+namespace {
+
+bool launches(const Prediction& p, const std::string& kernel) {
+  for (const SectionPrediction& s : p.sections)
+    for (const KernelPrediction& k : s.kernels)
+      if (k.name.find(kernel) != std::string::npos) return true;
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE("generate: transformers' grouped_mm experts run batched_mm in the decode steps",
+          "[generate]") {
+  // transformers switches grouped_mm to batched_mm for generate()'s decode stage on a GPU; the
+  // prompt's prefill keeps grouped_mm, and a serving engine's fused MoE never switches.
+  ModelConfig m = load_model("mixtral-8x7b");
+  m.layers = 2;
+  RunConfig hf = prompt(512);
+  hf.runtime = load_runtime("hf-transformers");
+  hf.launch = LaunchMode::Eager;
+  GenerateSteps g = predict_generate_steps(m, hf, 8, test::h100());
+  REQUIRE(g.decode);
+  CHECK(launches(*g.decode, "experts.gate_up_weight_gather"));
+  CHECK_FALSE(launches(*g.decode, "experts.ids_sort"));
+  CHECK(launches(g.prefill, "experts.ids_sort"));
+  CHECK_FALSE(launches(g.prefill, "experts.gate_up_weight_gather"));
+  // batched_mm copies every pair's weights: at 8 sequences (16 pairs of Mixtral's top-2) the
+  // step reads and writes ~5.6 GB a layer, far slower than the grouped GEMM over 8 experts
+  RunConfig eight = hf;
+  eight.batch = 8;
+  GenerateSteps g8 = predict_generate_steps(m, eight, 8, test::h100());
+  RunConfig grouped = g8.decode->run;
+  grouped.runtime.block.moe = MoeImpl::HfGroupedMm;
+  double grouped_us = predict_workload(build_graph(m, grouped), m, grouped, test::h100()).total_us;
+  CHECK(g8.decode->total_us > 2 * grouped_us);
+  RunConfig fused = prompt(512);
+  fused.runtime = load_runtime("fused");
+  GenerateSteps f = predict_generate_steps(m, fused, 8, test::h100());
+  CHECK_FALSE(launches(*f.decode, "experts.gate_up_weight_gather"));
 }
 
 TEST_CASE("generate: one new token is the prefill alone; two add one decode step", "[generate]") {

@@ -15,6 +15,13 @@
 //   and down torch._grouped_mm (CUTLASS, each after a prepare kernel), silu and mul, the
 //   routing weights applied in fp32, the inverse permutation (arange, index_put), the
 //   un-permute gather, the fp32 sum of each token's k rows and the cast back.
+// hf_batched_mm: transformers' batched_mm experts backend, which a grouped_mm model switches to for
+//   generate()'s decode steps on a GPU (transformers docs, experts_interface.md, "Decode-stage
+//   switching"; generate_predict.h): every token-expert pair's weights gathered out of the
+//   expert tables (gate_up and down: copies of 2I x H and H x I per pair), the pair's hidden row
+//   gathered, the two projections as torch.bmm over the pairs (one row each, reading the gathered
+//   weights), then the routing weights in fp32, the expert-parallel validity mask, the sum of
+//   each token's k rows and the cast back (integrations/moe.py batched_mm_experts_forward).
 // fused_moe (fused): a serving engine's fused-MoE kernels (vLLM's fused_moe): router GEMM,
 //   one fused softmax + top-k kernel, one alignment kernel that sorts token ids by expert, the
 //   gate_up grouped GEMM reading rows through those ids (no gather), silu_mul, the down grouped
@@ -174,6 +181,48 @@ OpVertex emit_hf_experts(Emitter& e, const Moe& x, const RunConfig& run) {
   return e.emit(combine, "experts.to_dtype", cast_op(x.T * x.H, DType::Fp32, e.act));
 }
 
+// Hugging Face batched_mm (the header): the weight gathers, two bmm over the token-expert pairs.
+OpVertex emit_hf_batched_experts(Emitter& e, const Moe& x, const RunConfig& run, OpVertex in) {
+  int64_t P = x.pairs;
+  e.emit(dispatch, "experts.valid_mask", moe_index_op(P));
+  e.emit(dispatch, "experts.ids_clamp", moe_index_op(P));
+  e.emit(dispatch, "experts.hidden_gather", ew_op(ElementwiseKind::Copy, P * x.H, e.act), {in});
+  OpVertex gu_w = e.emit(dispatch, "experts.gate_up_weight_gather",
+                         ew_op(ElementwiseKind::Copy, P * 2 * x.I * x.H, e.act));
+  OpVertex down_w = e.emit(dispatch, "experts.down_weight_gather",
+                           ew_op(ElementwiseKind::Copy, P * x.H * x.I, e.act));
+  if (x.cfg.expert_bias) {  // gpt-oss: each pair's biases gathered too
+    e.emit(dispatch, "experts.gate_up_bias_gather",
+           ew_op(ElementwiseKind::Copy, P * 2 * x.I, e.act));
+    e.emit(dispatch, "experts.down_bias_gather", ew_op(ElementwiseKind::Copy, P * x.H, e.act));
+  }
+  auto bmm = [&](int64_t n, int64_t k) {  // torch.bmm: one row against each pair's weights
+    Op op = expert_weight_gemm(1, n, k, run);
+    std::get<GemmOp>(op.shape).batch = P;
+    return op;
+  };
+  OpVertex gu = e.emit(role::gemm(Projection::ExpertsGateUp), "experts.gate_up_proj",
+                       bmm(2 * x.I, x.H), {e.last, gu_w});
+  if (x.cfg.expert_bias)
+    e.emit(combine, "experts.gate_up_bias", ew_op(ElementwiseKind::Add, P * 2 * x.I, e.act));
+  if (x.cfg.clamped_swiglu) {
+    emit_clamped_swiglu(e, P * x.I);
+  } else {  // gate and up: chunk(2) views of the bmm's output, ATen's generic path
+    OpVertex silu = e.emit(role::activation(Activation::Silu), "experts.silu",
+                           strided(ew_op(ElementwiseKind::Silu, P * x.I, e.act), 2));
+    e.emit(role::activation(Activation::GateMul), "experts.mul",
+           strided(ew_op(ElementwiseKind::Mul, P * x.I, e.act), 2), {silu, gu});
+  }
+  e.emit(role::gemm(Projection::ExpertsDown), "experts.down_proj", bmm(x.H, x.I), {e.last, down_w});
+  if (x.cfg.expert_bias)
+    e.emit(combine, "experts.down_bias", ew_op(ElementwiseKind::Add, P * x.H, e.act));
+  // x its routing weight ([P, 1] broadcast, to fp32), x the validity mask, k rows summed, cast
+  e.emit(combine, "experts.scale", strided(cast_op(P * x.H, e.act, DType::Fp32), 2));
+  e.emit(combine, "experts.valid_scale", ew_op(ElementwiseKind::Mul, P * x.H, DType::Fp32));
+  e.emit(combine, "experts.sum", ew_op(ElementwiseKind::Add, P * x.H / 2, DType::Fp32));
+  return e.emit(combine, "experts.to_dtype", cast_op(x.T * x.H, DType::Fp32, e.act));
+}
+
 // transformers' Llama 4 experts (Llama4TextMoe + Llama4TextExperts, the "eager" experts
 // implementation): the router's top-k scattered into a -inf row of E scores and put through a
 // sigmoid, the input repeated once per expert and scaled by its score, then every expert runs
@@ -236,8 +285,12 @@ OpVertex emit_moe_mlp(Emitter& e, const ModelConfig& m, const RunConfig& run, in
       emit_deepseek_hf_router(e, m, run, T, in);  // sigmoid or softmax, group-limited top-k
     else
       emit_hf_router(e, x, run, in);
-    emit_hf_dispatch(e, x, in);
-    routed = emit_hf_experts(e, x, run);
+    if (impl == MoeImpl::HfBatchedMm) {
+      routed = emit_hf_batched_experts(e, x, run, in);
+    } else {
+      emit_hf_dispatch(e, x, in);
+      routed = emit_hf_experts(e, x, run);
+    }
   }
   if (m.moe.shared_intermediate == 0) return routed;
   return emit_shared_expert(e, m, run, T, in, routed);

@@ -58,6 +58,7 @@ const ChoiceTable<GateUpProjection> kGateUp = {{"separate", GateUpProjection::Se
 const ChoiceTable<MlpActivation> kActivation = {{"separate", MlpActivation::Separate},
                                                 {"fused", MlpActivation::Fused}};
 const ChoiceTable<MoeImpl> kMoe = {{"hf_grouped_mm", MoeImpl::HfGroupedMm},
+                                   {"hf_batched_mm", MoeImpl::HfBatchedMm},
                                    {"fused_moe", MoeImpl::FusedMoe},
                                    {"megatron_te", MoeImpl::MegatronTe}};
 const ChoiceTable<MlaImpl> kMla = {{"hf_expand_kv", MlaImpl::HfExpandKv},

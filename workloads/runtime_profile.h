@@ -50,9 +50,10 @@ enum class HostCost { GpuFigure, PerOpKind };
 enum class CacheRead { DequantizeBefore, InKernel };
 enum class GateUpProjection { Separate, Fused };  // gate and up as two GEMMs or one
 enum class MlpActivation { Separate, Fused };     // silu then mul, or one silu_mul kernel
-// transformers' grouped_mm, vLLM's fused_moe, Megatron-Core's MoE layer with Transformer Engine
-// (the published NeMo / Megatron-Bridge training runs: moe_megatron.cpp)
-enum class MoeImpl { HfGroupedMm, FusedMoe, MegatronTe };
+// transformers' grouped_mm (and its batched_mm, which generate()'s decode steps switch to),
+// vLLM's fused_moe, Megatron-Core's MoE layer with Transformer Engine (the published NeMo /
+// Megatron-Bridge training runs: moe_megatron.cpp)
+enum class MoeImpl { HfGroupedMm, HfBatchedMm, FusedMoe, MegatronTe };
 // Multi-head latent attention (mla_config.h): transformers' expand_kv (the cached latent
 // decompressed by kv_b for every cached token, every step, then SDPA over full K/V per head), or a
 // serving engine's absorbed form (FlashMLA: W_UK folded into q, attention over the latent cache
