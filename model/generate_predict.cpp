@@ -40,7 +40,7 @@ GenerateSteps predict_generate_steps(const ModelConfig& model, const RunConfig& 
   GenerateSteps s;
   s.new_tokens = new_tokens;
   s.prefill = predict_workload(build_graph(model, prefill), model, prefill, gpu);
-  s.times.ttft_us = s.prefill.total_us;
+  s.times.ttft_us = prefill.runtime.generate_setup_us + s.prefill.total_us;
   s.memory = s.prefill.memory;
   if (new_tokens > 1) {
     // Decode steps see prompt .. prompt + new_tokens - 2 cached tokens; their mean.

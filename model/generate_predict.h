@@ -1,9 +1,10 @@
 // A generate() call (greedy, new_tokens tokens after a prompt) from step predictions: the time to
-// the first token is the prompt's prefill, each later token one decode step over the cache as it
-// grows (priced at the mean cache length: the step is linear in it), and the whole call the
-// first token plus new_tokens - 1 decode steps. Any runtime; with eager launch each step is the
-// slower of the GPU and the host (timeline.h). The memory the call needs is its last step's
-// (the longest cache).
+// the first token is the runtime's generate() setup (host time before the first forward,
+// runtime_profile.h generate_setup_us) and the prompt's prefill, each later token one decode step
+// over the cache as it grows (priced at the mean cache length: the step is linear in it), and the
+// whole call the first token plus new_tokens - 1 decode steps. Any runtime; with eager launch each
+// step is the slower of the GPU and the host (timeline.h). The memory the call needs is its last
+// step's (the longest cache).
 #pragma once
 
 #include "hardware/gpu_spec.h"

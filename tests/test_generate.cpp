@@ -7,6 +7,8 @@
 #include "workloads/runtime_profile.h"
 
 #include <catch2/catch.hpp>
+#include <fstream>
+#include <sstream>
 
 using namespace ridgeline;
 using test::require_input_error;
@@ -78,6 +80,30 @@ TEST_CASE("generate: transformers' grouped_mm experts run batched_mm in the deco
   fused.runtime = load_runtime("fused");
   GenerateSteps f = predict_generate_steps(m, fused, 8, test::h100());
   CHECK_FALSE(launches(*f.decode, "experts.gate_up_weight_gather"));
+}
+
+TEST_CASE("generate: a runtime's generate() setup comes before the first token", "[generate]") {
+  RunConfig hf = prompt(512);
+  hf.runtime = load_runtime("hf-transformers");
+  hf.launch = LaunchMode::Eager;
+  REQUIRE(hf.runtime.generate_setup_us > 0);
+  GenerateSteps g = predict_generate_steps(llama(), hf, 4, test::h100());
+  CHECK(g.times.ttft_us == Approx(hf.runtime.generate_setup_us + g.prefill.total_us));
+  CHECK(g.times.total_us == Approx(g.times.ttft_us + 3 * g.times.per_token_us));
+  hf.runtime.generate_setup_us = 0;
+  CHECK(predict_generate_steps(llama(), hf, 4, test::h100()).times.ttft_us ==
+        Approx(g.prefill.total_us));
+}
+
+TEST_CASE("generate error: a negative generate() setup names the runtime's field",
+          "[generate][errors]") {
+  std::ifstream in(std::string(RIDGELINE_SOURCE_DIR) + "/workloads/runtimes/hf-transformers.json");
+  std::stringstream text;
+  text << in.rdbuf();
+  std::string t = text.str();
+  t.replace(t.find("\"generate_setup_us\": 1748.5"), 26, "\"generate_setup_us\": -1");
+  require_input_error([&] { load_runtime_text(t, "t.json"); },
+                      {"t.json: /host/generate_setup_us: expected a number >= 0, got -1"});
 }
 
 TEST_CASE("generate: one new token is the prefill alone; two add one decode step", "[generate]") {

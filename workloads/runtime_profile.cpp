@@ -149,13 +149,14 @@ void check_choices(const JsonReader& r, const BlockChoices& c, const std::string
 }
 
 // "host": {"eager_launch": "gpu_figure"} or {"eager_launch": "per_op_kind", "op_us": {...}},
-// either with an optional "graph_replay_us".
+// either with an optional "graph_replay_us" and "generate_setup_us".
 void read_host(JsonReader& r, RuntimeProfile& p) {
   JsonReader& h = r.child("host");
   const ChoiceTable<HostCost> kinds = {{"gpu_figure", HostCost::GpuFigure},
                                        {"per_op_kind", HostCost::PerOpKind}};
   read_choice(h, "eager_launch", kinds, p.host, false);
   if (h.has("graph_replay_us")) p.graph_replay_us = h.non_negative("graph_replay_us");
+  if (h.has("generate_setup_us")) p.generate_setup_us = h.non_negative("generate_setup_us");
   if (p.host == HostCost::GpuFigure) {
     if (h.has("op_us"))
       h.fail("op_us",

@@ -125,6 +125,10 @@ struct RuntimeProfile {
   // graph's buffers, then check and launch in Python); /host/graph_replay_us, absent: 0 (the
   // graph replayed directly, torch.cuda.CUDAGraph.replay()).
   double graph_replay_us = 0;
+  // A generate() call's host work before its first forward (transformers' generate: the
+  // generation config, logits processors and stopping criteria, the cache, the inputs), the GPU
+  // idle; added to the time to the first token. /host/generate_setup_us, absent: 0.
+  double generate_setup_us = 0;
   KernelLaunch launch;
   std::optional<LearnedFrom> learned;  // a learned runtime's provenance
 

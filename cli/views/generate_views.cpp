@@ -29,8 +29,10 @@ void print_generate_table(std::ostream& os, const GenerateSteps& g) {
      << ", " << launch_name(p.run.launch) << " launch (profile " << p.gpu_profile << ")\n";
   os << "precision  " << precision_line(p.run) << "\n";
   if (!p.what_ifs.empty()) os << "what-ifs   " << what_if_line(p.what_ifs) << "\n";
-  os << "time to first token  " << human_us(g.times.ttft_us) << "   (prefill of " << p.run.seq
-     << " tokens, " << p.kernels << " kernels)\n";
+  os << "time to first token  " << human_us(g.times.ttft_us) << "   (";
+  if (p.run.runtime.generate_setup_us > 0)
+    os << "generate() setup " << human_us(p.run.runtime.generate_setup_us) << ", then ";
+  os << "prefill of " << p.run.seq << " tokens, " << p.kernels << " kernels)\n";
   if (g.decode)
     os << "per token            " << human_us(g.times.per_token_us) << "   (decode over "
        << g.decode_kv_first << ".." << g.decode_kv_last << " cached tokens, priced at "
@@ -56,6 +58,7 @@ void print_generate_json(std::ostream& os, const GenerateSteps& g) {
   j["runtime"] = runtime_name(p.run.runtime);
   j["inputs"] = inputs_json(g);
   j["ttft_us"] = g.times.ttft_us;
+  j["generate_setup_us"] = g.prefill.run.runtime.generate_setup_us;
   j["per_token_us"] = g.times.per_token_us;
   j["total_us"] = g.times.total_us;
   j["tokens_per_s"] = g.tokens_per_s;
