@@ -6,7 +6,6 @@
 #include "model/parallel_memory.h"
 
 #include "common/errors.h"
-#include "workloads/mla_config.h"
 #include "workloads/sharding.h"
 
 #include <algorithm>
@@ -39,15 +38,13 @@ int64_t layers_of(const ModelConfig& m, const RunConfig& run) {
   return run.blocks > 0 ? run.blocks : m.layers;
 }
 
-// A stage's decoder layers by kind (layer_groups_in): the layers of its model chunks (one, or vp
-// with the interleaved schedule; ParallelConfig::chunk_range), each kind counted.
+// A stage's decoder layers by kind: the layers of its model chunks (one, or vp with the
+// interleaved schedule; chunk_layer_groups), each kind counted.
 std::vector<LayerGroup> stage_groups(const ModelConfig& m, const RunConfig& run,
                                      const ParallelConfig& p, int stage) {
-  const int64_t layers = layers_of(m, run);
   std::vector<LayerGroup> out;
   for (int64_t c = 0; c < p.vp; ++c) {
-    ParallelConfig::LayerRange r = p.chunk_range(layers, c * p.pp + stage);
-    std::vector<LayerGroup> held = layer_groups_in(m, layers, r.first, r.end);
+    std::vector<LayerGroup> held = chunk_layer_groups(m, layers_of(m, run), p, c * p.pp + stage);
     if (out.empty()) {
       out = std::move(held);
       continue;
@@ -123,15 +120,9 @@ void add_activations(ParallelMemory& f, const ModelConfig& m, const RunConfig& r
     f.activation_bytes = 2 * T * widest * a;
     // A rank's KV heads (MLA's latent whole: mla_config.h) over its stage's layers, each kind's
     // window capping what it holds.
-    const double positions = (double)step_positions(run);
-    f.kv_cache_bytes = 0;
-    for (const LayerGroup& g : stage_groups(m, run, p, stage)) {
-      double held = g.model.sliding_window > 0 ? std::min(positions, (double)g.model.sliding_window)
-                                               : positions;
-      f.kv_cache_bytes += (double)run.batch * (double)g.count * held *
-                          kv_cache_elements_per_layer(shard_model(g.model, p)) *
-                          bytes_of(run.kv_cache);
-    }
+    f.kv_cache_bytes =
+        (double)run.batch * kv_cache_bytes(stage_groups(shard_model(m, p), run, p, stage),
+                                           (double)step_positions(run), bytes_of(run.kv_cache));
     return;
   }
   f.in_flight = in_flight(p, p.microbatches(), stage);

@@ -206,11 +206,8 @@ ParallelPrediction predict_parallel(const ModelConfig& model, const RunConfig& r
   // Every model chunk g = chunk * P + stage: one micro-batch's forward and backward, each block
   // section (one a layer kind) repeated as often as the chunk holds layers of its kind.
   const int64_t model_layers = run.blocks > 0 ? run.blocks : model.layers;
-  auto chunk_groups = [&](int64_t g) {
-    ParallelConfig::LayerRange r = p.chunk_range(model_layers, g);
-    return layer_groups_in(model, model_layers, r.first, r.end);
-  };
-  require_invariant(chunk_groups(0).size() == parts.blocks.size(), "one block section a kind");
+  require_invariant(chunk_layer_groups(model, model_layers, p, 0).size() == parts.blocks.size(),
+                    "one block section a kind");
   StageParams sp0 = stage_parameters(model, run, p, 0);
   double layer_bytes = (sp0.layer_dense + sp0.layer_experts) * dtype_bytes(run.weights);
   Group shard = zero3_shard_group(s), replicas = zero3_replica_group(s);
@@ -238,7 +235,7 @@ ParallelPrediction predict_parallel(const ModelConfig& model, const RunConfig& r
   std::vector<ChunkWork> chunks(G);
   for (int64_t g = 0; g < G; ++g) {
     ChunkWork& w = chunks[g];
-    const std::vector<LayerGroup> held = chunk_groups(g);
+    const std::vector<LayerGroup> held = chunk_layer_groups(model, model_layers, p, g);
     if (amax.time_us > 0) {
       w.forward_us += amax.time_us, w.backward_us += amax.time_us;
       w.comm_us[(int)CommGroup::Dp] += 2 * amax.time_us;

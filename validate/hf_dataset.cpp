@@ -28,7 +28,7 @@ constexpr const char* kQwen2MoeA27b = R"({"model_type": "qwen2_moe", "hidden_siz
 // The model a record ran: the preset of the same shape cut to the record's layers (the meta's
 // method says which: Llama-3-8B 8 or 32 layers, Mixtral-8x7B 2 layers, Qwen1.5-MoE-A2.7B 2
 // layers).
-std::optional<ModelConfig> hf_model(JsonReader& r, std::string& /*skipped*/) {
+ModelConfig hf_model(JsonReader& r) {
   std::string name = r.string("model");
   int64_t layers = r.integer("layers", 1);
   std::string preset;
@@ -92,7 +92,7 @@ HfRecord read_hf_record(JsonReader& r, const std::string& id, const std::string&
   if (family && out.skipped.empty()) out.skipped = family_record_skip_reason(r);
   if (!out.skipped.empty()) return out;
   std::optional<ModelConfig> model =
-      family ? family_record_model(r, out.skipped) : hf_model(r, out.skipped);
+      family ? family_record_model(r, out.skipped) : std::optional<ModelConfig>(hf_model(r));
   if (!model) return out;
   RunConfig run;
   run.runtime = runtime;

@@ -206,52 +206,6 @@ double kv_cache_bytes_per_token(const ModelConfig& m, double bytes_per_element) 
   return (double)m.layers * kv_cache_elements_per_layer(m) * bytes_per_element;
 }
 
-double kv_cache_bytes(const ModelConfig& m, double positions, int64_t layers,
-                      double bytes_per_element) {
-  double bytes = 0;
-  for (const auto& g : layer_groups(m, layers > 0 ? layers : m.layers)) {
-    double held = g.model.sliding_window > 0 ? std::min(positions, (double)g.model.sliding_window)
-                                             : positions;
-    bytes += (double)g.count * held * kv_cache_elements_per_layer(g.model);  // K/V or MLA's latent
-  }
-  return bytes * bytes_per_element;
-}
-
-std::vector<LayerGroup> layer_groups(const ModelConfig& m, int64_t layers) {
-  // A stage or a slice may count no layer (a rank's share of a pipeline): no group then.
-  if (layers <= 0) return {};
-  if (m.layer_kinds.empty()) {
-    // DeepSeek's first_k_dense_replace layers run the dense MLP before its MoE layers.
-    int64_t dense = dense_layer_count(m, layers);
-    if (dense == 0 || m.moe.experts == 0) return {LayerGroup{m, 0, layers}};
-    ModelConfig d = m;
-    d.moe = MoeConfig{};
-    if (dense == layers) return {LayerGroup{std::move(d), 0, layers}};
-    return {LayerGroup{std::move(d), 0, dense}, LayerGroup{m, dense, layers - dense}};
-  }
-  require_invariant((int64_t)m.layer_kinds.size() >= layers, "one layer kind a layer");
-  std::vector<LayerGroup> out;
-  std::vector<LayerKind> kinds;
-  for (int64_t i = 0; i < layers; ++i) {
-    const LayerKind& k = m.layer_kinds[(size_t)i];
-    auto at = std::find(kinds.begin(), kinds.end(), k);
-    if (at != kinds.end()) {
-      ++out[(size_t)(at - kinds.begin())].count;
-      continue;
-    }
-    ModelConfig v = m;
-    v.layer_kinds.clear();
-    v.sliding_window = k.window;  // a chunk caps attended keys and the cache as a window does
-    if (!k.rope) v.position = PositionKind::None;
-    if (!k.rope && v.qk_norm == QkNorm::L2) v.qk_norm = QkNorm::None;  // Llama 4: RoPE layers only
-    require_invariant(!k.moe || m.moe.experts > 0, "an MoE layer in a model with experts");
-    if (!k.moe) v.moe = MoeConfig{};
-    kinds.push_back(k);
-    out.push_back(LayerGroup{std::move(v), i, 1});
-  }
-  return out;
-}
-
 }  // namespace ridgeline
 
 namespace ridgeline {
@@ -389,30 +343,6 @@ std::vector<ModelFigure> model_figures(const ModelConfig& m) {
   }
   out.push_back({"rope_original_context", std::to_string(r.original_max_positions),
                  key + "/original_max_position_embeddings"});
-  return out;
-}
-
-std::vector<LayerGroup> layer_groups_in(const ModelConfig& m, int64_t layers, int64_t first,
-                                        int64_t end) {
-  require_invariant(0 <= first && first <= end && end <= layers, "a layer range of the model");
-  std::vector<LayerGroup> out = layer_groups(m, layers);
-  for (LayerGroup& g : out) g.count = 0, g.first = -1;
-  // The kind of each layer: dense first layers then MoE ones, or layer_kinds' list.
-  int64_t dense = m.layer_kinds.empty() && m.moe.experts > 0 ? dense_layer_count(m, layers) : 0;
-  std::vector<LayerKind> kinds;
-  if (!m.layer_kinds.empty())
-    for (int64_t i = 0; i < layers; ++i)
-      if (std::find(kinds.begin(), kinds.end(), m.layer_kinds[(size_t)i]) == kinds.end())
-        kinds.push_back(m.layer_kinds[(size_t)i]);
-  for (int64_t i = first; i < end; ++i) {
-    size_t g = 0;
-    if (!m.layer_kinds.empty())
-      g = (size_t)(std::find(kinds.begin(), kinds.end(), m.layer_kinds[(size_t)i]) - kinds.begin());
-    else if (dense > 0 && dense < layers)
-      g = i < dense ? 0 : 1;
-    if (out[g].first < 0) out[g].first = i;
-    ++out[g].count;
-  }
   return out;
 }
 

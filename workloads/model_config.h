@@ -163,5 +163,9 @@ double kv_cache_bytes_per_token(const ModelConfig& m, double bytes_per_element);
 // sliding or chunked layer holds at most its window.
 double kv_cache_bytes(const ModelConfig& m, double positions, int64_t layers,
                       double bytes_per_element);
+// The same over layer groups (layer_groups, layer_groups_in): each group's count of layers, each
+// holding at most its window.
+double kv_cache_bytes(const std::vector<LayerGroup>& groups, double positions,
+                      double bytes_per_element);
 
 }  // namespace ridgeline

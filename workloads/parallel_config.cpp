@@ -169,4 +169,10 @@ void check_parallel_config(const ParallelConfig& p, const ModelConfig& model, co
   check_cluster(p, cluster);
 }
 
+std::vector<LayerGroup> chunk_layer_groups(const ModelConfig& m, int64_t layers,
+                                           const ParallelConfig& p, int64_t g) {
+  ParallelConfig::LayerRange r = p.chunk_range(layers, g);
+  return layer_groups_in(m, layers, r.first, r.end);
+}
+
 }  // namespace ridgeline

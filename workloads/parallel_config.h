@@ -23,6 +23,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace ridgeline {
 
@@ -74,6 +75,11 @@ struct ParallelConfig {
   int64_t shard_dp() const { return fsdp_shard > 0 ? fsdp_shard : dp; }
   int64_t replicas() const { return dp / shard_dp(); }
 };
+
+// Model chunk g's decoder layers (ParallelConfig::chunk_range of the first `layers`) grouped by
+// kind as layer_groups_in groups them: every kind of the model, each counted over the chunk.
+std::vector<LayerGroup> chunk_layer_groups(const ModelConfig& m, int64_t layers,
+                                           const ParallelConfig& p, int64_t g);
 
 // What check_parallel_config needs to know of the cluster (hardware/ is not a dependency of
 // workloads/; model/ fills this from a ClusterSpec).
