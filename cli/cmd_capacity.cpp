@@ -129,8 +129,10 @@ Command add_capacity_command(CLI::App& app) {
       for (int64_t tp : tps) replicas.push_back(load_replica(f->replica, g, tp));
     std::vector<EngineConfig> engine_specs;
     for (const std::string& e : engines) engine_specs.push_back(load_engine(e));
-    for (const ReplicaGpus& r : replicas)  // a split the model cannot take is an error (--tp)
+    for (const ReplicaGpus& r : replicas) {  // a split the model cannot take is an error (--tp)
+      for (const EngineConfig& e : engine_specs) check_replica_engine(r, e);
       make_replica_step_model(r, model, serve_run_config(precisions[0], engine_specs[0]));
+    }
     // Disaggregated P:D splits (none: one engine does both), inside the replica loop.
     std::vector<std::string> splits{""};
     if (cmd->count("--disaggregate") > 0) splits = list("--disaggregate", f->disaggregate);

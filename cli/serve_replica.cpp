@@ -16,7 +16,9 @@ void add_replica_flags(CLI::App& cmd, ReplicaFlags& f, bool tp_list) {
   cmd.add_option("--tp", f.tp,
                  tp_list ? "Tensor-parallel sizes to compare, comma-separated (with --cluster)"
                          : "Tensor-parallel GPUs a replica (with --cluster)");
-  cmd.add_option("--pp", f.pp, "Pipeline-parallel stages (not simulated yet: 1)");
+  cmd.add_option("--pp", f.pp,
+                 "Pipeline-parallel stages of --tp GPUs each, that many batches in flight (with "
+                 "--cluster; vllm, trtllm, sglang)");
   cmd.add_option("--ep", f.ep,
                  "Attention-data-parallel ranks with the experts spread over them (TensorRT-LLM's "
                  "DEP N; with --tp 1 and --cluster)");
@@ -51,7 +53,21 @@ std::vector<int64_t> replica_tp_sizes(const ReplicaFlags& f, const CLI::App& cmd
 
 std::string ReplicaGpus::label() const {
   if (ep > 1) return gpu.name + " dep" + std::to_string(ep);
-  return tp * pp > 1 ? gpu.name + " tp" + std::to_string(tp) : gpu.name;
+  if (tp * pp == 1) return gpu.name;
+  return gpu.name + " tp" + std::to_string(tp) + (pp > 1 ? " pp" + std::to_string(pp) : "");
+}
+
+void check_replica_engine(const ReplicaGpus& r, const EngineConfig& engine) {
+  if (r.pp <= 1) return;
+  std::string pp = "--pp " + std::to_string(r.pp);
+  if (engine.policy == "hf_cb")
+    throw InputError(pp + ": engine " + engine.name +
+                     " (transformers' continuous batching) runs the model in one process, with no "
+                     "pipeline stages; vllm, trtllm and sglang have them");
+  if (r.ep > 1)
+    throw InputError(pp + " with --ep " + std::to_string(r.ep) +
+                     ": attention data parallelism beside pipeline stages is not simulated; use "
+                     "one of them");
 }
 
 std::string ReplicaGpus::long_label() const {

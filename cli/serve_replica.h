@@ -2,13 +2,14 @@
 // --gpu G (one GPU) or --cluster C with --tp N (a tensor-parallel replica of N of the cluster's
 // GPUs; its all-reduces priced on the cluster's links), and the step model that prices it
 // (serve/gpu_step_model.h for one GPU, serve/parallel_step_model.h for TP > 1), or --cluster C
-// with --ep N (attention data parallel over N GPUs, the experts spread over them: "DEP N").
-// --pp is a flag so that it gets a clear refusal (not simulated yet), never an "unknown option".
+// with --ep N (attention data parallel over N GPUs, the experts spread over them: "DEP N"), and
+// --pp P pipeline stages of tp GPUs each (vllm, trtllm, sglang: P batches in flight).
 #pragma once
 
 #include "hardware/cluster_spec.h"
 #include "hardware/gpu_spec.h"
 #include "serve/disaggregated.h"
+#include "serve/engine.h"
 #include "serve/step_model.h"
 #include "workloads/model_config.h"
 #include "workloads/run_config.h"
@@ -38,12 +39,16 @@ struct ReplicaGpus {
   GpuSpec gpu;
   std::optional<ClusterSpec> cluster;
   int64_t tp = 1, pp = 1, ep = 1;
-  std::string label() const;       // "h200-sxm" or "h200-sxm tp4"
+  std::string label() const;       // "h200-sxm", "h200-sxm tp4" or "h200-sxm tp4 pp2"
   std::string long_label() const;  // "h200-sxm" or "h200-sxm tp4 (hgx-h200)"
   // One GPU, aggregated: the only replica whose serving intervals are stated (they come from one
   // GPU's kernel errors, which cover neither collectives nor disaggregated KV transfers).
   bool states_intervals(bool disaggregated) const { return tp * pp * ep == 1 && !disaggregated; }
 };
+
+// Throws InputError when the engine cannot run the replica's layout: pipeline stages under an
+// engine that runs the model in one process (hf-cb), or beside attention data parallelism.
+void check_replica_engine(const ReplicaGpus& r, const EngineConfig& engine);
 
 // --gpu G alone, or --cluster C's GPU with `tp` of them.
 ReplicaGpus load_replica(const ReplicaFlags& f, const std::string& gpu, int64_t tp);

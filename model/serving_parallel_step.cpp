@@ -1,6 +1,7 @@
 // Multi-GPU serving step prices (see serving_parallel_step.h).
 #include "model/serving_parallel_step.h"
 
+#include "model/collective_cost.h"
 #include "model/op_cost.h"
 #include "model/parallel_memory.h"
 #include "model/parallel_sections.h"
@@ -48,10 +49,20 @@ RankStepTime serving_rank_dense_us(const GpuSpec& gpu, const ClusterSpec& cluste
   for (const SectionTime& s : time_sections(g, gpu, cluster, run)) {
     double n = (double)s.repeat;
     t.total_us += n * s.time_us;
+    if (s.kind == SectionKind::Embedding || s.kind == SectionKind::Head) t.edge_us += n * s.time_us;
     t.tp_comm_us += n * s.comm_us[(int)CommGroup::Tp];
     t.ep_comm_us += n * s.comm_us[(int)CommGroup::Ep];
   }
   return t;
+}
+
+double serving_stage_send_us(const ClusterSpec& cluster, const ModelConfig& model,
+                             const RunConfig& run, const ParallelConfig& p, int64_t tokens) {
+  if (p.pp <= 1) return 0;
+  double bytes = 2.0 * (double)tokens * (double)model.hidden * dtype_bytes(run.activations);
+  int in_node = p.tp * p.pp <= (int64_t)cluster.gpus_per_node.value ? 2 : 1;
+  return collective_cost({CollectiveKind::SendRecv, bytes, 2, in_node, run.activations}, cluster)
+      .time_us;
 }
 
 double serving_rank_attention_us(const GpuSpec& gpu, const ModelConfig& model, const RunConfig& run,

@@ -9,7 +9,9 @@
 //  - the memory one GPU holds: its weights (parallel_memory.h's stage_parameters), its KV bytes a
 //    token (layers / pp x KV heads a rank x head_dim x 2), the runtime's reserved bytes plus one
 //    NCCL communicator's buffers, the activation peak of the sharded model.
-// Pipeline parallelism is refused by the caller (serving needs pp batches in flight).
+//  - under pipeline parallelism, one stage: layers / pp decoder blocks (the first of the model
+//    in layer order) with the embedding and the head, and the send of a step's activations
+//    (hidden states and residual, as vLLM's IntermediateTensors carry them) to the next stage.
 #pragma once
 
 #include "hardware/cluster_spec.h"
@@ -29,11 +31,17 @@ void check_serving_parallel(const ModelConfig& model, const RunConfig& run, cons
 
 struct RankStepTime {
   double total_us = 0;  // the schedule of every section (compute, comm and their overlap)
+  double edge_us = 0;   // of total_us: the embedding's and the head's sections
   double tp_comm_us = 0, ep_comm_us = 0;  // the collectives' own time, summed over the layers
 };
 RankStepTime serving_rank_dense_us(const GpuSpec& gpu, const ClusterSpec& cluster,
                                    const ModelConfig& model, const RunConfig& run,
                                    const ParallelConfig& p, int64_t tokens, int64_t sampled);
+// The point-to-point send of `tokens` tokens' hidden states and residual from one pipeline
+// stage's rank to the next's (0 without pipeline parallelism): inside a node when the replica's
+// tp x pp GPUs fit in one, else across the network (the slowest boundary gates).
+double serving_stage_send_us(const ClusterSpec& cluster, const ModelConfig& model,
+                             const RunConfig& run, const ParallelConfig& p, int64_t tokens);
 double serving_rank_attention_us(const GpuSpec& gpu, const ModelConfig& model, const RunConfig& run,
                                  const ParallelConfig& p, int64_t requests, int64_t q_len,
                                  int64_t kv_len);

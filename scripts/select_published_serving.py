@@ -26,7 +26,9 @@ TPOT 28% -> 20% and 22% -> 22%. TensorRT-LLM rows keep the engine preset and the
 loop: the same treatment took their fit TTFT MAPE from 34% to 67% (the generator's settings) or
 36% (the client alone).
 
-With --multi-gpu it copies the tensor-parallel rows instead (TP > 1, PP = 1, not disaggregated; no
+With --multi-gpu it copies the tensor- and pipeline-parallel rows instead (TP x PP > 1, not
+disaggregated; PP since 2026-12-07, when serve ran pipeline stages: every PP row of the source is
+an RTX PRO 6000 FP4 row, which has no preset, so none is kept yet; no
 expert parallelism or attention data parallelism unless both span the same GPUs as the TP size,
 TensorRT-LLM's "DEP N", run as `serve --ep N`), each with the cluster its GPUs are in, and
 prints what it skipped and why to stderr (same split rule):
@@ -101,11 +103,11 @@ def multi_gpu_ok(p):
     """Rows ridgeline's multi-GPU serving can run: TP > 1, or DEP N (their reason counted otherwise)."""
     if p.get("disaggregated"):
         return skip("disaggregated")
-    if (p.get("tp") or 1) == 1:
+    if (p.get("tp") or 1) == 1 and (p.get("pp") or 1) == 1:
         return skip("tp 1 (the single-GPU file)")
-    if (p.get("pp") or 1) != 1:
-        return skip("pp > 1 (pipeline-parallel serving not simulated)")
     if DEP_ROWS and dep(p):
+        if (p.get("pp") or 1) != 1:
+            return skip("attention data parallel beside pp > 1 (not simulated)")
         return True
     if (p.get("ep") or 1) != 1 or (p.get("moe_ep") or 1) != 1:
         return skip("ep > 1 without attention data parallel over the same GPUs (not simulated)")
@@ -136,6 +138,8 @@ def inputs(row):
            "input_len": w["isl"], "output_len": w["osl"]}
     if MULTI_GPU:
         run.update(cluster=CLUSTERS[gpu], tp=p["tp"])
+        if (p.get("pp") or 1) != 1:  # pipeline stages of tp GPUs each (added 2026-12-07)
+            run.update(pp=p["pp"])
         if dep(p):  # attention data parallel over the tp GPUs, experts over them
             run.update(tp=1, ep=dep(p))
     if row["class"] == "B_offline_throughput" and w.get("type") == "offline_max_throughput":

@@ -69,4 +69,9 @@ double MemoStepModel::step_us(const StepShape& shape) {
   return us;
 }
 
+double MemoStepModel::pipeline_edge_us(const StepShape& shape) {
+  auto share = [this](int64_t n) { return (n + ranks_ - 1) / ranks_; };
+  return dense(share(shape.tokens), share(shape.sequences)).edge_us;
+}
+
 }  // namespace ridgeline

@@ -19,6 +19,7 @@ namespace ridgeline {
 class MemoStepModel : public StepModel {
  public:
   double step_us(const StepShape& shape) final;
+  double pipeline_edge_us(const StepShape& shape) final;
   int64_t data_parallel_ranks() const override { return ranks_; }
 
   // Distinct shapes priced so far.
@@ -33,6 +34,7 @@ class MemoStepModel : public StepModel {
   struct DenseCost {
     double total_us = 0;
     double tp_comm_us = 0;  // the TP collectives' share of total_us (0 on one GPU)
+    double edge_us = 0;     // the embedding's and the head's share (priced only where pp > 1)
   };
   // `sliding_window`: the model's (0: none), which caps the attended cache length.
   // `data_parallel_ranks` > 1: the replica's ranks each run their share of a step (attention data

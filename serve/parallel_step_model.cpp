@@ -14,10 +14,6 @@ ParallelStepModel::ParallelStepModel(GpuSpec gpu, ClusterSpec cluster, ModelConf
       model_(std::move(model)),
       run_(serving_run(model_, std::move(run))),
       parallel_(std::move(parallel)) {
-  if (parallel_.pp != 1)
-    throw InputError("--pp " + std::to_string(parallel_.pp) +
-                     ": pipeline-parallel serving is not simulated yet (it needs pp batches in "
-                     "flight); use --tp");
   if (parallel_.ep > 1 && parallel_.tp > 1)
     throw InputError("--ep " + std::to_string(parallel_.ep) + " with --tp " +
                      std::to_string(parallel_.tp) +
@@ -42,7 +38,8 @@ double ParallelStepModel::activation_peak_bytes(int64_t tokens) {
 MemoStepModel::DenseCost ParallelStepModel::price_dense(int64_t tokens, int64_t sequences) {
   RankStepTime r =
       serving_rank_dense_us(gpu_, cluster_, model_, run_, parallel_, tokens, sequences);
-  return {r.total_us, r.tp_comm_us};
+  return {r.total_us + serving_stage_send_us(cluster_, model_, run_, parallel_, tokens),
+          r.tp_comm_us, parallel_.pp > 1 ? r.edge_us : 0.0};
 }
 
 double ParallelStepModel::price_attention(int64_t requests, int64_t q_len, int64_t kv_len) {

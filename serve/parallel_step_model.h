@@ -23,13 +23,15 @@ namespace ridgeline {
 class ParallelStepModel : public MemoStepModel {
  public:
   // Throws InputError naming --tp when the model does not split so (heads, KV heads, FFN) or
-  // the group does not fit in one of the cluster's nodes; --pp > 1 and --ep > 1 are refused.
+  // the group does not fit in one of the cluster's nodes, or the layers do not split into --pp
+  // stages.
   ParallelStepModel(GpuSpec gpu, ClusterSpec cluster, ModelConfig model, RunConfig run,
                     ParallelConfig parallel);
 
   StepMemory memory() const override { return memory_; }
   double activation_peak_bytes(int64_t tokens) override;
   int64_t gpus() const override { return parallel_.gpus; }
+  int64_t pipeline_stages() const override { return parallel_.pp; }
 
   const ParallelConfig& parallel() const { return parallel_; }
   const ClusterSpec& cluster() const { return cluster_; }

@@ -19,6 +19,12 @@ void preempt_running(EngineState& s, size_t pos) {
   s.waiting.push_front(idx);
 }
 
+size_t newest_idle(const EngineState& s) {
+  for (size_t i = s.running.size(); i > 0; --i)
+    if (!s.seqs[(size_t)s.running[i - 1]].in_flight) return i - 1;
+  return s.running.size();
+}
+
 int64_t prefill_tokens(const Sequence& q, int64_t budget, bool chunked_prefill) {
   int64_t n = std::min(q.remaining(), budget);
   return !chunked_prefill && n < q.remaining() ? 0 : n;

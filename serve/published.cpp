@@ -66,10 +66,15 @@ PublishedRow read_row(JsonReader& r) {
     if (!in.has("tp")) in.fail("ep", "needs tp (1) and cluster beside it");
     p.ep = in.integer("ep", 1);
   }
+  if (in.has("pp")) {
+    if (!in.has("tp")) in.fail("pp", "needs tp and cluster beside it");
+    p.pp = in.integer("pp", 1);
+  }
   JsonReader& m = r.child("measured");
   for (const std::string& k : m.keys()) p.measured[k] = m.positive(k);
   p.family = p.source_id.starts_with("trtllm-perf") ? "trtllm-perf" : p.source_id + "/" + p.engine;
   if (p.tp > 1) p.family += "/tp" + std::to_string(p.tp);
+  if (p.pp > 1) p.family += "/pp" + std::to_string(p.pp);
   if (p.ep > 1) p.family += "/dep" + std::to_string(p.ep);
   return p;
 }
@@ -102,7 +107,8 @@ RowScore score_row(const PublishedRow& p, Models& m, const std::string& engine_n
       }
     }
     std::string key = p.gpu + "|" + p.model + "|" + p.precision + "|" + engine_name + "|" +
-                      p.cluster + "|" + std::to_string(p.tp) + "|" + std::to_string(p.ep);
+                      p.cluster + "|" + std::to_string(p.tp) + "|" + std::to_string(p.pp) + "|" +
+                      std::to_string(p.ep);
     RunConfig run;
     DType d = *parse_dtype(p.precision);
     run.weights = d;
@@ -119,9 +125,10 @@ RowScore score_row(const PublishedRow& p, Models& m, const std::string& engine_n
     if (!m.steps.count(key)) {
       run.runtime = load_runtime(e.runtime);
       run.launch = e.graph_launch ? LaunchMode::Graph : LaunchMode::Eager;
-      if (p.tp > 1 || p.ep > 1) {
+      if (p.tp > 1 || p.pp > 1 || p.ep > 1) {
         ParallelConfig par;
         par.tp = p.tp;
+        par.pp = p.pp;
         par.ep = p.ep;
         m.steps.emplace(
             key, std::make_unique<ParallelStepModel>(m.gpus.at(p.gpu), load_cluster(p.cluster),

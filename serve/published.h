@@ -44,6 +44,7 @@ struct PublishedRow {
   int64_t input_tokens = 0, output_tokens = 0, requests = 0, concurrency = 0;  // 0: rate inf
   int64_t tp = 1;       // GPUs of the tensor-parallel replica
   int64_t ep = 1;       // attention-data-parallel x expert-parallel ranks (TensorRT-LLM's DEP)
+  int64_t pp = 1;       // pipeline stages of tp GPUs each
   std::string cluster;  // with tp > 1: the cluster preset whose links the all-reduces cross
   std::map<std::string, double> measured;  // output_tokens_per_s, ttft_ms, tpot_ms, *_p50_ms
   std::vector<Request> trace;              // a measured run's requests (arrivals, lengths)

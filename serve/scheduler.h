@@ -13,6 +13,9 @@
 //            estimate of the running requests' future tokens, retraction when KV runs out;
 //   hf_cb    transformers' FIFOScheduler: decodes, then split prefills and waiting requests
 //            under max_batch_tokens, no new prefill past the safety margin.
+// Under pipeline parallelism a request whose batch is still in the pipeline is `in_flight`: it
+// stays in `running` (it holds a seat and its KV) but no policy schedules or preempts it until
+// its batch comes back (vLLM V1's batch queue: its next token is not known yet).
 #pragma once
 
 #include "serve/engine.h"
@@ -34,6 +37,7 @@ struct Sequence {
   int64_t cached_blocks = 0;  // prefix caching: blocks left cached at preemption
   int64_t preemptions = 0;
   double first_scheduled_s = -1;
+  bool in_flight = false;  // in a batch still in the pipeline (pp > 1)
 
   int64_t tokens() const { return request->input_tokens + generated; }
   int64_t remaining() const { return tokens() - computed; }
@@ -55,6 +59,9 @@ struct StepPlan {
 
 // Moves running[pos] back to the front of the waiting queue, its KV freed (recompute).
 void preempt_running(EngineState& s, size_t pos);
+// The newest running request not in flight (the one preemption takes): its position in
+// running, or running.size() when every one is in flight.
+size_t newest_idle(const EngineState& s);
 
 class SchedulerPolicy {
  public:

@@ -49,6 +49,14 @@ StepShape step_shape(const EngineState& s, const StepPlan& plan, const EngineCon
   return shape;
 }
 
+// A batch in the pipeline: its work, its record (start and end known when it is launched) and
+// the busy time it adds (the weight of its KV use in the time average).
+struct Batch {
+  StepPlan plan;
+  StepRecord rec;
+  double busy_s = 0;
+};
+
 // A request in the engine: its slot (the same index in state.seqs) is freed when it finishes.
 struct Live {
   Request request;
@@ -71,6 +79,10 @@ struct Loop {
   std::vector<std::pair<double, int64_t>> gaps;     // this step's (gap, tokens)
   const Handoff* handoff;                           // null unless a decode pool's run
   const bool closed;
+  std::deque<Batch> pipeline;     // batches in flight, oldest first
+  std::vector<double> stage_free; // when each pipeline stage is next free (s)
+  double last_end_s = 0;          // the last launched batch's end (pp > 1)
+  int64_t launched = 0;           // batches launched
   int64_t total = 0, drawn = 0, finished = 0;
   double busy_s = 0, kv_weighted = 0, first_arrival_s = kNever, last_finish_s = 0;
 
@@ -86,7 +98,8 @@ struct Loop {
               0},
         policy(make_policy(e)),
         handoff(h),
-        closed(o.arrivals.kind == ArrivalSpec::Kind::ClosedLoop) {
+        closed(o.arrivals.kind == ArrivalSpec::Kind::ClosedLoop),
+        stage_free((size_t)std::max<int64_t>(1, m.pipeline_stages()), 0.0) {
     total = r.size();
     if (o.keep_requests) out.requests.resize((size_t)total);
     if (closed) {
@@ -189,38 +202,85 @@ struct Loop {
     for (int idx : done) finish(idx, end);
   }
 
+  // Prices the batch and puts it in the pipeline at t: the host schedules it (the engine's
+  // overhead a step), then it passes the stages in turn, each when the batch before it has left.
+  // With one stage: end = t + host + step. Returns when the host can schedule the next batch.
+  double launch(const StepPlan& plan, double t) {
+    Batch b{plan, {}, 0};
+    StepShape shape = step_shape(state, plan, engine, b.rec);
+    double stage_us = model.step_us(shape);
+    b.rec.start_s = t;
+    b.rec.slot = launched++ % (int64_t)stage_free.size();
+    if (stage_free.size() == 1) {
+      b.busy_s = (stage_us + engine.host_overhead_us) * 1e-6;
+      b.rec.end_s = stage_free[0] = t + b.busy_s;
+    } else {
+      // Every stage but the last runs its layers and sends on; the last adds the LM head.
+      double inner_us = stage_us - model.pipeline_edge_us(shape);
+      double enter = t + engine.host_overhead_us * 1e-6;
+      for (size_t k = 0; k < stage_free.size(); ++k) {
+        double us = k + 1 < stage_free.size() ? inner_us : stage_us;
+        enter = stage_free[k] = std::max(enter, stage_free[k]) + us * 1e-6;
+      }
+      b.rec.end_s = enter;
+      b.busy_s = b.rec.end_s - std::max(b.rec.start_s, last_end_s);
+      last_end_s = b.rec.end_s;
+    }
+    for (auto [idx, n] : plan.work) state.seqs[(size_t)idx].in_flight = true;
+    double end_s = b.rec.end_s;
+    pipeline.push_back(std::move(b));
+    return stage_free.size() == 1 ? end_s : t + engine.host_overhead_us * 1e-6;
+  }
+
+  // The oldest batch comes back (batches leave the last stage in launch order): its requests
+  // advance and emit their tokens. Returns its end.
+  double land() {
+    Batch b = std::move(pipeline.front());
+    pipeline.pop_front();
+    for (auto [idx, n] : b.plan.work) state.seqs[(size_t)idx].in_flight = false;
+    StepRecord& rec = b.rec;
+    apply(b.plan, rec.start_s, rec.end_s);
+    rec.running = (int64_t)state.running.size();
+    rec.waiting = (int64_t)state.waiting.size();
+    rec.kv_used = (double)state.kv.used_blocks() / (double)state.kv.total_blocks();
+    busy_s += b.busy_s;
+    kv_weighted += b.busy_s * rec.kv_used;
+    out.kv_used_max = std::max(out.kv_used_max, rec.kv_used);
+    ++out.step_count;
+    if (opt.record_steps) out.steps.push_back(rec);
+    if (opt.progress && out.step_count % 2000 == 0) opt.progress(finished, total, rec.end_s);
+    return rec.end_s;
+  }
+
+  // The engine loop. While fewer batches than stages are in flight the host schedules another
+  // from the requests not in flight (vLLM V1's batch queue); when the pipeline is full, or
+  // nothing can be scheduled while batches are in flight, it waits for the oldest to come back.
+  // With one stage this is one step at a time.
   void run() {
     double t = 0;
     while (finished < total) {
       admit_arrivals(t);
-      if (state.running.empty() && state.waiting.empty()) {
-        require_invariant(next_arrival() < kNever, "a request left");
-        t = next_arrival();
-        continue;
+      if ((int64_t)pipeline.size() < (int64_t)stage_free.size()) {
+        StepPlan plan;
+        if (!state.running.empty() || !state.waiting.empty()) {
+          plan = policy->schedule(state);
+          if (plan.empty()) plan = policy->schedule(state);  // after a preemption emptied it
+        }
+        if (!plan.empty()) {
+          t = launch(plan, t);
+          if ((int64_t)pipeline.size() < (int64_t)stage_free.size()) continue;
+        } else if (pipeline.empty()) {
+          if (state.running.empty() && state.waiting.empty()) {
+            require_invariant(next_arrival() < kNever, "a request left");
+            t = next_arrival();
+            continue;
+          }
+          if (!state.running.empty() || next_arrival() == kNever) stalled();
+          t = std::max(t, next_arrival());
+          continue;
+        }
       }
-      StepPlan plan = policy->schedule(state);
-      if (plan.empty()) plan = policy->schedule(state);  // after a preemption emptied the step
-      if (plan.empty()) {
-        if (!state.running.empty() || next_arrival() == kNever) stalled();
-        t = std::max(t, next_arrival());
-        continue;
-      }
-      StepRecord rec;
-      StepShape shape = step_shape(state, plan, engine, rec);
-      double dt = (model.step_us(shape) + engine.host_overhead_us) * 1e-6;
-      rec.start_s = t;
-      rec.end_s = t + dt;
-      apply(plan, t, rec.end_s);
-      rec.running = (int64_t)state.running.size();
-      rec.waiting = (int64_t)state.waiting.size();
-      rec.kv_used = (double)state.kv.used_blocks() / (double)state.kv.total_blocks();
-      busy_s += dt;
-      kv_weighted += dt * rec.kv_used;
-      out.kv_used_max = std::max(out.kv_used_max, rec.kv_used);
-      ++out.step_count;
-      if (opt.record_steps) out.steps.push_back(rec);
-      if (opt.progress && out.step_count % 2000 == 0) opt.progress(finished, total, rec.end_s);
-      t = rec.end_s;
+      t = std::max(t, land());
     }
     out.preemptions = state.preemptions;
     out.kv_used_mean = busy_s > 0 ? kv_weighted / busy_s : 0;

@@ -3,8 +3,9 @@
 // them at once) and, for attention, groups of requests with the same query length and cache
 // length (decodes together, each prefill chunk apart), or, for an engine that packs the batch
 // into one masked attention (transformers' paged|sdpa), the batch's total keys. GpuStepModel prices
-// it with ridgeline's single-GPU model; a parallel step model (TP/PP/EP) can implement the same
-// interface later.
+// it with ridgeline's single-GPU model; ParallelStepModel (TP, PP, EP) with one rank's. Under
+// pipeline parallelism a step's price is one pipeline stage's (its layers, the activations' send
+// to the next stage): a batch spends it in each of pipeline_stages() stages in turn.
 #pragma once
 
 #include <cstdint>
@@ -41,8 +42,14 @@ struct StepMemory {
 class StepModel {
  public:
   virtual ~StepModel() = default;
-  // Device time of the step in microseconds (host overhead is the engine's, added apart).
+  // Device time of the step in microseconds (host overhead is the engine's, added apart); with
+  // pipeline stages, of the last stage (its layers, the embedding and the LM head).
   virtual double step_us(const StepShape& shape) = 0;
+  // Pipeline stages a batch passes through (pp); the engine keeps up to this many in flight.
+  virtual int64_t pipeline_stages() const { return 1; }
+  // Of step_us, what only the end stages run (the embedding and the LM head): every stage but
+  // the last takes step_us less this. 0 without pipeline stages.
+  virtual double pipeline_edge_us(const StepShape& /*shape*/) { return 0; }
   virtual StepMemory memory() const = 0;
   // Peak activation memory of a forward pass over `tokens` tokens (vLLM's profile run).
   virtual double activation_peak_bytes(int64_t tokens) = 0;

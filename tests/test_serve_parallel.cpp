@@ -106,6 +106,6 @@ TEST_CASE("serve tp: a decode step agrees with predict_parallel's decode step", 
 TEST_CASE("serve tp: splits the model cannot take are errors naming the flag", "[serve][tp]") {
   CHECK_THROWS_WITH(tp_model(3), Catch::Contains("--tp") && Catch::Contains("heads"));
   CHECK_THROWS_WITH(tp_model(16), Catch::Contains("--tp") && Catch::Contains("larger than"));
-  CHECK_THROWS_WITH(tp_model(2, 2), Catch::Contains("--pp 2: pipeline-parallel serving"));
+  CHECK_THROWS_WITH(tp_model(2, 3), Catch::Contains("--pp") && Catch::Contains("do not divide"));
   CHECK_THROWS_WITH(tp_model(2, 1, 2), Catch::Contains("--ep 2 with --tp 2"));
 }

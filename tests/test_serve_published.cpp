@@ -115,3 +115,27 @@ TEST_CASE("published rows: mixed_chunk on an engine that is not sglang fails the
              Catch::Contains("t#1: server.mixed_chunk: applies to an sglang engine only "
                              "(trtllm runs trtllm)"));
 }
+
+TEST_CASE("published rows: a pipeline-parallel row runs its stages; pp needs tp beside it") {
+  nlohmann::json row = closed_loop_row("vllm");
+  row["ridgeline"]["model"] = "llama-3-70b";
+  row["ridgeline"]["cluster"] = "hgx-h200";
+  row["ridgeline"]["tp"] = 2;
+  row["ridgeline"]["pp"] = 2;
+  std::vector<PublishedRow> rows = read_published_serving(write_doc(row, "rl_pub_pp.json"));
+  REQUIRE(rows.size() == 1);
+  CHECK(rows[0].pp == 2);
+  CHECK(rows[0].family == "aiconfigurator-silicon-sample/vllm/tp2/pp2");
+  PublishedScorecard card = score_published(rows, "all", {});
+  REQUIRE(card.rows.size() == 1);
+  CHECK(card.rows[0].failure.empty());
+  nlohmann::json one = row;
+  one["ridgeline"].erase("pp");  // the same row on one stage of 2 GPUs: a token sooner
+  PublishedScorecard flat =
+      score_published(read_published_serving(write_doc(one, "rl_pub_pp1.json")), "all", {});
+  CHECK(flat.rows[0].predicted.at("tpot_ms") < card.rows[0].predicted.at("tpot_ms"));
+  nlohmann::json bare = closed_loop_row("vllm");
+  bare["ridgeline"]["pp"] = 2;
+  CHECK_THROWS_WITH(read_published_serving(write_doc(bare, "rl_pub_pp_bare.json")),
+                    Catch::Contains("pp") && Catch::Contains("needs tp and cluster beside it"));
+}

@@ -1,6 +1,7 @@
 // Perfetto / Chrome trace of a serving run: process 1 "engine" with one slice a step (name
 // "prefill+decode" / "decode" / "prefill", args: tokens, decodes, prefills, running, waiting,
-// kv_used), and process 2 "requests" with one track a request: "queued" from arrival to its
+// kv_used; under pipeline parallelism a step is a batch from launch to return, on the track of
+// its slot: batches in flight together overlap, each slot's never do), and process 2 "requests" with one track a request: "queued" from arrival to its
 // first step, "prefill" to its first token, "decode" to its finish. Times in microseconds.
 // Events are written one at a time (the bytes of one dump() of the whole document), so that the
 // requests come from the run's request log without a document of all of them in memory.
@@ -29,7 +30,7 @@ void write_serve_trace(std::ostream& os, const ServeSubject& s, const ServeRun& 
     emit({{"name", name},
           {"ph", "X"},
           {"pid", 1},
-          {"tid", 1},
+          {"tid", st.slot + 1},
           {"ts", st.start_s * 1e6},
           {"dur", (st.end_s - st.start_s) * 1e6},
           {"args",

@@ -51,12 +51,12 @@ class Sglang : public EnginePolicy {
     int64_t budget = e_.max_num_batched_tokens;
     if (e_.sglang.mixed_chunk) {
       int64_t decodes = 0;
-      for (int idx : s.running) decodes += s.seqs[idx].decoding() ? 1 : 0;
+      for (int idx : s.running) decodes += s.seqs[idx].decoding() && !s.seqs[idx].in_flight;
       budget = std::max<int64_t>(0, budget - decodes);
     }
     for (int idx : s.running) {  // the chunked request goes on first
       Sequence& q = s.seqs[idx];
-      if (q.decoding() || budget == 0) continue;
+      if (q.in_flight || q.decoding() || budget == 0) continue;
       int64_t n = std::min(q.remaining(), budget);
       if (!s.kv.grow(q, q.computed + n)) return plan;
       plan.work.push_back({idx, n});
@@ -82,9 +82,9 @@ class Sglang : public EnginePolicy {
   void decode(EngineState& s, StepPlan& plan) {
     for (size_t i = 0; i < s.running.size(); ++i) {
       Sequence& q = s.seqs[s.running[i]];
-      if (!q.decoding()) continue;
-      while (!s.kv.grow(q, q.computed + 1)) {  // retract the newest
-        size_t victim = s.running.size() - 1;
+      if (q.in_flight || !q.decoding()) continue;
+      while (!s.kv.grow(q, q.computed + 1)) {  // retract the newest not in flight
+        size_t victim = newest_idle(s);
         preempt_running(s, victim);
         ratio_ = e_.sglang.init_new_token_ratio;
         if (victim == i) return;

@@ -28,11 +28,12 @@ class TrtllmNoEvict : public EnginePolicy {
     int64_t budget = e_.max_num_batched_tokens;
     for (int idx : s.running) {
       if (budget == 0) break;
-      if (s.seqs[idx].decoding()) plan.work.push_back({idx, 1}), --budget;
+      const Sequence& q = s.seqs[idx];
+      if (q.decoding() && !q.in_flight) plan.work.push_back({idx, 1}), --budget;
     }
     for (int idx : s.running) {
       const Sequence& q = s.seqs[idx];
-      if (q.decoding()) continue;
+      if (q.decoding() || q.in_flight) continue;
       int64_t n = prefill_tokens(q, budget, e_.chunked_prefill);
       if (n == 0) break;
       plan.work.push_back({idx, n});

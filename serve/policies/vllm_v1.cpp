@@ -8,6 +8,7 @@
 //  2. only if nothing was preempted: waiting requests in order while budget remains and fewer
 //     than max_num_seqs run, each its prompt (less any prefix-cache hit) cut to the budget
 //     (without chunked prefill a prompt that does not fit waits); admission never preempts.
+// A request in flight (pp > 1) keeps its seat but is neither scheduled nor preempted.
 #include "serve/policies/policies.h"
 
 #include <algorithm>
@@ -26,10 +27,11 @@ class VllmV1 : public EnginePolicy {
     bool preempted = false;
     for (size_t i = 0; i < s.running.size() && budget > 0; ++i) {
       Sequence& q = s.seqs[s.running[i]];
+      if (q.in_flight) continue;
       int64_t n = std::min(q.remaining(), budget);
       bool scheduled = true;
       while (!s.kv.grow(q, q.computed + n)) {
-        size_t victim = s.running.size() - 1;
+        size_t victim = newest_idle(s);  // q itself at the latest
         preempted = true;
         preempt_running(s, victim);
         if (victim == i) {

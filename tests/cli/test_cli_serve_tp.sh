@@ -42,7 +42,11 @@ expect "tp not dividing heads" 1 "--tp: 3 does not divide llama-3-70b's 64 heads
 expect "tp larger than a node" 1 "--tp: a TP group of 16 is larger than a hgx-h200 node" -- "$bin" "${tp[@]}" --tp 16 --rate 2
 expect "tp zero" 1 "--tp 0: expected GPUs a replica" -- "$bin" "${tp[@]}" --tp 0 --rate 2
 expect "serve tp list" 1 "--tp 2,4: serve runs one replica size" -- "$bin" "${tp[@]}" --tp 2,4 --rate 2
-expect "pp refused" 1 "--pp 2: pipeline-parallel serving is not simulated yet" -- "$bin" "${tp[@]}" --tp 2 --pp 2 --rate 2
+expect "pp runs" 0 "llama-3-70b on h200-sxm tp2 pp2 (hgx-h200), engine vllm" -- "$bin" "${tp[@]}" --tp 2 --pp 2 --rate 2
+expect "pp not dividing layers" 1 "--pp: llama-3-70b's 80 layers do not divide into 3 (stages)" -- "$bin" "${tp[@]}" --tp 2 --pp 3 --rate 2
+expect "pp under hf-cb refused" 1 "--pp 2: engine hf-cb (transformers' continuous batching) runs the model in one process" -- "$bin" serve --cluster hgx-h200 --model llama-3-8b --engine hf-cb --input-len 512 --output-len 64 --requests 10 --pp 2 --rate 2
+expect "pp with dep refused" 1 "--pp 2 with --ep 2: attention data parallelism beside pipeline stages is not simulated" -- "$bin" serve --cluster hgx-h200 --model mixtral-8x7b --engine vllm --input-len 512 --output-len 64 --requests 10 --ep 2 --pp 2 --rate 2
+expect "capacity pp under hf-cb refused" 1 "--pp 2: engine hf-cb" -- "$bin" capacity --cluster hgx-h200 --model llama-3-8b --engine vllm,hf-cb --input-len 512 --output-len 64 --requests 10 --pp 2 --slo ttft_p99=2s --target-rate 10
 expect "ep with tp refused" 1 "--ep 2 with --tp 2: expert parallelism is served with attention data parallelism over the same ranks" -- "$bin" serve --cluster hgx-h200 --model mixtral-8x7b --engine vllm --input-len 512 --output-len 64 --requests 10 --tp 2 --ep 2 --rate 2
 expect "dep runs" 0 "mixtral-8x7b on h200-sxm dep2 (hgx-h200), engine vllm" -- "$bin" serve --cluster hgx-h200 --model mixtral-8x7b --engine vllm --input-len 512 --output-len 64 --requests 10 --ep 2 --rate 2
 expect "dep on a dense model refused" 1 "--ep 2: llama-3-8b has no experts to spread" -- "$bin" serve --cluster hgx-h200 --model llama-3-8b --engine vllm --input-len 512 --output-len 64 --requests 10 --ep 2 --rate 2
