@@ -10,6 +10,9 @@
 namespace ridgeline {
 
 OpCost gemm_cost(const GemmOp& g, const GpuSpec& gpu);
+// A routed grouped GEMM's expected row tiles of `tile_m` rows (GemmOp::routed_*), summed over
+// its experts.
+double expected_routed_row_tiles(const GemmOp& g, double tile_m);
 OpCost attention_cost(const AttentionOp& a, const GpuSpec& gpu);
 // The same kernel over exactly kv_splits key splits in decode (a library's own split choice, as
 // FlashAttention-2's num_splits heuristic makes it), in place of the GPU parameters' choice.

@@ -2,10 +2,13 @@
 // experts, checked against a simulation of random top-k routing), one grouped GEMM per
 // projection whatever the expert count, weight memory counts every expert, the imbalance is
 // bounded by E/k; the KV-cache dtype (not the activations') sets what attention reads; grouped
-// GEMMs are priced as their measured CUTLASS kernels are (no split-K, a setup cost).
+// GEMMs are priced as their measured CUTLASS kernels are (no split-K, a setup cost), with each
+// expert's routed rows (a binomial draw) rounded up to its own tiles.
+#include "model/cost_models.h"
 #include "model/prediction.h"
 #include "test_helpers.h"
 #include "workloads/graph_builder.h"
+#include "workloads/moe_ops.h"
 #include "workloads/moe_routing.h"
 #include "workloads/op_math.h"
 
@@ -190,4 +193,61 @@ TEST_CASE("moe: training's expert gradients are grouped GEMMs over the same expe
   CHECK(fwd.groups > 7.9);
   CHECK(dgrad.groups == fwd.groups);
   CHECK(wgrad.groups == fwd.groups);
+  // The input gradient's rows are the routed tokens (tiled unevenly); the weight gradient's are
+  // the weights' (the tokens are its K).
+  CHECK(fwd.routed_experts == 8);
+  CHECK(dgrad.routed_experts == 8);
+  CHECK(dgrad.routed_p == fwd.routed_p);
+  CHECK(wgrad.routed_experts == 0);
+}
+
+namespace {
+
+// Mean over `trials` multinomial routings of T tokens (each to top_k distinct of E experts) of
+// the row tiles a grouped GEMM runs: the sum over experts of ceil(rows / tm).
+double simulated_row_tiles(int E, int k, int T, int tm, int trials) {
+  std::mt19937 rng(11);
+  std::vector<int> ids(E);
+  double sum = 0;
+  for (int t = 0; t < trials; ++t) {
+    std::vector<int> rows(E, 0);
+    for (int tok = 0; tok < T; ++tok) {
+      for (int i = 0; i < E; ++i) ids[i] = i;
+      std::shuffle(ids.begin(), ids.end(), rng);
+      for (int j = 0; j < k; ++j) ++rows[ids[j]];
+    }
+    for (int r : rows) sum += (r + tm - 1) / tm;
+  }
+  return sum / trials;
+}
+
+// The cost of one expert projection (n x k weights) over T routed tokens, with the routing
+// draw or with every expert's rows equal (the mean).
+OpCost routed_gemm(int64_t E, int64_t k, int64_t T, bool routed) {
+  ExpertLoad load = expert_load(E, k, T, 1.0);
+  RunConfig r;
+  Op op = grouped_gemm(load, 5760, 2880, r);
+  if (!routed) std::get<GemmOp>(op.shape).routed_experts = 0;
+  return predict_op(op, test::h100());
+}
+
+}  // namespace
+
+TEST_CASE("grouped gemm: routed rows fill each expert's own tiles, unevenly", "[gemm][moe]") {
+  // The expected tile count matches a simulation of random routing, around a tile boundary.
+  for (auto [E, k, T, tm] : {std::tuple{32, 4, 2048, 128}, {32, 4, 2048, 64}, {8, 2, 512, 128},
+                             {128, 8, 1024, 128}, {32, 4, 4, 128}}) {
+    INFO("E " << E << " k " << k << " T " << T << " tm " << tm);
+    ExpertLoad load = expert_load(E, k, T, 1.0);
+    RunConfig r;
+    const GemmOp& g = std::get<GemmOp>(grouped_gemm(load, 64, 64, r).shape);
+    double sim = simulated_row_tiles(E, k, T, tm, 400);
+    CHECK(expected_routed_row_tiles(g, tm) == Approx(sim).epsilon(0.02));
+  }
+  // Mean load exactly four 128-row tiles (gpt-oss-20b's 32 experts, top-4, 4096 tokens: compute
+  // bound): uneven loads cost more than even ones; at decode (a few rows an expert) the same.
+  CHECK(routed_gemm(32, 4, 4096, true).time_us > 1.08 * routed_gemm(32, 4, 4096, false).time_us);
+  CHECK(routed_gemm(32, 4, 8, true).time_us == Approx(routed_gemm(32, 4, 8, false).time_us));
+  // A given imbalance keeps its own (deterministic) loads.
+  CHECK(expert_load(32, 4, 2048, 2.0).draw_p == 0);
 }

@@ -36,7 +36,13 @@ namespace ridgeline {
 
 Op grouped_gemm(const ExpertLoad& load, int64_t n, int64_t k, const RunConfig& run) {
   Op op = expert_weight_gemm((int64_t)std::ceil(load.tokens_per_active), n, k, run);
-  std::get<GemmOp>(op.shape).groups = load.active;
+  GemmOp& g = std::get<GemmOp>(op.shape);
+  g.groups = load.active;
+  if (load.draw_p > 0) {  // each expert's rows a draw: tiled unevenly
+    g.routed_experts = (int64_t)std::llround(load.experts);
+    g.routed_tokens = load.draw_tokens;
+    g.routed_p = load.draw_p;
+  }
   return op;
 }
 
@@ -48,6 +54,7 @@ ExpertLoad rank_expert_load(const ModelConfig& m, const RunConfig& run, int64_t 
   ExpertLoad load =
       expert_load(m.moe.experts, m.moe.top_k, T * run.expert_ranks, run.moe_imbalance);
   load.active /= (double)run.expert_ranks;
+  load.experts /= (double)run.expert_ranks;  // this rank's
   return load;
 }
 

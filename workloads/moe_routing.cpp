@@ -26,10 +26,15 @@ ExpertLoad expert_load(int64_t experts, int64_t top_k, int64_t tokens, double im
   double E = (double)experts, k = (double)top_k, T = (double)tokens;
   double routed = T * k;
   ExpertLoad l;
+  l.experts = E;
   if (imbalance <= 1.0 || experts <= 1) {
     l.active = distinct_hit(E, k, T);  // at least k (one token), at most E
     l.tokens_per_active = routed / l.active;
     l.busiest = std::min(T, std::ceil(l.tokens_per_active));
+    if (experts > 1) {
+      l.draw_tokens = T;
+      l.draw_p = std::min(1.0, k / E);
+    }
     return l;
   }
   l.busiest = std::min(T, std::ceil(imbalance * routed / E));

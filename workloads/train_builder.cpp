@@ -41,14 +41,21 @@ void emit_gemm_backward(Emitter& e, const Forward& f, const GemmOp& g) {
     e.emit(grad(GradKind::GradContiguous), f.name + ".grad_contiguous",
            ew_op(ElementwiseKind::Copy, g.m * g.n, g.dtype));
   }
-  // A grouped GEMM's gradients are grouped GEMMs over the same experts.
-  auto grad_gemm = [&](int64_t m, int64_t n, int64_t k) {
+  // A grouped GEMM's gradients are grouped GEMMs over the same experts; the input gradient
+  // keeps the routed rows as its rows (their uneven tiles), the weight gradient reduces over them.
+  auto grad_gemm = [&](int64_t m, int64_t n, int64_t k, bool rows_routed) {
     Op op = gemm_op(m, n, k, g.dtype == DType::Fp8 ? DType::Bf16 : g.dtype, g.batch);
-    std::get<GemmOp>(op.shape).groups = g.groups;
+    GemmOp& d = std::get<GemmOp>(op.shape);
+    d.groups = g.groups;
+    if (rows_routed) {
+      d.routed_experts = g.routed_experts;
+      d.routed_tokens = g.routed_tokens;
+      d.routed_p = g.routed_p;
+    }
     return op;
   };
-  e.emit(grad(GradKind::Dgrad), f.name + ".dgrad", grad_gemm(g.m, g.k, g.n));
-  e.emit(grad(GradKind::Wgrad), f.name + ".wgrad", grad_gemm(g.n, g.k, g.m));
+  e.emit(grad(GradKind::Dgrad), f.name + ".dgrad", grad_gemm(g.m, g.k, g.n, true));
+  e.emit(grad(GradKind::Wgrad), f.name + ".wgrad", grad_gemm(g.n, g.k, g.m, false));
 }
 
 RowOpKind backward_of(RowOpKind k) {
