@@ -197,3 +197,34 @@ TEST_CASE("op error: a GPU without the dtype's units", "[op][errors]") {
   require_input_error([&] { predict_op(test::gemm(64, 64, 64, DType::Fp8), g); },
                       {"/dtype: h100-sxm has no fp8 tensor cores"});
 }
+TEST_CASE("op: routed rows of a grouped GEMM", "[op]") {
+  Op op = parse(
+      R"({"op":"gemm","m":256,"n":5760,"k":2880,"dtype":"bf16","groups":32,"routed_tokens":2048,"top_k":4})");
+  const GemmOp& g = std::get<GemmOp>(op.shape);
+  CHECK(g.routed_experts == 32);
+  CHECK(g.routed_tokens == 2048);
+  CHECK(g.routed_p == 0.125);
+}
+TEST_CASE("op error: routed_tokens without top_k", "[op][errors]") {
+  expect_error(R"({"op":"gemm","m":256,"n":64,"k":64,"dtype":"bf16","groups":32,"routed_tokens":2048})",
+               {"/top_k: routed rows take routed_tokens and top_k together"});
+}
+TEST_CASE("op error: routed rows without groups", "[op][errors]") {
+  expect_error(R"({"op":"gemm","m":256,"n":64,"k":64,"dtype":"bf16","routed_tokens":2048,"top_k":4})",
+               {"/routed_tokens: routed rows are a grouped GEMM's (give groups)"});
+}
+TEST_CASE("op error: routed rows over a fractional expert count", "[op][errors]") {
+  expect_error(
+      R"({"op":"gemm","m":256,"n":64,"k":64,"dtype":"bf16","groups":31.5,"routed_tokens":2048,"top_k":4})",
+      {"/groups: with routed rows, groups is the experts: a whole number"});
+}
+TEST_CASE("op error: top_k above the experts", "[op][errors]") {
+  expect_error(
+      R"({"op":"gemm","m":256,"n":64,"k":64,"dtype":"bf16","groups":4,"routed_tokens":2048,"top_k":8})",
+      {"/top_k: 8 is more than the 4 experts (groups)"});
+}
+TEST_CASE("op error: m that is not the routed mean", "[op][errors]") {
+  expect_error(
+      R"({"op":"gemm","m":200,"n":64,"k":64,"dtype":"bf16","groups":32,"routed_tokens":2048,"top_k":4})",
+      {"/m: with routed rows m is an expert's mean rows, ceil(routed_tokens x top_k / groups) = 256; got 200"});
+}

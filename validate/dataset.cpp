@@ -47,7 +47,8 @@ const char* const kOpKeys[] = {"id",        "op",
                                "rows",      "cols",
                                "warm_l2",   "l2_working_set_bytes",
                                "strided",   "additive_mask",
-                               "view_dims", "masked_fraction"};
+                               "view_dims", "masked_fraction",
+                               "routed_tokens", "top_k"};
 
 nlohmann::json op_fields(const nlohmann::json& record) {
   nlohmann::json j = nlohmann::json::object();

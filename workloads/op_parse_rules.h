@@ -9,6 +9,7 @@
 #include "workloads/op_parse.h"
 #include "workloads/runtime_profile.h"
 
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -88,6 +89,27 @@ GemmOp read_gemm(Reader& r) {
     if (g.batch != 1) r.fail("groups", "a grouped GEMM takes groups or batch, not both");
     g.groups = r.positive("groups");
     if (g.groups > (double)kMaxDimension) r.fail("groups", "too large (the limit is 2^40)");
+  }
+  // Routed rows: routed_tokens tokens each sent to top_k of the groups (experts) at random, so
+  // each expert's rows are Binomial(routed_tokens, top_k / groups) and m is their mean.
+  if (r.has("routed_tokens") || r.has("top_k")) {
+    const char* key = r.has("routed_tokens") ? "top_k" : "routed_tokens";
+    if (!r.has(key)) r.fail(key, "routed rows take routed_tokens and top_k together");
+    if (g.groups <= 0) r.fail("routed_tokens", "routed rows are a grouped GEMM's (give groups)");
+    if (g.groups != std::floor(g.groups))
+      r.fail("groups", "with routed rows, groups is the experts: a whole number");
+    int64_t tokens = dim(r, "routed_tokens"), top_k = dim(r, "top_k");
+    auto experts = (int64_t)g.groups;
+    if (top_k > experts)
+      r.fail("top_k", std::to_string(top_k) + " is more than the " + std::to_string(experts) +
+                          " experts (groups)");
+    int64_t mean = (tokens * top_k + experts - 1) / experts;
+    if (g.m != mean)
+      r.fail("m", "with routed rows m is an expert's mean rows, ceil(routed_tokens x top_k / "
+                  "groups) = " + std::to_string(mean) + "; got " + std::to_string(g.m));
+    g.routed_experts = experts;
+    g.routed_tokens = (double)tokens;
+    g.routed_p = (double)top_k / (double)experts;
   }
   g.dtype = read_dtype(r, {DType::Fp32, DType::Tf32, DType::Bf16, DType::Fp16, DType::Fp8}, "");
   return g;

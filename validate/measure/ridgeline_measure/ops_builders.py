@@ -4,6 +4,8 @@ candidate implementations that call the op (out= variants first, so the timed
 region launches only the op's own kernels).
 """
 
+import hashlib
+
 from .optional import F, torch
 
 from .environment import tf32_matmul
@@ -27,7 +29,7 @@ def build_gemm(op):
     m, n, k, dt = op["m"], op["n"], op["k"], op["dtype"]
     batch = op.get("batch")
     if op.get("grouped"):
-        return build_grouped_gemm(m, n, k, batch, dt)
+        return build_grouped_gemm(m, n, k, batch, dt, op)
     if dt == "fp8":
         if batch:
             raise ValueError("batched fp8 GEMM is not supported")
@@ -72,11 +74,23 @@ def build_gemm(op):
     return Bench(make_set, candidates, nbytes, flags=flags)
 
 
-def build_grouped_gemm(m, n, k, groups, dt):
-    """torch._grouped_mm as an MoE layer runs it (transformers' grouped_mm experts): A [G*m, k]
-    (every group m rows, balanced), B [G, n, k] (C = A B^T per group, B passed transposed as
-    torch._grouped_mm wants), int32 end offsets m, 2m, ..., G*m; out [G*m, n] (no out=: the op
-    allocates it, from the graph's pool when captured)."""
+def routed_counts(op, groups):
+    """Rows per expert of a routed op (routed_tokens tokens, each to top_k distinct experts of
+    `groups`, chosen uniformly at random: the top_k of a uniform random score per expert), drawn
+    with a generator seeded by the op's id, so a rerun draws the same loads."""
+    seed = int(hashlib.sha256(op["id"].encode("utf-8")).hexdigest(), 16) % (2 ** 31)
+    gen = torch.Generator().manual_seed(seed)
+    scores = torch.rand((op["routed_tokens"], groups), generator=gen)
+    ids = scores.topk(op["top_k"], dim=1).indices.flatten()
+    return torch.bincount(ids, minlength=groups).tolist()
+
+
+def build_grouped_gemm(m, n, k, groups, dt, op=None):
+    """torch._grouped_mm as an MoE layer runs it (transformers' grouped_mm experts): A [rows, k],
+    B [G, n, k] (C = A B^T per group, B passed transposed as torch._grouped_mm wants), int32 end
+    offsets; out [rows, n] (no out=: the op allocates it, from the graph's pool when captured).
+    Balanced: every group m rows (offsets m, 2m, ..., G*m). Routed (op has routed_tokens and
+    top_k): each group's rows a random routing's load (routed_counts), recorded in op["counts"]."""
     if dt != "bf16":
         raise ValueError("grouped GEMM is measured in bf16 only")
     if not groups or groups < 1:
@@ -84,11 +98,21 @@ def build_grouped_gemm(m, n, k, groups, dt):
     if not hasattr(torch, "_grouped_mm"):
         raise RuntimeError(f"torch._grouped_mm is missing in torch {torch.__version__}")
     tdt = torch.bfloat16
-    nbytes = groups * (m * k + n * k + m * n) * elem_bytes(tdt)
-    offsets = torch.arange(1, groups + 1, device=device.DEVICE, dtype=torch.int32) * m
+    counts = [m] * groups
+    if op is not None and op.get("routed_tokens"):
+        counts = routed_counts(op, groups)
+        op["counts"] = counts
+    rows = sum(counts)
+    nbytes = (rows * k + groups * n * k + rows * n) * elem_bytes(tdt)
+    ends = [0] * groups
+    acc = 0
+    for i, c in enumerate(counts):
+        acc += c
+        ends[i] = acc
+    offsets = torch.tensor(ends, device=device.DEVICE, dtype=torch.int32)
 
     def make_set():
-        return (randn((groups * m, k), tdt), randn((groups, n, k), tdt))
+        return (randn((rows, k), tdt), randn((groups, n, k), tdt))
 
     def call(s):
         return torch._grouped_mm(s[0], s[1].transpose(-2, -1), offs=offsets)

@@ -46,6 +46,8 @@ ALT_KEYS = ("measured_us", "p10_us", "p90_us", "launches", "sets", "reps",
 def measure_op(op, cfg, rec):
     """Fills rec (in place, so partial results survive an exception)."""
     bench = build_bench(op)
+    if "counts" in op:  # a routed grouped GEMM's drawn rows per expert
+        rec["counts"] = op["counts"]
     warm = bool(op.get("warm_l2"))
     rec["bytes_per_set"] = bench.bytes_per_set
     with bench.flags():
