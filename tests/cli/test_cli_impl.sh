@@ -56,6 +56,7 @@ expect "row-kernel baseline holds (H200, ATen norms and softmax over rows x cols
 expect "masked SDPA and odd-width softmax hold (H200, transformers' window masks)" 0 "ok    kernels/attention/sdpa" -- "$bin" validate --check validate/accuracy_baseline_h200_masks.json
 expect "masked softmax holds (H200, rows masked to the dtype's min, causal)" 0 "ok    kernels/softmax/aten" -- "$bin" validate --check validate/accuracy_baseline_h200_masked_softmax.json
 expect "masked softmax holds on the H100 (nothing fitted there)" 0 "ok    kernels/softmax/aten" -- "$bin" validate --check validate/accuracy_baseline_h100_masked_softmax.json
+expect "routed grouped GEMMs hold on the H100 (all held out)" 0 "ok    kernels/gemm" -- "$bin" validate --check validate/accuracy_baseline_h100_routed_grouped.json
 expect "the generic path by view dims holds (H200, view-dims and MLA-copy grids)" 0 "ok    kernels/elementwise" -- "$bin" validate --check validate/accuracy_baseline_h200_views.json
 expect "validate scores each implementation as a family" 0 "attention/efficient" -- "$bin" validate --data validate/data/h200-sxm-hf-kernels-2026-12-01.json --split holdout
 finish
