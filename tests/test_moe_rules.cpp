@@ -240,7 +240,8 @@ TEST_CASE("grouped gemm: routed rows fill each expert's own tiles, unevenly", "[
     INFO("E " << E << " k " << k << " T " << T << " tm " << tm);
     ExpertLoad load = expert_load(E, k, T, 1.0);
     RunConfig r;
-    const GemmOp& g = std::get<GemmOp>(grouped_gemm(load, 64, 64, r).shape);
+    Op op = grouped_gemm(load, 64, 64, r);
+    const GemmOp& g = std::get<GemmOp>(op.shape);
     double sim = simulated_row_tiles(E, k, T, tm, 400);
     CHECK(expected_routed_row_tiles(g, tm) == Approx(sim).epsilon(0.02));
   }
