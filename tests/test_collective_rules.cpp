@@ -233,7 +233,7 @@ TEST_CASE("all-to-all across nodes is bound by one NIC per GPU", "[collective]")
                            .epsilon(1e-12));
 }
 
-TEST_CASE("send/recv: NVLink inside a node, one NIC across; a group of one costs nothing",
+TEST_CASE("send/recv: NVLink inside a node, one NIC across, a group of one costs nothing",
           "[collective]") {
   const ClusterSpec& h100 = cluster("dgx-h100");
   const CollectiveModelParams& m = h100.collective;
@@ -267,7 +267,7 @@ TEST_CASE("a PCIe box: NVLink inside a bridged pair, PCIe beyond it", "[collecti
   CHECK(all.busbw_GBps == Approx(48).epsilon(0.01));       // PCIe Gen5 x16 as NCCL counts it
 }
 
-TEST_CASE("the presets carry fitted parameters; NCCL's constants stay the defaults",
+TEST_CASE("the presets carry fitted parameters, NCCL's constants stay the defaults",
           "[collective]") {
   ClusterSpec fitted = load_cluster("dgx-h100");
   CHECK(fitted.collective.efficiency[2].source.kind == SourceKind::Fitted);

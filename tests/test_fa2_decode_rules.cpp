@@ -96,7 +96,7 @@ TEST_CASE("fa2: without GQA every query head is an item", "[impl][rule][fa2]") {
   CHECK(fa2_decode(8, 2048, 32, 8).detail.split > 1);
 }
 
-TEST_CASE("efficient: CTAs alone on their SMs pay each K/V block load; one more CTA hides it",
+TEST_CASE("efficient: CTAs alone on their SMs pay each K/V block load, one more CTA hides it",
           "[impl][rule][efficient]") {
   // decode: one CTA per (batch, query head); 132 on the H200's 132 SMs are alone, 133 are not
   auto efficient = [](int64_t heads) {

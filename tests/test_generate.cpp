@@ -106,7 +106,7 @@ TEST_CASE("generate error: a negative generate() setup names the runtime's field
                       {"t.json: /host/generate_setup_us: expected a number >= 0, got -1"});
 }
 
-TEST_CASE("generate: one new token is the prefill alone; two add one decode step", "[generate]") {
+TEST_CASE("generate: one new token is the prefill alone, two add one decode step", "[generate]") {
   GenerateSteps one = predict_generate_steps(llama(), prompt(512), 1, test::h100());
   CHECK_FALSE(one.decode);
   CHECK(one.times.per_token_us == 0);

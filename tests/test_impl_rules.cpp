@@ -76,7 +76,7 @@ TEST_CASE("impl: flash2 and flash3 take head_dim up to 256, efficient and math m
   CHECK_NOTHROW(parse(attention_line(R"(,"impl":"math")", 264)));
 }
 
-TEST_CASE("impl: the fused kernels refuse fp32; efficient and math take it", "[impl][rule]") {
+TEST_CASE("impl: the fused kernels refuse fp32, efficient and math take it", "[impl][rule]") {
   require_input_error([&] { parse(attention_line(R"(,"impl":"flash2")", 128, "fp32")); },
                       {"/impl: flash2 runs in bf16 or fp16, not fp32"});
   CHECK_NOTHROW(parse(attention_line(R"(,"impl":"flash2")", 128, "bf16")));
@@ -170,7 +170,7 @@ TEST_CASE("impl: elementwise generic is the strided path, vectorized the default
                       {"/impl: vectorized contradicts \"strided\": true"});
 }
 
-TEST_CASE("impl: AdamW runs foreach by default; foreach moves 20 element streams in 8 passes",
+TEST_CASE("impl: AdamW runs foreach by default, foreach moves 20 element streams in 8 passes",
           "[impl][rule]") {
   std::string line = R"({"op":"elementwise","kind":"adamw","numel":2795573248,"dtype":"bf16",)"
                      R"("tensors":75)";

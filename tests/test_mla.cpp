@@ -132,7 +132,7 @@ std::vector<const Op*> named(const OpGraph& g, const std::string& name) {
   return {};
 }
 
-TEST_CASE("expand_kv copies k_nope and k_rot into the key; ATen splits a copy past 2^31 bytes",
+TEST_CASE("expand_kv copies k_nope and k_rot into the key, ATen splits a copy past 2^31 bytes",
           "[mla]") {
   // validate/measure/mla_copy_probe.py (transformers 5.17, H200): two copies of 4 dims, V a view;
   // at b16 kv2049 k_nope's source (kv_b's output) spans 16 x 2049 x 128 x 256 x 2 B > 2^31.

@@ -153,7 +153,7 @@ TEST_CASE("model error: rope_scaling unknown field", "[model][errors]") {
   expect_error(j, {"/rope_scaling/mscale: unknown key"});
 }
 
-TEST_CASE("a folder holding config.json is a model; a hub snapshot is named after its repo",
+TEST_CASE("a folder holding config.json is a model, a hub snapshot is named after its repo",
           "[model]") {
   TempDir tmp("ridgeline-test-hf-folders");
   fs::path snapshot = tmp.path / "hub/models--meta-llama--Llama-3.1-8B/snapshots/0123abcd";
@@ -198,7 +198,7 @@ TEST_CASE("each figure says where it came from: the key, or the default applied"
   CHECK(source_of(xl, "norm") == "fixed by model_type gpt2");
 }
 
-TEST_CASE("rope_parameters (transformers 4.56+) gets the same check; default is plain RoPE",
+TEST_CASE("rope_parameters (transformers 4.56+) gets the same check, default is plain RoPE",
           "[model]") {
   nlohmann::json j = llama31();
   nlohmann::json params = j["rope_scaling"];

@@ -52,7 +52,7 @@ TEST_CASE("Prometheus label values escape quotes and backslashes", "[report]") {
   CHECK(os.str().find("model=\"a\\\"b\\\\c\"") != std::string::npos);
 }
 
-TEST_CASE("expected MFU is FLOPs over step time over the peak; no peak, no MFU", "[report]") {
+TEST_CASE("expected MFU is FLOPs over step time over the peak, no peak, no MFU", "[report]") {
   std::ostringstream with_peak, without;
   print_expected_prometheus(with_peak, {step_doc("m"), 1e15, "job-a"});  // 1e12 / 2e-3 / 1e15
   print_expected_prometheus(without, {step_doc("m"), 0, ""});

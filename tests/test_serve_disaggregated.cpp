@@ -77,7 +77,7 @@ TEST_CASE("disaggregated: across nodes the KV crosses the network") {
   CHECK(r.disaggregated->cross_node_transfers == 1);
 }
 
-TEST_CASE("disaggregated: a prefill replica sends one KV cache at a time; two replicas at once") {
+TEST_CASE("disaggregated: a prefill replica sends one KV cache at a time, two replicas at once") {
   DisaggSpec one = layout(1, 1);
   ServeRun a = run(one, 2, 2);  // both prefilled in one step (budget 4096), sent one after another
   CHECK(a.sim.requests[0].first_token_s * 1e3 == Approx(1 + 1.31072));
@@ -96,7 +96,7 @@ TEST_CASE("disaggregated: a one-token request is done at its prefill (nothing to
   CHECK(r.disaggregated->transfers == 0);
 }
 
-TEST_CASE("disaggregated: replicas take GPUs in order, prefill first; a node holds gpus_per_node") {
+TEST_CASE("disaggregated: replicas take GPUs in order, prefill first, a node holds gpus_per_node") {
   DisaggSpec s = layout(2, 2);
   s.gpus_per_replica = 2;  // p0 0-1, p1 2-3, d0 4-5, d1 6-7: one node
   CHECK(same_node(s, 1, 1));

@@ -52,7 +52,7 @@ TEST_CASE("metrics: TTFT, TPOT, E2E, ITL and queue on a hand-computed trace") {
   CHECK(r.input_tokens_per_s == Approx(60));
 }
 
-TEST_CASE("metrics: goodput counts the requests inside every bound; the SLO reads percentiles") {
+TEST_CASE("metrics: goodput counts the requests inside every bound, the SLO reads percentiles") {
   ServeReport r =
       make_report(three_requests(), 1, parse_slo("--slo", "ttft_p50=250ms,tpot_p99=300ms"));
   CHECK(r.goodput_requests_per_s == Approx(2));  // r2's TTFT of 600 ms is over 250
@@ -69,7 +69,7 @@ TEST_CASE("metrics: percentiles interpolate between order statistics") {
   CHECK(percentile({7}, 99) == Approx(7));
 }
 
-TEST_CASE("simulator: a long prompt is chunked over steps; the first token ends the last chunk") {
+TEST_CASE("simulator: a long prompt is chunked over steps, the first token ends the last chunk") {
   EngineConfig e = engine_json("vllm_v1", 512, 100, 16, "", 0);
   FixedStepModel model(1000, 0);  // every step 1 ms
   ServeSetup setup;
@@ -121,7 +121,7 @@ TEST_CASE("simulator: the same seed gives the same run, another seed another") {
 }
 
 TEST_CASE(
-    "arrivals: Poisson gaps average 1/rate; gamma gaps have the asked coefficient of variation") {
+    "arrivals: Poisson gaps average 1/rate, gamma gaps have the asked coefficient of variation") {
   auto gaps_cv = [](const ArrivalSpec& spec) {
     Workload w = generate_workload({LengthSpec::Kind::Fixed, 1, 0}, {LengthSpec::Kind::Fixed, 1, 0},
                                    20001, 0);

@@ -120,23 +120,31 @@ TEST_CASE("pipeline: a batch passes every stage, the last with the head", "[serv
   CHECK(a.steps.size() == 4);
 }
 
-TEST_CASE("pipeline: requests ride in the batch they joined; pp batches fill the stages",
+TEST_CASE("pipeline: requests ride in the batch they joined, pp batches fill the stages",
           "[serve][pp]") {
   StagedModel two(100, 2);
   // Arriving together: one batch, the second slot idle, a token every two stages.
   SimResult together = run(two, {{0, 0, 64, 10}, {1, 0, 64, 10}});
   CHECK(together.requests[1].finish_s == Approx(10 * 200e-6));
   CHECK(together.step_count == 10);
-  // The second arrives while the first's batch is in flight: it joins the second slot, and both
-  // make a token every two stages, interleaved, so it finishes one stage after the first.
-  SimResult apart = run(two, {{0, 0, 64, 10}, {1, 50e-6, 64, 10}});
+  // Arriving while the first's batch is in flight with nothing else to schedule: the engine
+  // waits for that batch (vLLM V1 blocks on the oldest), so the second joins the first's next
+  // batch and they ride together from then on: the prefill step alone, then 10 together.
+  SimResult late = run(two, {{0, 0, 64, 10}, {1, 50e-6, 64, 10}});
+  CHECK(late.step_count == 11);
+  CHECK(late.requests[1].first_token_s == Approx(400e-6));
+  // Arriving before the host schedules again (10 us a batch): the second gets the other slot and
+  // both make a token every two stages, interleaved, the second one stage behind.
+  SimResult apart = run(two, {{0, 0, 64, 10}, {1, 5e-6, 64, 10}}, 10);
   CHECK(apart.step_count == 20);
-  CHECK(apart.requests[0].finish_s == Approx(10 * 200e-6));
-  CHECK(apart.requests[1].finish_s == Approx(10 * 200e-6 + 100e-6));
   for (const StepRecord& st : apart.steps) CHECK(st.slot == (&st - apart.steps.data()) % 2);
-  // The same two on one stage of the same total time run one after the other's first step.
+  double gap = apart.requests[1].finish_s - apart.requests[0].finish_s;
+  CHECK(gap > 90e-6);
+  CHECK(gap < 120e-6);
+  CHECK(apart.requests[0].finish_s < 10 * 230e-6);
+  // The same two on one stage of the same total time: one batch after the prefill, slower.
   StagedModel flat(200, 1);
-  SimResult serial = run(flat, {{0, 0, 64, 10}, {1, 50e-6, 64, 10}});
+  SimResult serial = run(flat, {{0, 0, 64, 10}, {1, 5e-6, 64, 10}}, 10);
   CHECK(serial.requests[1].finish_s > apart.requests[1].finish_s);
 }
 
@@ -172,7 +180,7 @@ ParallelStepModel staged(int64_t tp, int64_t pp) {
 
 }  // namespace
 
-TEST_CASE("pipeline: a stage is layers / pp with the send; the head only once", "[serve][pp]") {
+TEST_CASE("pipeline: a stage is layers / pp with the send, the head only once", "[serve][pp]") {
   ParallelStepModel one = staged(2, 1), two = staged(2, 2);
   CHECK(one.pipeline_stages() == 1);
   CHECK(two.pipeline_stages() == 2);

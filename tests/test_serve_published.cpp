@@ -116,7 +116,7 @@ TEST_CASE("published rows: mixed_chunk on an engine that is not sglang fails the
                              "(trtllm runs trtllm)"));
 }
 
-TEST_CASE("published rows: a pipeline-parallel row runs its stages; pp needs tp beside it") {
+TEST_CASE("published rows: a pipeline-parallel row runs its stages, pp needs tp beside it") {
   nlohmann::json row = closed_loop_row("vllm");
   row["ridgeline"]["model"] = "llama-3-70b";
   row["ridgeline"]["cluster"] = "hgx-h200";

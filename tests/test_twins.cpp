@@ -34,7 +34,7 @@ TEST_CASE("json path: walks objects and array indices, stops at the first missin
   CHECK(walk_json_path(doc, {"gemm", "tile"}).walked == "/gemm/tile");
 }
 
-TEST_CASE("presets: found by folder and name, listed sorted; a path is not a name", "[twins]") {
+TEST_CASE("presets: found by folder and name, listed sorted, a path is not a name", "[twins]") {
   REQUIRE(find_preset("hardware/gpus/", "h100-sxm") != nullptr);
   CHECK(find_preset("hardware/gpus/", "h100-sxm")->path == "hardware/gpus/h100-sxm.json");
   CHECK(find_preset("hardware/gpus/", "h300-sxm") == nullptr);
@@ -48,7 +48,7 @@ TEST_CASE("presets: found by folder and name, listed sorted; a path is not a nam
   CHECK(joined_names({"a", "b"}) == "a, b");
 }
 
-TEST_CASE("name tables: every name parses back to its value; inputs may leave some out",
+TEST_CASE("name tables: every name parses back to its value, inputs may leave some out",
           "[twins]") {
   for (const auto& n : elementwise_kinds().names())
     CHECK(elementwise_kind_name(*elementwise_kinds().parse(n)) == n);
