@@ -153,8 +153,10 @@ TEST_CASE("expand_kv copies k_nope and k_rot into the key, ATen splits a copy pa
   CHECK(std::get<ElementwiseOp>(kr[0]->shape).numel == 16LL * 2049 * 128 * 64);
   CHECK(find_op(g, "v_contiguous") == nullptr);
   // Just under the limit: one kernel; one sequence: the batch dim drops, 3 dims are left.
-  CHECK(named(build_graph(m, decode("hf-transformers", 8, 2048)), "k_nope_copy").size() == 1);
-  auto one = named(build_graph(m, decode("hf-transformers", 1, 2048)), "k_nope_copy");
+  OpGraph eight = build_graph(m, decode("hf-transformers", 8, 2048));
+  CHECK(named(eight, "k_nope_copy").size() == 1);
+  OpGraph single = build_graph(m, decode("hf-transformers", 1, 2048));  // outlives its ops' pointers
+  auto one = named(single, "k_nope_copy");
   REQUIRE(one.size() == 1);
   CHECK(std::get<ElementwiseOp>(one[0]->shape).view_dims == 3);
 }
