@@ -94,8 +94,8 @@ std::optional<OpCost> cost_with_tile(const GemmOp& g, const GpuSpec& gpu, MathUn
   double tm = choice.tm, tn = choice.tn;
   double batch = g.problems(), m = (double)g.m, n = (double)g.n, k = (double)g.k;
   double tiles_m = ceil_div(m, tm), tiles_n = ceil_div(n, tn);
-  double mn_tiles = g.routed_experts > 0 ? expected_routed_row_tiles(g, tm) * tiles_n
-                                         : tiles_m * tiles_n * batch;
+  double mn_tiles =
+      g.routed_experts > 0 ? expected_routed_row_tiles(g, tm) * tiles_n : tiles_m * tiles_n * batch;
   double cta_per_sm = p.ctas_per_sm.value;
   double slots = sm_count(gpu) * cta_per_sm;
   bool grouped = g.groups > 0;

@@ -79,10 +79,10 @@ struct Loop {
   std::vector<std::pair<double, int64_t>> gaps;     // this step's (gap, tokens)
   const Handoff* handoff;                           // null unless a decode pool's run
   const bool closed;
-  std::deque<Batch> pipeline;     // batches in flight, oldest first
-  std::vector<double> stage_free; // when each pipeline stage is next free (s)
-  double last_end_s = 0;          // the last launched batch's end (pp > 1)
-  int64_t launched = 0;           // batches launched
+  std::deque<Batch> pipeline;      // batches in flight, oldest first
+  std::vector<double> stage_free;  // when each pipeline stage is next free (s)
+  double last_end_s = 0;           // the last launched batch's end (pp > 1)
+  int64_t launched = 0;            // batches launched
   int64_t total = 0, drawn = 0, finished = 0;
   double busy_s = 0, kv_weighted = 0, first_arrival_s = kNever, last_finish_s = 0;
 

@@ -31,7 +31,7 @@ struct StepRecord {
   int64_t tokens = 0, padded_tokens = 0, prefill_tokens = 0, decodes = 0, prefills = 0;
   int64_t running = 0, waiting = 0;
   double kv_used = 0;  // fraction of blocks held at the step's end
-  int64_t slot = 0;    // pipeline parallelism: launch count mod pp (batches of a slot never overlap)
+  int64_t slot = 0;  // pipeline parallelism: launch count mod pp (batches of a slot never overlap)
 };
 
 struct SimResult {

@@ -155,7 +155,8 @@ TEST_CASE("expand_kv copies k_nope and k_rot into the key, ATen splits a copy pa
   // Just under the limit: one kernel; one sequence: the batch dim drops, 3 dims are left.
   OpGraph eight = build_graph(m, decode("hf-transformers", 8, 2048));
   CHECK(named(eight, "k_nope_copy").size() == 1);
-  OpGraph single = build_graph(m, decode("hf-transformers", 1, 2048));  // outlives its ops' pointers
+  OpGraph single =
+      build_graph(m, decode("hf-transformers", 1, 2048));  // outlives its ops' pointers
   auto one = named(single, "k_nope_copy");
   REQUIRE(one.size() == 1);
   CHECK(std::get<ElementwiseOp>(one[0]->shape).view_dims == 3);

@@ -206,12 +206,14 @@ TEST_CASE("op: routed rows of a grouped GEMM", "[op]") {
   CHECK(g.routed_p == 0.125);
 }
 TEST_CASE("op error: routed_tokens without top_k", "[op][errors]") {
-  expect_error(R"({"op":"gemm","m":256,"n":64,"k":64,"dtype":"bf16","groups":32,"routed_tokens":2048})",
-               {"/top_k: routed rows take routed_tokens and top_k together"});
+  expect_error(
+      R"({"op":"gemm","m":256,"n":64,"k":64,"dtype":"bf16","groups":32,"routed_tokens":2048})",
+      {"/top_k: routed rows take routed_tokens and top_k together"});
 }
 TEST_CASE("op error: routed rows without groups", "[op][errors]") {
-  expect_error(R"({"op":"gemm","m":256,"n":64,"k":64,"dtype":"bf16","routed_tokens":2048,"top_k":4})",
-               {"/routed_tokens: routed rows are a grouped GEMM's (give groups)"});
+  expect_error(
+      R"({"op":"gemm","m":256,"n":64,"k":64,"dtype":"bf16","routed_tokens":2048,"top_k":4})",
+      {"/routed_tokens: routed rows are a grouped GEMM's (give groups)"});
 }
 TEST_CASE("op error: routed rows over a fractional expert count", "[op][errors]") {
   expect_error(
@@ -226,5 +228,6 @@ TEST_CASE("op error: top_k above the experts", "[op][errors]") {
 TEST_CASE("op error: m that is not the routed mean", "[op][errors]") {
   expect_error(
       R"({"op":"gemm","m":200,"n":64,"k":64,"dtype":"bf16","groups":32,"routed_tokens":2048,"top_k":4})",
-      {"/m: with routed rows m is an expert's mean rows, ceil(routed_tokens x top_k / groups) = 256; got 200"});
+      {"/m: with routed rows m is an expert's mean rows, ceil(routed_tokens x top_k / groups) = "
+       "256; got 200"});
 }

@@ -64,10 +64,10 @@ TEST_CASE("pipeline: a request in flight keeps its seat but is not scheduled", "
     s.seqs[2].computed = 4, s.seqs[2].generated = 1;  // back: decoding
     s.seqs[0].computed = s.seqs[1].computed = 4, s.seqs[0].generated = s.seqs[1].generated = 1;
     StepPlan next = p->schedule(s);
-    CHECK(next.work == Work{{2, 1}});         // only the request not in flight
-    CHECK(s.running.size() == 3);             // in flight still holds its seat: 3 is the cap
+    CHECK(next.work == Work{{2, 1}});  // only the request not in flight
+    CHECK(s.running.size() == 3);      // in flight still holds its seat: 3 is the cap
     s.seqs[0].in_flight = s.seqs[1].in_flight = false;  // back
-    CHECK(p->schedule(s).work.size() == 3);   // all three decode again
+    CHECK(p->schedule(s).work.size() == 3);             // all three decode again
   }
 }
 
@@ -115,7 +115,7 @@ TEST_CASE("pipeline: a batch passes every stage, the last with the head", "[serv
   StagedModel two(100, 2), edged(100, 2, 30), one(100, 1);
   SimResult a = run(two, r), b = run(edged, r), c = run(one, r);
   CHECK(c.requests[0].finish_s == Approx(4 * 100e-6));
-  CHECK(a.requests[0].finish_s == Approx(4 * 200e-6));          // 2 stages of 100 us a token
+  CHECK(a.requests[0].finish_s == Approx(4 * 200e-6));             // 2 stages of 100 us a token
   CHECK(b.requests[0].finish_s == Approx(4 * (70 + 100) * 1e-6));  // the first stage has no head
   CHECK(a.steps.size() == 4);
 }

@@ -36,19 +36,32 @@ namespace ridgeline {
 
 namespace {
 
-const char* const kOpKeys[] = {"id",        "op",
-                               "m",         "n",
-                               "k",         "batch",
-                               "groups",    "heads",
-                               "kv_heads",  "head_dim",
-                               "q_len",     "kv_len",
-                               "causal",    "dtype",
-                               "kind",      "numel",
-                               "rows",      "cols",
-                               "warm_l2",   "l2_working_set_bytes",
-                               "strided",   "additive_mask",
-                               "view_dims", "masked_fraction",
-                               "routed_tokens", "top_k"};
+const char* const kOpKeys[] = {"id",
+                               "op",
+                               "m",
+                               "n",
+                               "k",
+                               "batch",
+                               "groups",
+                               "heads",
+                               "kv_heads",
+                               "head_dim",
+                               "q_len",
+                               "kv_len",
+                               "causal",
+                               "dtype",
+                               "kind",
+                               "numel",
+                               "rows",
+                               "cols",
+                               "warm_l2",
+                               "l2_working_set_bytes",
+                               "strided",
+                               "additive_mask",
+                               "view_dims",
+                               "masked_fraction",
+                               "routed_tokens",
+                               "top_k"};
 
 nlohmann::json op_fields(const nlohmann::json& record) {
   nlohmann::json j = nlohmann::json::object();

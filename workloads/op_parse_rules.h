@@ -105,8 +105,10 @@ GemmOp read_gemm(Reader& r) {
                           " experts (groups)");
     int64_t mean = (tokens * top_k + experts - 1) / experts;
     if (g.m != mean)
-      r.fail("m", "with routed rows m is an expert's mean rows, ceil(routed_tokens x top_k / "
-                  "groups) = " + std::to_string(mean) + "; got " + std::to_string(g.m));
+      r.fail("m",
+             "with routed rows m is an expert's mean rows, ceil(routed_tokens x top_k / "
+             "groups) = " +
+                 std::to_string(mean) + "; got " + std::to_string(g.m));
     g.routed_experts = experts;
     g.routed_tokens = (double)tokens;
     g.routed_p = (double)top_k / (double)experts;

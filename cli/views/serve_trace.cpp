@@ -1,10 +1,11 @@
 // Perfetto / Chrome trace of a serving run: process 1 "engine" with one slice a step (name
 // "prefill+decode" / "decode" / "prefill", args: tokens, decodes, prefills, running, waiting,
 // kv_used; under pipeline parallelism a step is a batch from launch to return, on the track of
-// its slot: batches in flight together overlap, each slot's never do), and process 2 "requests" with one track a request: "queued" from arrival to its
-// first step, "prefill" to its first token, "decode" to its finish. Times in microseconds.
-// Events are written one at a time (the bytes of one dump() of the whole document), so that the
-// requests come from the run's request log without a document of all of them in memory.
+// its slot: batches in flight together overlap, each slot's never do), and process 2 "requests"
+// with one track a request: "queued" from arrival to its first step, "prefill" to its first token,
+// "decode" to its finish. Times in microseconds. Events are written one at a time (the bytes of one
+// dump() of the whole document), so that the requests come from the run's request log without a
+// document of all of them in memory.
 #include "cli/views/serve_views.h"
 
 #include <nlohmann/json.hpp>
