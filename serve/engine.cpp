@@ -6,6 +6,7 @@
 #include "common/presets.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace ridgeline {
 
@@ -45,11 +46,30 @@ void read_scheduler(JsonReader& s, EngineConfig& e) {
 
 void read_kv(JsonReader& k, EngineConfig& e) {
   e.block_size_tokens = k.integer("block_size_tokens", 1);
-  e.memory_rule =
-      k.one_of("memory", {"fraction_of_total", "fraction_of_free"}) == "fraction_of_total"
-          ? KvMemoryRule::FractionOfTotal
-          : KvMemoryRule::FractionOfFree;
-  e.memory_fraction = k.fraction("memory_fraction");
+  std::string memory =
+      k.one_of("memory", {"fraction_of_total", "fraction_of_free", "sglang_reserved"});
+  e.memory_rule = memory == "fraction_of_total"  ? KvMemoryRule::FractionOfTotal
+                  : memory == "fraction_of_free" ? KvMemoryRule::FractionOfFree
+                                                 : KvMemoryRule::SglangReserved;
+  if (e.memory_rule == KvMemoryRule::SglangReserved) {
+    JsonReader& r = k.child("reserved");
+    SglangReserved& s = e.sglang_reserved;
+    s.base_mib = r.non_negative("base_MiB");
+    s.chunk_tokens = r.integer("chunk_tokens", 1);
+    s.min_chunk_tokens = r.integer("min_chunk_tokens", 0);
+    s.mib_per_chunk_token = r.non_negative("MiB_per_chunk_token");
+    s.cuda_graph_max_bs = r.integer("cuda_graph_max_bs", 0);
+    s.cuda_graph_max_bs_tp4 = r.integer("cuda_graph_max_bs_tp4", 0);
+    s.mib_per_graph_bs = r.non_negative("MiB_per_graph_bs");
+    s.mib_per_8_gpus = r.non_negative("MiB_per_8_gpus");
+    s.mib_per_graph_bs_dp_rank = r.non_negative("MiB_per_graph_bs_dp_rank");
+    s.mib_per_large_graph_bs_dp_rank = r.non_negative("MiB_per_large_graph_bs_dp_rank");
+    s.large_graph_bs = r.integer("large_graph_bs", 0);
+    s.floor_mib = r.non_negative("floor_MiB");
+    s.floor_above_gpu_mib = r.non_negative("floor_above_gpu_MiB");
+  } else {
+    e.memory_fraction = k.fraction("memory_fraction");
+  }
   e.subtract_activation_peak = k.boolean("subtract_activation_peak");
   e.max_blocks = k.integer("max_blocks", 0);
   e.prefix_caching = k.boolean("prefix_caching");
@@ -77,6 +97,23 @@ void read_graphs(JsonReader& r, EngineConfig& e) {
 }
 
 }  // namespace
+
+double SglangReserved::fraction(double gpu_bytes, int64_t gpus, int64_t stages,
+                                int64_t dp_ranks) const {
+  double gpu_mib = gpu_bytes / (1024.0 * 1024.0);
+  int64_t tp = gpus / std::max<int64_t>(stages, 1);
+  int64_t graph_bs = tp >= 4 ? cuda_graph_max_bs_tp4 : cuda_graph_max_bs;
+  double reserved = base_mib +
+                    (double)std::max(chunk_tokens, min_chunk_tokens) * mib_per_chunk_token +
+                    (double)graph_bs * mib_per_graph_bs + (double)gpus / 8.0 * mib_per_8_gpus;
+  if (dp_ranks > 1) {
+    reserved += (double)(graph_bs * dp_ranks) * mib_per_graph_bs_dp_rank;
+    if (graph_bs > large_graph_bs)
+      reserved += (double)(graph_bs * dp_ranks) * mib_per_large_graph_bs_dp_rank;
+  }
+  if (gpu_mib > floor_above_gpu_mib) reserved = std::max(reserved, floor_mib);
+  return std::round((gpu_mib - reserved) / gpu_mib * 1000.0) / 1000.0;
+}
 
 int64_t EngineConfig::padded_batch(int64_t n) const {
   auto it = std::lower_bound(graph_sizes.begin(), graph_sizes.end(), n);

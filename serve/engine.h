@@ -9,6 +9,8 @@
 //      (trtllm: "limits": "trtllm_bench" instead of the two numbers: trtllm-bench's sizing)
 //    "kv_cache": {"block_size_tokens": 16, "memory": "fraction_of_total" | "fraction_of_free",
 //                 "memory_fraction": 0.9, "subtract_activation_peak": true,
+//                 ("memory": "sglang_reserved" with "reserved": {...} instead of the fraction:
+//                  SGLang's mem_fraction_static from the GPU's memory, see SglangReserved)
 //                 "max_blocks": 0 (no cap), "prefix_caching": false,
 //                 "dtype": "weights" | "activations"},   the cache's precision under --precision
 //    "cuda_graphs": {"sizes": [1, 2, 4], "step": 8, "max_batch_size": 512} or null (eager),
@@ -31,8 +33,32 @@
 namespace ridgeline {
 
 enum class KvMemoryRule {
-  FractionOfTotal,  // vLLM, SGLang: fraction x total - weights - (activation peak) - reserved
-  FractionOfFree    // TRT-LLM, transformers: fraction x (total - weights - activations - reserved)
+  FractionOfTotal,  // vLLM: fraction x total - weights - (activation peak) - reserved
+  FractionOfFree,   // TRT-LLM, transformers: fraction x (total - weights - activations - reserved)
+  SglangReserved    // SGLang: fraction_of_total with the fraction its server computes per GPU
+};
+
+// SGLang's default mem_fraction_static (server_args.py _handle_gpu_memory_settings):
+// (gpu_MiB - reserved_MiB) / gpu_MiB rounded to 3 decimals, with
+// reserved = base + max(chunk_tokens, min_chunk_tokens) x MiB_per_chunk_token
+//          + graph_max_bs x MiB_per_graph_bs + GPUs / 8 x MiB_per_8_gpus
+//          [+ graph_max_bs x DP ranks x (MiB_per_graph_bs_dp_rank, + MiB_per_large_graph_bs_dp_rank
+//             when graph_max_bs > large_graph_bs)]   (attention data parallelism, --ep)
+// at least floor_MiB on a GPU above floor_above_gpu_MiB; graph_max_bs is cuda_graph_max_bs, or
+// cuda_graph_max_bs_tp4 at a tensor-parallel size (SGLang's tp_size: GPUs / stages) >= 4. The
+// numbers are the engine file's (SGLang's constants at its defaults for an 80-160 GB GPU);
+// chunk_tokens is chunked_prefill_size, not the step budget a run may lower (max_prefill_tokens).
+struct SglangReserved {
+  double base_mib = 512, mib_per_chunk_token = 1.5, mib_per_graph_bs = 2, mib_per_8_gpus = 1024;
+  double floor_mib = 10240, floor_above_gpu_mib = 61440;
+  int64_t chunk_tokens = 8192, min_chunk_tokens = 2048;
+  int64_t cuda_graph_max_bs = 256, cuda_graph_max_bs_tp4 = 512;
+  double mib_per_graph_bs_dp_rank = 3, mib_per_large_graph_bs_dp_rank = 1.5;
+  int64_t large_graph_bs = 300;
+
+  // The fraction on a GPU of gpu_bytes: `gpus` GPUs a replica in `stages` pipeline stages,
+  // dp_ranks attention-data-parallel ranks (1: none).
+  double fraction(double gpu_bytes, int64_t gpus, int64_t stages, int64_t dp_ranks) const;
 };
 
 // The KV cache's precision. "weights": the weights' precision (TensorRT-LLM: FP8 quantization sets
@@ -62,7 +88,8 @@ struct EngineConfig {
   SglangKnobs sglang;
   int64_t block_size_tokens = 16;
   KvMemoryRule memory_rule = KvMemoryRule::FractionOfTotal;
-  double memory_fraction = 0.9;
+  double memory_fraction = 0.9;  // not used under SglangReserved
+  SglangReserved sglang_reserved;
   bool subtract_activation_peak = true;
   int64_t max_blocks = 0;  // 0: no cap
   bool prefix_caching = false;

@@ -53,18 +53,27 @@ KvSizing size_kv_cache(const EngineConfig& e, StepModel& model) {
   if (e.subtract_activation_peak)
     k.activation_peak_bytes = model.activation_peak_bytes(e.max_num_batched_tokens);
   double avail = 0;
-  if (e.memory_rule == KvMemoryRule::FractionOfTotal) {
-    avail = e.memory_fraction * m.capacity_bytes - m.weights_bytes;
+  k.memory_fraction =
+      e.memory_rule == KvMemoryRule::SglangReserved
+          ? e.sglang_reserved.fraction(m.capacity_bytes, model.gpus(), model.pipeline_stages(),
+                                       model.data_parallel_ranks())
+          : e.memory_fraction;
+  if (e.memory_rule != KvMemoryRule::FractionOfFree) {
+    avail = k.memory_fraction * m.capacity_bytes - m.weights_bytes;
     if (e.subtract_activation_peak) avail -= k.activation_peak_bytes + m.reserved_bytes;
   } else {
-    avail = e.memory_fraction *
+    avail = k.memory_fraction *
             (m.capacity_bytes - m.weights_bytes - m.reserved_bytes - k.activation_peak_bytes);
   }
   double block_bytes = (double)e.block_size_tokens * m.kv_bytes_per_token;
   k.blocks = avail > 0 ? (int64_t)std::floor(avail / block_bytes) : 0;
   if (e.max_blocks > 0) k.blocks = std::min(k.blocks, e.max_blocks);
   if (k.blocks < 1)
-    throw InputError(e.file + ": /kv_cache/memory_fraction: " + fraction_text(e.memory_fraction) +
+    throw InputError(e.file +
+                     (e.memory_rule == KvMemoryRule::SglangReserved
+                          ? ": /kv_cache/reserved: SGLang's mem_fraction_static "
+                          : ": /kv_cache/memory_fraction: ") +
+                     fraction_text(k.memory_fraction) +
                      " leaves no KV block: " + binary_bytes(avail) + " for the cache (capacity " +
                      binary_bytes(m.capacity_bytes) + ", weights " + binary_bytes(m.weights_bytes) +
                      ", activation peak " + binary_bytes(k.activation_peak_bytes) + ", reserved " +

@@ -1,6 +1,8 @@
 // How many KV blocks an engine gets on a GPU, as each engine sizes its pool:
-//  fraction_of_total (vLLM: gpu_memory_utilization; SGLang: mem_fraction_static):
+//  fraction_of_total (vLLM: gpu_memory_utilization):
 //      fraction x capacity - weights [- activation peak at the token budget - reserved]
+//  sglang_reserved (SGLang's default mem_fraction_static, computed per GPU: engine.h):
+//      the same with that fraction
 //  fraction_of_free (TRT-LLM: free_gpu_memory_fraction; transformers: max_memory):
 //      fraction x (capacity - weights - reserved [- activation peak])
 // where the bracket is there when kv_cache/subtract_activation_peak is true (vLLM profiles a
@@ -18,6 +20,7 @@ struct KvSizing {
   int64_t blocks = 0;   // the replica's: one GPU's pool times its attention-data-parallel ranks
   int64_t ranks = 1;    // pools (attention data parallel: a request's blocks are on one rank)
   double kv_bytes = 0;  // the pool's bytes (blocks x block bytes)
+  double memory_fraction = 0;  // the fraction applied (the engine's, or SGLang's computed one)
   double activation_peak_bytes = 0;
   double weights_bytes = 0, capacity_bytes = 0;
 };

@@ -54,15 +54,22 @@ double MemoStepModel::packed_attention_us(int64_t q_tokens, int64_t kv_tokens) {
   return packed_.emplace(key, price_packed_attention(key.first, key.second)).first->second;
 }
 
+int64_t MemoStepModel::rank_share(int64_t n) const {
+  return (n + ranks_ - 1) / ranks_;
+}
+
+const MemoStepModel::DenseCost& MemoStepModel::rank_dense(const StepShape& shape) {
+  return dense(rank_share(shape.tokens), rank_share(shape.sequences));
+}
+
 double MemoStepModel::step_us(const StepShape& shape) {
   require_invariant(shape.tokens >= 1 && shape.sequences >= 1, "a step has work");
-  auto share = [this](int64_t n) { return (n + ranks_ - 1) / ranks_; };
-  double us = dense(share(shape.tokens), share(shape.sequences)).total_us;
+  double us = rank_dense(shape).total_us;
   for (AttentionGroup g : shape.groups) {
     // A group of fewer requests than ranks (a prefill chunk) runs on some ranks only: it counts
     // for its share of a rank; a larger one is split among them.
     double weight = g.requests < ranks_ ? (double)g.requests / (double)ranks_ : 1.0;
-    g.requests = g.requests < ranks_ ? 1 : share(g.requests);
+    g.requests = g.requests < ranks_ ? 1 : rank_share(g.requests);
     us += weight * attention_us(g);
   }
   if (shape.packed_kv_tokens > 0) us += packed_attention_us(shape.tokens, shape.packed_kv_tokens);
@@ -70,8 +77,7 @@ double MemoStepModel::step_us(const StepShape& shape) {
 }
 
 double MemoStepModel::pipeline_edge_us(const StepShape& shape) {
-  auto share = [this](int64_t n) { return (n + ranks_ - 1) / ranks_; };
-  return dense(share(shape.tokens), share(shape.sequences)).edge_us;
+  return rank_dense(shape).edge_us;
 }
 
 }  // namespace ridgeline

@@ -57,6 +57,10 @@ class MemoStepModel : public StepModel {
 
   // The dense part of a step of that many tokens and sequences (memoised, bucketed).
   const DenseCost& dense(int64_t tokens, int64_t sequences);
+  // One rank's share of n (tokens, sequences, requests), rounded up; the dense part of one rank's
+  // share of a step.
+  int64_t rank_share(int64_t n) const;
+  const DenseCost& rank_dense(const StepShape& shape);
 
   // The prices on bucketed shapes (sequences <= tokens; kv_len >= q_len).
   virtual DenseCost price_dense(int64_t tokens, int64_t sequences) = 0;

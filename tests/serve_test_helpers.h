@@ -27,6 +27,12 @@ inline EngineConfig engine_json(const std::string& policy, int64_t budget, int64
   return load_engine_text(text, "test-engine.json");
 }
 
+// `text` with the first `from` replaced by `to` (a good engine file made bad in one place).
+inline std::string with_replaced(std::string text, const std::string& from, const std::string& to) {
+  text.replace(text.find(from), from.size(), to);
+  return text;
+}
+
 class FixedStepModel : public StepModel {
  public:
   FixedStepModel(double a_us, double b_us) : a_(a_us), b_(b_us) {}

@@ -107,9 +107,7 @@ TEST_CASE("serve errors: engine files name the file and the JSON path") {
   CHECK(e.padded_batch(3) == 8);
   CHECK(e.padded_batch(33) == 33);
   auto with = [&](const std::string& from, const std::string& to) {
-    std::string t = good;
-    t.replace(t.find(from), from.size(), to);
-    return t;
+    return with_replaced(good, from, to);
   };
   require_input_error(
       [&] {

@@ -1,8 +1,8 @@
 // JSON and CSV views of a serving run and of a capacity search. Key names carry their units.
 #include "cli/views/serve_views.h"
 
-#include "serve/metrics_stream.h"
 #include "cli/views/serve_interval_views.h"
+#include "serve/metrics_stream.h"
 
 #include <nlohmann/json.hpp>
 
@@ -91,7 +91,8 @@ void print_serve_json(std::ostream& os, const ServeSubject& s, const ServeRun& r
                    {"bytes", run.kv.kv_bytes},
                    {"weights_bytes", run.kv.weights_bytes},
                    {"activation_peak_bytes", run.kv.activation_peak_bytes},
-                   {"capacity_bytes", run.kv.capacity_bytes}};
+                   {"capacity_bytes", run.kv.capacity_bytes},
+                   {"memory_fraction", run.kv.memory_fraction}};
   if (run.engine.limits_from_workload)
     j["engine_limits"] = {{"from", "trtllm_bench"},
                           {"max_batch_size", run.engine.max_num_seqs},

@@ -26,11 +26,14 @@ void print_serve_table(std::ostream& os, const ServeSubject& s, const ServeRun& 
   char b[512];
   os << s.model << " on " << s.gpu << ", engine " << s.engine << " (" << s.precision << ")\n";
   os << "workload: " << s.workload << "; arrivals: " << s.arrivals << "; seed " << s.seed << "\n";
-  std::snprintf(b, sizeof b,
-                "KV cache: %lld blocks of %lld tokens (%s; weights %s, activation peak %s)\n",
-                (long long)run.kv.blocks, (long long)run.engine.block_size_tokens,
-                human_bytes(run.kv.kv_bytes).c_str(), human_bytes(run.kv.weights_bytes).c_str(),
-                human_bytes(run.kv.activation_peak_bytes).c_str());
+  char fraction[64] = "";
+  if (run.engine.memory_rule == KvMemoryRule::SglangReserved)
+    std::snprintf(fraction, sizeof fraction, "mem_fraction_static %.3f, ", run.kv.memory_fraction);
+  std::snprintf(
+      b, sizeof b, "KV cache: %lld blocks of %lld tokens (%s; %sweights %s, activation peak %s)\n",
+      (long long)run.kv.blocks, (long long)run.engine.block_size_tokens,
+      human_bytes(run.kv.kv_bytes).c_str(), fraction, human_bytes(run.kv.weights_bytes).c_str(),
+      human_bytes(run.kv.activation_peak_bytes).c_str());
   os << b;
   if (run.engine.limits_from_workload)
     os << "engine limits (trtllm-bench's sizing for the mean lengths): max batch size "
