@@ -5,6 +5,7 @@
 // in the README.
 #include "hardware/gpu_load.h"
 #include "model/op_cost.h"
+#include "workloads/builder_ops.h"
 #include "workloads/runtime_profile.h"
 
 #include <benchmark/benchmark.h>
@@ -21,7 +22,7 @@ const GpuSpec& gpu() {
 }
 
 Op gemm(int64_t m, int64_t n, int64_t k) {
-  return Op{"g", GemmOp{m, n, k, 1, DType::Bf16, 0, 0}, false};
+  return Op{"g", gemm_op(m, n, k, DType::Bf16, 1).shape, false};
 }
 Op attn(int64_t b, int64_t q, int64_t kv, bool causal) {
   return Op{"a", AttentionOp{b, 32, 8, 128, q, kv, causal, DType::Bf16, {}, false}, false};

@@ -10,7 +10,7 @@
 namespace ridgeline {
 
 OpCost gemm_cost(const GemmOp& g, const GpuSpec& gpu);
-// A routed grouped GEMM's expected row tiles of `tile_m` rows (GemmOp::routed_*), summed over
+// A routed grouped GEMM's expected row tiles of `tile_m` rows (GemmOp::routed), summed over
 // its experts.
 double expected_routed_row_tiles(const GemmOp& g, double tile_m);
 OpCost attention_cost(const AttentionOp& a, const GpuSpec& gpu);

@@ -30,11 +30,11 @@
 namespace ridgeline {
 
 // Expected row tiles of a routed grouped GEMM: sum over its experts of E[ceil(X / tm)], X ~
-// Binomial(routed_tokens, routed_p): E * sum_{j>=0} P(X > j tm), P(X > 0) exact, the tails by
+// Binomial(routed.tokens, routed.p): E * sum_{j>=0} P(X > j tm), P(X > 0) exact, the tails by
 // the normal approximation with continuity correction (a deterministic load where the variance
 // is below one row).
 double expected_routed_row_tiles(const GemmOp& g, double tm) {
-  double n = g.routed_tokens, p = g.routed_p;
+  double n = g.routed.tokens, p = g.routed.p;
   double mu = n * p, var = n * p * (1 - p);
   double per_expert = 1 - std::pow(1 - p, n);
   double sd = std::sqrt(var);
@@ -45,7 +45,7 @@ double expected_routed_row_tiles(const GemmOp& g, double tm) {
     if (x > mu && tail < 1e-9) break;
     per_expert += tail;
   }
-  return (double)g.routed_experts * per_expert;
+  return (double)g.routed.experts * per_expert;
 }
 
 namespace {
@@ -95,7 +95,7 @@ std::optional<OpCost> cost_with_tile(const GemmOp& g, const GpuSpec& gpu, MathUn
   double batch = g.problems(), m = (double)g.m, n = (double)g.n, k = (double)g.k;
   double tiles_m = ceil_div(m, tm), tiles_n = ceil_div(n, tn);
   double mn_tiles =
-      g.routed_experts > 0 ? expected_routed_row_tiles(g, tm) * tiles_n : tiles_m * tiles_n * batch;
+      g.routed.experts > 0 ? expected_routed_row_tiles(g, tm) * tiles_n : tiles_m * tiles_n * batch;
   double cta_per_sm = p.ctas_per_sm.value;
   double slots = sm_count(gpu) * cta_per_sm;
   bool grouped = g.groups > 0;

@@ -5,6 +5,7 @@
 #include "common/errors.h"
 #include "hardware/gpu_load.h"
 #include "model/op_cost.h"
+#include "workloads/builder_ops.h"
 #include "workloads/op.h"
 #include "workloads/runtime_profile.h"
 
@@ -20,13 +21,7 @@ inline const GpuSpec& h100() {
 }
 
 inline Op gemm(int64_t m, int64_t n, int64_t k, DType d = DType::Bf16, int64_t batch = 1) {
-  GemmOp g;
-  g.m = m;
-  g.n = n;
-  g.k = k;
-  g.batch = batch;
-  g.dtype = d;
-  return Op{"gemm", g, false};
+  return Op{"gemm", gemm_op(m, n, k, d, batch).shape, false};
 }
 
 inline Op attention(int64_t batch, int64_t heads, int64_t kv_heads, int64_t q, int64_t kv,

@@ -195,10 +195,10 @@ TEST_CASE("moe: training's expert gradients are grouped GEMMs over the same expe
   CHECK(wgrad.groups == fwd.groups);
   // The input gradient's rows are the routed tokens (tiled unevenly); the weight gradient's are
   // the weights' (the tokens are its K).
-  CHECK(fwd.routed_experts == 8);
-  CHECK(dgrad.routed_experts == 8);
-  CHECK(dgrad.routed_p == fwd.routed_p);
-  CHECK(wgrad.routed_experts == 0);
+  CHECK(fwd.routed.experts == 8);
+  CHECK(dgrad.routed.experts == 8);
+  CHECK(dgrad.routed.p == fwd.routed.p);
+  CHECK(wgrad.routed.experts == 0);
 }
 
 namespace {
@@ -227,7 +227,7 @@ OpCost routed_gemm(int64_t E, int64_t k, int64_t T, bool routed) {
   ExpertLoad load = expert_load(E, k, T, 1.0);
   RunConfig r;
   Op op = grouped_gemm(load, 5760, 2880, r);
-  if (!routed) std::get<GemmOp>(op.shape).routed_experts = 0;
+  if (!routed) std::get<GemmOp>(op.shape).routed.experts = 0;
   return predict_op(op, test::h100());
 }
 

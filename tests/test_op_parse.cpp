@@ -201,9 +201,9 @@ TEST_CASE("op: routed rows of a grouped GEMM", "[op]") {
   Op op = parse(
       R"({"op":"gemm","m":256,"n":5760,"k":2880,"dtype":"bf16","groups":32,"routed_tokens":2048,"top_k":4})");
   const GemmOp& g = std::get<GemmOp>(op.shape);
-  CHECK(g.routed_experts == 32);
-  CHECK(g.routed_tokens == 2048);
-  CHECK(g.routed_p == 0.125);
+  CHECK(g.routed.experts == 32);
+  CHECK(g.routed.tokens == 2048);
+  CHECK(g.routed.p == 0.125);
 }
 TEST_CASE("op error: routed_tokens without top_k", "[op][errors]") {
   expect_error(

@@ -29,7 +29,13 @@
 namespace ridgeline {
 
 Op gemm_op(int64_t m, int64_t n, int64_t k, DType d, int64_t batch) {
-  return Op{"", GemmOp{m, n, k, batch, d, 0, 0}, false};
+  GemmOp g;
+  g.m = m;
+  g.n = n;
+  g.k = k;
+  g.batch = batch;
+  g.dtype = d;
+  return Op{"", g, false};
 }
 
 Op weight_gemm(int64_t m, int64_t n, int64_t k, const RunConfig& run) {

@@ -39,9 +39,7 @@ Op grouped_gemm(const ExpertLoad& load, int64_t n, int64_t k, const RunConfig& r
   GemmOp& g = std::get<GemmOp>(op.shape);
   g.groups = load.active;
   if (load.draw_p > 0) {  // each expert's rows a draw: tiled unevenly
-    g.routed_experts = (int64_t)std::llround(load.experts);
-    g.routed_tokens = load.draw_tokens;
-    g.routed_p = load.draw_p;
+    g.routed = {(int64_t)std::llround(load.experts), load.draw_tokens, load.draw_p};
   }
   return op;
 }

@@ -7,7 +7,7 @@
 // at most E/k, and the other T*k - busiest assignments spread evenly over the other experts.
 // Without a given imbalance each expert's load is a draw: Binomial(T, k/E) pairs (tokens routed
 // at random, the least spread a router gives), which grouped GEMMs tile unevenly
-// (GemmOp::routed_experts, model/gemm_cost.cpp).
+// (GemmOp::routed, model/gemm_cost.cpp).
 #pragma once
 
 #include <cstdint>

@@ -19,6 +19,16 @@ const char* dtype_name(DType d);
 std::optional<DType> parse_dtype(const std::string& name);
 double dtype_bytes(DType d);  // bytes per stored element
 
+// The rows of a routed grouped GEMM (workloads/moe_routing.h): each of `experts` experts takes
+// Binomial(tokens, p) of the routed tokens, so its row tiles are the expectation of
+// ceil(rows / tile) over that draw (uneven loads fill more tiles than even ones), not ceil(m /
+// tile) for every group. experts 0: not routed, every group has m rows.
+struct GemmRouting {
+  int64_t experts = 0;
+  double tokens = 0, p = 0;
+  bool operator==(const GemmRouting&) const = default;
+};
+
 struct GemmOp {  // C[batch, m, n] = A[batch, m, k] * B[batch, n, k]^T
   int64_t m = 0, n = 0, k = 0, batch = 1;
   DType dtype = DType::Bf16;
@@ -33,12 +43,7 @@ struct GemmOp {  // C[batch, m, n] = A[batch, m, k] * B[batch, n, k]^T
   // A is a view into wider rows (e.g. softmax probabilities sliced from a wider tensor): its
   // row pitch in elements, which sets A's alignment. 0: A's rows are k elements long.
   int64_t a_row_pitch = 0;
-  // A grouped GEMM whose rows are routed tokens (workloads/moe_routing.h): each of
-  // routed_experts experts takes Binomial(routed_tokens, routed_p) of them, so its row tiles are
-  // the expectation of ceil(rows / tile) over that draw (uneven loads fill more tiles than even
-  // ones), not ceil(m / tile) for every group. 0: every group has m rows.
-  int64_t routed_experts = 0;
-  double routed_tokens = 0, routed_p = 0;
+  GemmRouting routed;  // a grouped GEMM whose rows are routed tokens (default: even groups)
   bool operator==(const GemmOp&) const = default;
   // The independent problems the kernel runs: groups for a grouped GEMM, else batch.
   double problems() const { return groups > 0 ? groups : (double)batch; }

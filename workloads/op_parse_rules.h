@@ -109,9 +109,7 @@ GemmOp read_gemm(Reader& r) {
              "with routed rows m is an expert's mean rows, ceil(routed_tokens x top_k / "
              "groups) = " +
                  std::to_string(mean) + "; got " + std::to_string(g.m));
-    g.routed_experts = experts;
-    g.routed_tokens = (double)tokens;
-    g.routed_p = (double)top_k / (double)experts;
+    g.routed = {experts, (double)tokens, (double)top_k / (double)experts};
   }
   g.dtype = read_dtype(r, {DType::Fp32, DType::Tf32, DType::Bf16, DType::Fp16, DType::Fp8}, "");
   return g;

@@ -47,11 +47,7 @@ void emit_gemm_backward(Emitter& e, const Forward& f, const GemmOp& g) {
     Op op = gemm_op(m, n, k, g.dtype == DType::Fp8 ? DType::Bf16 : g.dtype, g.batch);
     GemmOp& d = std::get<GemmOp>(op.shape);
     d.groups = g.groups;
-    if (rows_routed) {
-      d.routed_experts = g.routed_experts;
-      d.routed_tokens = g.routed_tokens;
-      d.routed_p = g.routed_p;
-    }
+    if (rows_routed) d.routed = g.routed;
     return op;
   };
   e.emit(grad(GradKind::Dgrad), f.name + ".dgrad", grad_gemm(g.m, g.k, g.n, true));
