@@ -155,9 +155,33 @@ TEST_CASE("training runs: Llama 3.1 405B's layers split counting the embedding a
 TEST_CASE("training runs: rows ridgeline cannot model are skipped with their reason",
           "[validate][training]") {
   CHECK(skip_reason("megatron_bridge_perf#0174") == "fp4 training (NVFP4) not modelled");
-  CHECK(skip_reason("megatron_bridge_perf#0137").rfind("GPU GB300", 0) == 0);
+  CHECK(skip_reason("megatron_bridge_perf#0137").rfind("architecture \"moe+MLA\"", 0) == 0);
   CHECK(skip_reason("dgxc_benchmarking#0530").rfind("FSDP shard group not printed", 0) == 0);
   CHECK(skip_reason("dgxc_benchmarking#0430") == "");
+  // A GPU with no GPU file (every GPU of the published file has one since B300 and GB300 came)
+  nlohmann::json doc = nlohmann::json::parse(R"({
+    "models": {"llama3_8b": {"arch": "llama", "layers": 32, "hidden": 4096, "heads": 32,
+                             "kv_heads": 8, "ffn": 14336, "vocab": 128256, "head_dim": 128}},
+    "rows": [{"id": "x#1", "source_id": "x", "model": "llama3_8b", "seq_len": 8192,
+              "gpu": "RTX PRO 6000 Blackwell", "num_gpus": 8, "tp": 1, "pp": 1, "dp": 8, "cp": 1,
+              "global_batch": 128, "precision": "bf16", "completeness": "complete",
+              "measured": {"iter_time_s": 1}}]})");
+  TrainingRunSet s = parse_training_runs(doc, "t.json");
+  REQUIRE(s.skipped.size() == 1);
+  CHECK(s.skipped[0].reason == "GPU RTX has no GPU file");
+}
+
+TEST_CASE("training runs: Blackwell Ultra rows run on b300 and gb300 clusters",
+          "[validate][training]") {
+  const TrainingRunCase* hgx = find_case("megatron_bridge_perf#0325");  // "B300", Qwen3-30B-A3B
+  REQUIRE(hgx);
+  CHECK(hgx->gpu == "b300");
+  CHECK(hgx->cluster == "dgx-b300");
+  const TrainingRunCase* rack = find_case("megatron_bridge_perf#0346");  // "GB300 (NVL72)", 405B
+  REQUIRE(rack);
+  CHECK(rack->gpu == "gb300");
+  CHECK(rack->cluster == "gb300-nvl72");
+  CHECK(rack->parallel.tp == 2);
 }
 
 TEST_CASE("training runs: iteration time derived from tokens/s/GPU where only that is printed",

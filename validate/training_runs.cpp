@@ -73,7 +73,9 @@ struct GpuMap {
 };
 constexpr GpuMap kGpus[] = {{"H100-SXM5-80GB", "h100-sxm", "dgx-h100"},
                             {"B200", "b200", "dgx-b200"},
-                            {"GB200", "gb200", "gb200-nvl72"}};
+                            {"GB200", "gb200", "gb200-nvl72"},
+                            {"B300", "b300", "dgx-b300"},
+                            {"GB300", "gb300", "gb300-nvl72"}};
 
 // MaxText's printed mesh, "dcn_FSDP=16 x ici_FSDP=8, dcn_DP=4": the FSDP ranks (16 x 8), or 0
 // when the text is not of that form or its axes do not multiply to dp.

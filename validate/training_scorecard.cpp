@@ -92,6 +92,8 @@ TrainingScorecard score_training_runs(const TrainingRunSet& set) {
     std::vector<std::string> keys = {"all", "source/" + c->source, "gpu/" + c->gpu,
                                      "family/" + c->family, "precision/" + c->precision};
     if (c->fp8.on) keys.push_back(std::string("recipe/") + fp8_recipe_name(c->fp8.recipe));
+    if (c->gpu == "h100-sxm" || c->gpu == "h200-sxm" || c->gpu == "b200")
+      keys.push_back("scope/h100-h200-b200");
     for (const std::string& k : keys) {
       if (!by.count(k)) order.push_back(k);
       by[k].push_back(&r);
@@ -99,7 +101,9 @@ TrainingScorecard score_training_runs(const TrainingRunSet& set) {
   }
   std::stable_sort(order.begin(), order.end(), [](const std::string& a, const std::string& b) {
     auto rank = [](const std::string& s) {
-      return s == "all" ? 0 : s.rfind("source/", 0) == 0 ? 1 : s.rfind("gpu/", 0) == 0 ? 2 : 3;
+      if (s == "all") return 0;
+      if (s.rfind("scope/", 0) == 0) return 1;
+      return s.rfind("source/", 0) == 0 ? 2 : s.rfind("gpu/", 0) == 0 ? 3 : 4;
     };
     return rank(a) != rank(b) ? rank(a) < rank(b) : a < b;
   });
