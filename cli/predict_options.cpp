@@ -171,6 +171,10 @@ void add_parallel_flags(CLI::App& cmd, PredictOptions& o) {
   cmd.add_option("--cp", o.cp, "Context-parallel degree: ring attention over seq / cp (default 1)");
   cmd.add_option("--ep", o.ep,
                  "Expert-parallel degree, out of the data-parallel ranks (default 1)");
+  cmd.add_option("--etp", o.etp,
+                 "Expert tensor parallelism: --tp (default: experts split like the MLP) or 1 "
+                 "(Megatron's MoE parallel folding: whole experts on each rank's sequence shard, "
+                 "--ep out of --tp x --cp x --dp; needs --sp)");
   cmd.add_flag("--sp", o.sp, "Sequence parallelism in the TP group (reduce-scatter + all-gather)");
   cmd.add_option("--zero", o.zero, "ZeRO stage 0-3 (default 0): optimizer, + gradients, + weights");
   cmd.add_option("--fsdp-shard", o.fsdp_shard,
@@ -192,13 +196,10 @@ void add_parallel_flags(CLI::App& cmd, PredictOptions& o) {
 
 ParallelConfig parallel_config_from(const CLI::App& cmd, const PredictOptions& o, RunConfig& run) {
   auto given = [&](const char* flag) { return cmd.get_option(flag)->count() > 0; };
-  const char* strategy[] = {"--gpus",         "--tp",
-                            "--pp",           "--vp",
-                            "--dp",           "--cp",
-                            "--ep",           "--sp",
-                            "--zero",         "--microbatch",
-                            "--global-batch", "--schedule",
-                            "--fsdp-shard",   "--pipeline-split-counts"};
+  const char* strategy[] = {
+      "--gpus",       "--tp",           "--pp",       "--vp",         "--dp",
+      "--cp",         "--ep",           "--etp",      "--sp",         "--zero",
+      "--microbatch", "--global-batch", "--schedule", "--fsdp-shard", "--pipeline-split-counts"};
   if (o.cluster.empty()) {
     for (const char* f : strategy)
       if (given(f)) throw InputError(std::string(f) + ": a parallel strategy needs --cluster");
@@ -208,6 +209,10 @@ ParallelConfig parallel_config_from(const CLI::App& cmd, const PredictOptions& o
   ParallelConfig p;
   p.gpus = o.gpus;
   p.tp = o.tp, p.pp = o.pp, p.vp = o.vp, p.cp = o.cp, p.ep = o.ep;
+  if (given("--etp")) {
+    if (o.etp < 1) throw InputError("--etp: must be at least 1, got " + std::to_string(o.etp));
+    p.etp = o.etp;
+  }
   int64_t per_replica = p.tp * p.pp * p.cp;
   p.dp = given("--dp") ? o.dp : (per_replica > 0 ? p.gpus / per_replica : 0);
   if (!given("--dp") && per_replica > 0 && p.gpus % per_replica != 0)

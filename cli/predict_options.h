@@ -38,7 +38,8 @@ struct PredictOptions {
   int top = 10;
   // Many GPUs (--cluster and the strategy flags; predict only).
   std::string cluster;
-  long long gpus = 0, tp = 1, pp = 1, vp = 1, dp = 0, cp = 1, ep = 1;  // dp 0: gpus / (tp pp cp)
+  long long gpus = 0, tp = 1, pp = 1, vp = 1, dp = 0, cp = 1, ep = 1,
+            etp = 0;  // dp 0: gpus / (tp pp cp)
   bool sp = false;
   int zero = 0;
   long long fsdp_shard = 0;  // 0: ZeRO-3 over all dp ranks

@@ -18,7 +18,7 @@ namespace ridgeline {
 namespace {
 
 // A decoder layer's parameters on one rank: dense ones split by tp (a replicated KV head stays
-// whole), experts by tp * ep.
+// whole), experts by etp * ep (tp * ep unless the MoE is folded).
 struct LayerParams {
   double dense = 0, experts = 0;
 };
@@ -27,7 +27,7 @@ LayerParams layer_params(const ModelConfig& m, const ParallelConfig& p) {
   double dense = (double)block_parameter_count(m) - experts;
   double kv_weights = 2.0 * m.hidden * m.kv_heads * m.head_dim;
   double kv_rank = 2.0 * m.hidden * kv_heads_per_rank(m, p.tp) * m.head_dim;
-  return {(dense - kv_weights) / p.tp + kv_rank, experts / (p.tp * p.ep)};
+  return {(dense - kv_weights) / p.tp + kv_rank, experts / (p.expert_tp() * p.ep)};
 }
 
 double bytes_of(DType d) {
@@ -68,9 +68,11 @@ double saved_elements_per_token(const ModelConfig& m, const ParallelConfig& p) {
   double heads = (double)m.heads / t, kv = (double)kv_heads_per_rank(m, p.tp);
   double attention = (heads + 2 * kv) * d + heads * d;
   double mlp = 0;
-  if (m.moe.experts > 0)
-    mlp = (double)m.moe.top_k * (2 * h + 4.0 * m.moe.expert_intermediate / t) + 2.0 * m.moe.experts;
-  else
+  if (m.moe.experts > 0) {  // folded: whole experts (etp 1) on the rank's sequence shard
+    double et = (double)p.expert_tp(), share = p.moe_folded() ? 1.0 / t : 1.0;
+    mlp = share * ((double)m.moe.top_k * (2 * h + 4.0 * m.moe.expert_intermediate / et) +
+                   2.0 * m.moe.experts);
+  } else
     mlp = (m.mlp == MlpKind::GatedSilu ? 4.0 : 2.0) * m.intermediate / t;
   return replicated + attention + mlp;
 }
@@ -95,7 +97,7 @@ void add_state(ParallelMemory& f, const ModelConfig& m, const RunConfig& run,
   // Megatron reduces (and its distributed optimizer shards) over the dp x cp ranks; HSDP shards
   // over its shard group (fsdp_shard x cp; no expert parallelism: check_parallel_config).
   double dp = (double)(p.shard_dp() * p.cp);
-  double edp = p.fsdp_shard > 0 ? dp : (double)(p.dp / p.ep * p.cp);
+  double edp = p.fsdp_shard > 0 ? dp : (double)p.expert_dp();
   auto sharded = [&](double bytes_per_param, bool shard) {
     return bytes_per_param * (shard ? dense / dp + experts / edp : dense + experts);
   };

@@ -119,6 +119,7 @@ std::string describe(const Strategy& s, int64_t m) {
   d << ", DP " << p.dp;
   if (p.cp > 1) d << ", CP " << p.cp;
   if (p.ep > 1) d << ", EP " << p.ep;
+  if (p.moe_folded()) d << " (ETP 1, folded)";
   if (s.run.phase == Phase::Train)
     d << ", " << schedule_name(p.schedule) << ", ZeRO " << p.zero
       << (p.fsdp_shard > 0 ? " sharded over " + std::to_string(p.fsdp_shard) + " dp ranks x " +

@@ -24,8 +24,8 @@ Comm comm(CollectiveKind kind, double bytes, int64_t ranks, int64_t per_node,
 }
 
 Group dp_group(const Strategy& s, bool experts) {
-  int64_t ranks = (experts ? s.p.dp / s.p.ep : s.p.dp) * s.p.cp;
-  int64_t stride = experts ? s.p.tp * s.p.ep : s.p.tp;
+  int64_t ranks = experts ? s.p.expert_dp() : s.p.dp * s.p.cp;
+  int64_t stride = experts ? s.p.expert_tp() * s.p.ep : s.p.tp;
   return {ranks, even_ranks_per_node(ranks, s.gpn / stride)};
 }
 

@@ -39,9 +39,9 @@ const char* time_part_name(TimePart p) {
 std::string strategy_text(const ParallelConfig& p) {
   auto n = [](int64_t v) { return std::to_string(v); };
   return "tp=" + n(p.tp) + ",pp=" + n(p.pp) + ",vp=" + n(p.vp) + ",dp=" + n(p.dp) +
-         ",cp=" + n(p.cp) + ",ep=" + n(p.ep) + ",sp=" + (p.sp ? "1" : "0") + ",zero=" + n(p.zero) +
-         ",mb=" + n(p.microbatch) + ",recompute=" + recompute_name(p.recompute) +
-         ",schedule=" + schedule_name(p.schedule);
+         ",cp=" + n(p.cp) + ",ep=" + n(p.ep) + (p.etp > 0 ? ",etp=" + n(p.etp) : "") +
+         ",sp=" + (p.sp ? "1" : "0") + ",zero=" + n(p.zero) + ",mb=" + n(p.microbatch) +
+         ",recompute=" + recompute_name(p.recompute) + ",schedule=" + schedule_name(p.schedule);
 }
 
 namespace {
@@ -72,7 +72,7 @@ ParallelConfig parse_strategy(const std::string& text, int64_t gpus, int64_t glo
     size_t eq = item.find('=');
     if (eq == std::string::npos)
       throw InputError(where + ": \"" + item +
-                       "\": expected key=value (tp, pp, vp, dp, cp, ep, sp, "
+                       "\": expected key=value (tp, pp, vp, dp, cp, ep, etp, sp, "
                        "zero, mb, recompute, schedule)");
     std::string key = item.substr(0, eq), value = item.substr(eq + 1);
     if (key == "tp")
@@ -87,7 +87,10 @@ ParallelConfig parse_strategy(const std::string& text, int64_t gpus, int64_t glo
       p.cp = integer_of(key, value, where);
     else if (key == "ep")
       p.ep = integer_of(key, value, where);
-    else if (key == "zero")
+    else if (key == "etp") {
+      p.etp = integer_of(key, value, where);
+      if (p.etp < 1) throw InputError(where + ": etp=" + value + ": expected 1 or the tp");
+    } else if (key == "zero")
       p.zero = (int)integer_of(key, value, where);
     else if (key == "mb" || key == "microbatch")
       p.microbatch = integer_of(key, value, where);
@@ -116,7 +119,7 @@ ParallelConfig parse_strategy(const std::string& text, int64_t gpus, int64_t glo
         throw InputError(where + ": schedule=" + value + ": expected gpipe, 1f1b or interleaved");
     } else {
       throw InputError(where + ": unknown key \"" + key +
-                       "\" (tp, pp, vp, dp, cp, ep, sp, zero, mb, "
+                       "\" (tp, pp, vp, dp, cp, ep, etp, sp, zero, mb, "
                        "recompute, schedule)");
     }
   }

@@ -1,12 +1,19 @@
 // The per-rank graph of a parallel strategy (workloads/sharding.h): Megatron's shapes (q_proj's n
 // is heads * head_dim / tp, o_proj's k the same, the MLP and vocabulary split by tp) and the
 // collectives each rule puts in, found by role (group, purpose), never by name.
+#include "hardware/cluster_spec.h"
+#include "hardware/gpu_load.h"
+#include "model/parallel_predict.h"
+#include "sharding_helpers.h"
 #include "test_helpers.h"
 #include "workloads/sharding.h"
 
 #include <map>
 
 using namespace ridgeline;
+using ridgeline::test::collectives;
+using ridgeline::test::find;
+using ridgeline::test::section;
 
 namespace {
 
@@ -29,35 +36,6 @@ ParallelConfig strategy(int64_t tp, int64_t pp = 1, int64_t dp = 1) {
 }
 
 const ClusterLimits node8{"dgx-h100", 8, 64};
-
-const GraphSection& section(const OpGraph& g, SectionKind k) {
-  for (const auto& s : g.sections)
-    if (s.kind == k) return s;
-  FAIL("no such section");
-  return g.sections.front();
-}
-
-const GraphNode& find(const GraphSection& s, const KernelRole& role) {
-  for (OpVertex v : launch_order(s))
-    if (s.dag()[v].role == role) return s.dag()[v];
-  FAIL("no node with role " << role_name(role));
-  return s.dag()[0];
-}
-
-// Collectives of a section by (group, purpose), with their stream checked.
-std::map<std::pair<CommGroup, CommPurpose>, int> collectives(const GraphSection& s) {
-  std::map<std::pair<CommGroup, CommPurpose>, int> out;
-  for (OpVertex v : launch_order(s)) {
-    const GraphNode& n = s.dag()[v];
-    if (n.role.kind != RoleKind::Collective) {
-      CHECK(n.stream == Stream::Compute);
-      continue;
-    }
-    CHECK(n.stream == Stream::Comm);
-    ++out[{n.role.group, n.role.purpose}];
-  }
-  return out;
-}
 
 const GemmOp& gemm_of(const GraphNode& n) {
   return std::get<GemmOp>(n.op.shape);
@@ -163,6 +141,35 @@ TEST_CASE("sharding: context parallelism runs ring attention over cp steps",
   CHECK(collectives(
             section(g, SectionKind::BlockBackward))[{CommGroup::Cp, CommPurpose::KvChunk}] == 3);
   CHECK(std::get<RowOp>(find(block, role::norm(NormSite::Input)).op.shape).rows == 64);  // 256 / 4
+}
+
+TEST_CASE("sharding: a ring hop is a send/recv of 2 ranks, across the network once cp spans nodes",
+          "[parallel][sharding]") {
+  auto hop = [](int64_t tp, int64_t cp) {
+    ParallelConfig p = strategy(tp);
+    p.cp = cp, p.gpus = tp * cp;
+    OpGraph g = build_rank_graph(tiny(), train_run(256), p, node8);
+    const GraphSection& block = section(g, SectionKind::DecoderBlock);
+    for (OpVertex v : launch_order(block))
+      if (block.dag()[v].role.purpose == CommPurpose::KvChunk)
+        return std::get<CollectiveOp>(block.dag()[v].op.shape);
+    FAIL("no ring hop");
+    return CollectiveOp{};
+  };
+  CollectiveOp in_node = hop(2, 4);  // 8 GPUs: the ring inside one node
+  CHECK(in_node.ranks == 2);
+  CHECK(in_node.ranks_per_node == 2);
+  CollectiveOp across = hop(4, 4);  // 16 GPUs: 2 of the 4 cp ranks a node
+  CHECK(across.ranks == 2);
+  CHECK(across.ranks_per_node == 1);
+  // cp 4 and 8 are predicted end to end (send/recv takes 2 ranks; cp > 2 once failed here)
+  const ClusterSpec dgx = load_cluster("dgx-h100");
+  for (int64_t cp : {4, 8}) {
+    ParallelConfig p = strategy(1);
+    p.cp = cp, p.gpus = cp;
+    ParallelPrediction out = predict_parallel(tiny(), train_run(1024), p, dgx, load_gpu(dgx.gpu));
+    CHECK(out.total_us > 0);
+  }
 }
 
 TEST_CASE("sharding: expert parallelism dispatches and combines tokens by all-to-all",

@@ -200,6 +200,24 @@ void megatron_attention_of(const std::string& framework, TrainingRunCase& c) {
       "attention: Transformer Engine's fused attention with the sinks in the kernel, RoPE fused");
 }
 
+// Expert tensor parallelism: as printed (tp, or 1: Megatron's MoE parallel folding); not printed,
+// tp, unless EP does not divide dp, where the folded layout (etp 1, EP out of tp x cp x dp) is the
+// only one Megatron can run (the Qwen3-MoE recipes set expert_tensor_parallel_size 1).
+void expert_tp_of(const RowReader& r, TrainingRunCase& c) {
+  ParallelConfig& p = c.parallel;
+  if (c.model.moe.experts == 0 || p.tp == 1) return;
+  if (r.given("etp")) {
+    int64_t etp = r.integer("etp");
+    if (etp != 1 && etp != p.tp)
+      throw Skip{"expert tensor parallelism other than tp or 1 not modelled"};
+    p.etp = etp;
+  } else if (p.ep > 1 && p.dp % p.ep != 0) {
+    p.etp = 1;
+    c.assumptions.push_back("etp not printed: 1, MoE parallel folding (EP " + std::to_string(p.ep) +
+                            " does not divide dp " + std::to_string(p.dp) + ")");
+  }
+}
+
 TrainingRunCase case_of(const RowReader& r, const json& models) {
   TrainingRunCase c;
   c.id = r.string("id");
@@ -222,8 +240,6 @@ TrainingRunCase case_of(const RowReader& r, const json& models) {
     c.model.layers = r.integer("layers_override");
     c.assumptions.push_back("proxy model of " + std::to_string(c.model.layers) + " layers");
   }
-  if (r.given("etp") && r.integer("etp") != r.integer("tp"))
-    throw Skip{"expert tensor parallelism other than tp not modelled"};
   ParallelConfig& p = c.parallel;
   p.gpus = r.integer("num_gpus");
   p.tp = r.integer("tp");
@@ -254,6 +270,7 @@ TrainingRunCase case_of(const RowReader& r, const json& models) {
     p.sp = true;
     c.assumptions.push_back("sp not printed: on (tp > 1)");
   }
+  expert_tp_of(r, c);
   p.zero = zero_of(r, p, c.assumptions);
   std::string rc = r.given("recompute") ? lower(r.string("recompute")) : "";
   if (rc.empty()) c.assumptions.push_back("recompute not printed: none");

@@ -39,6 +39,9 @@
 //  - not printed: recompute -> none; sequence parallelism -> on when tp > 1 (the NeMo and
 //    Megatron-Bridge recipes' default); the distributed optimizer (ZeRO-1) when dp > 1 (their
 //    default); vp -> 1 (and vp printed with pp 1 -> 1); micro-batch -> 1.
+//  - expert tensor parallelism: `etp` as printed, tp or 1 (Megatron's MoE parallel folding,
+//    ParallelConfig::etp); not printed, tp, or 1 where EP does not divide dp (the only layout
+//    Megatron runs there; the Qwen3-MoE recipes set expert_tensor_parallel_size 1).
 //  - FSDP: `fsdp` 0 is off (the NeMo and Megatron-Bridge tables' column); 1 with dp > 1 is NeMo's
 //    on/off flag, sharded over all dp ranks (a group of one rank shards nothing); dp ranks ->
 //    ZeRO-3; N < dp dividing dp -> ZeRO-3 over N ranks, dp / N replicas (HSDP, --fsdp-shard N);

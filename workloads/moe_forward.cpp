@@ -268,8 +268,9 @@ OpVertex emit_hf_dense_experts(Emitter& e, const Moe& x, const RunConfig& run, O
 
 }  // namespace
 
-OpVertex emit_moe_mlp(Emitter& e, const ModelConfig& m, const RunConfig& run, int64_t T,
+OpVertex emit_moe_mlp(Emitter& e, const ModelConfig& m, const RunConfig& run, int64_t T_all,
                       OpVertex in) {
+  const int64_t T = T_all / std::max<int64_t>(1, run.moe_token_split);  // the routed tokens
   Moe x{T,
         m.moe.experts,
         m.hidden,
@@ -298,7 +299,7 @@ OpVertex emit_moe_mlp(Emitter& e, const ModelConfig& m, const RunConfig& run, in
     }
   }
   if (m.moe.shared_intermediate == 0) return routed;
-  return emit_shared_expert(e, m, run, T, in, routed);
+  return emit_shared_expert(e, m, run, T_all, in, routed);
 }
 
 }  // namespace ridgeline

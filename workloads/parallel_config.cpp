@@ -120,9 +120,31 @@ void check_model(const ParallelConfig& p, const ModelConfig& m, const RunConfig&
   if (m.moe.experts > 0 && m.moe.experts % p.ep != 0)
     fail("--ep",
          num(p.ep) + " does not divide " + m.name + "'s " + num(m.moe.experts) + " experts");
-  if (p.dp % p.ep != 0)
+  if (p.etp != 0 && p.etp != 1 && p.etp != p.tp)
+    fail("--etp", "experts split like the MLP (--etp " + num(p.tp) +
+                      ", the --tp) or whole on each rank (--etp 1), got --etp " + num(p.etp));
+  if (p.etp > 0 && m.moe.experts == 0) fail("--etp", m.name + " has no experts to split");
+  if (p.moe_folded()) {
+    if (!p.sp)
+      fail("--etp", "--etp 1 under --tp " + num(p.tp) +
+                        " runs the MoE layer on each rank's sequence shard: needs --sp");
+    if (p.fsdp_shard > 0 && p.fsdp_shard < p.dp)
+      fail("--etp", "--etp 1 with an --fsdp-shard group smaller than --dp is not modelled");
+    int64_t ranks = p.tp * p.cp * p.dp;
+    if (ranks % p.ep != 0)
+      fail("--ep",
+           "with --etp 1 the expert-parallel groups are carved out of the --tp x --cp x "
+           "--dp ranks: --ep " +
+               num(p.ep) + " must divide " + num(ranks));
+  } else if (p.dp % p.ep != 0) {
+    std::string hint =
+        p.tp > 1 && m.moe.experts > 0 && (p.tp * p.cp * p.dp) % p.ep == 0
+            ? " (Megatron's MoE parallel folding, --etp 1 --sp, carves them out of --tp x --cp x "
+              "--dp)"
+            : "";
     fail("--ep", "expert-parallel groups are carved out of the data-parallel ranks: --ep " +
-                     num(p.ep) + " must divide --dp " + num(p.dp));
+                     num(p.ep) + " must divide --dp " + num(p.dp) + hint);
+  }
   int64_t seq = run.phase == Phase::Decode ? 0 : run.seq;
   if (p.cp > 1 && run.phase == Phase::Decode)
     fail("--cp", "context parallelism splits a sequence; decode has one new token");

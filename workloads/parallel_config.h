@@ -8,6 +8,13 @@
 // ranks, as Megatron-Core does it (experts sharded over ep of the dp ranks; ep divides dp), so it
 // adds no factor. Ranks are laid out TP fastest (inside a node), then CP, DP, PP.
 //
+// Expert tensor parallelism (Megatron's expert_tensor_parallel_size, etp): by default the experts
+// are split over the TP group like the dense MLP (etp = tp). With etp 1 under tp > 1 (Megatron's
+// "MoE parallel folding", as the Qwen3-MoE and DeepSeek recipes run), each expert is whole on its
+// rank, the MoE layer takes the rank's sequence-parallel shard of the tokens (no TP all-gather or
+// reduce-scatter around it) and the expert-parallel group is carved out of the tp x cp x dp ranks
+// (ep divides them), TP fastest.
+//
 // ZeRO-3 over part of the data-parallel group (HSDP, torch FSDP2's 2-D mesh, Megatron-FSDP's
 // hybrid sharding, MaxText's fsdp x data axes): fsdp_shard dp ranks (x cp) shard the parameters,
 // gradients and optimizer state; dp / fsdp_shard such groups each hold a replica. The shard group
@@ -33,6 +40,7 @@ const char* schedule_name(PipelineSchedule s);  // "gpipe", "1f1b", "interleaved
 struct ParallelConfig {
   int64_t gpus = 1;  // --gpus: the GPUs of the job, tp * pp * dp * cp
   int64_t tp = 1, pp = 1, vp = 1, dp = 1, cp = 1, ep = 1;
+  int64_t etp = 0;  // expert tensor parallelism: 0 is tp (the experts split like the MLP), or 1
   bool sp = false;  // sequence parallelism: norms and residual adds on seq / tp tokens per rank
   int zero = 0;     // 0: DDP; 1: optimizer state sharded over dp; 2: + gradients; 3: + parameters
   int64_t fsdp_shard = 0;    // ZeRO-3's shard group in dp ranks (HSDP, above); 0: all dp ranks
@@ -69,6 +77,13 @@ struct ParallelConfig {
     return pp * vp > 1 && layers % (pp * vp) != 0 && (layers + 2) % (pp * vp) == 0;
   }
 
+  // The TP degree of the experts, and whether the MoE layer is folded (etp 1 under tp > 1, above).
+  int64_t expert_tp() const { return etp > 0 ? etp : tp; }
+  bool moe_folded() const { return expert_tp() < tp; }
+  // Ranks holding a replica of each expert shard (the expert gradients' reduction group): the
+  // tp x cp x dp ranks of a stage over etp x ep (dp x cp / ep when etp is tp).
+  int64_t expert_dp() const { return tp * cp * dp / (expert_tp() * ep); }
+
   // Micro-batches each pipeline runs per step: global_batch / (microbatch * dp).
   int64_t microbatches() const { return global_batch / (microbatch * dp); }
   // ZeRO-3's shard group in dp ranks (fsdp_shard, or all of dp) and the replicas of each shard.
@@ -92,7 +107,8 @@ struct ClusterLimits {
 // Throws InputError naming the flag and the numbers for an impossible strategy: a degree < 1,
 // tp * pp * dp * cp != gpus, tp not dividing heads (or kv_heads, unless kv_heads divides tp), pp
 // (times vp) not dividing the layers, vp > 1 without the interleaved schedule, sp without tp > 1,
-// ep not dividing the experts or dp (or ep > 1 on a dense model), global batch not a multiple of
+// ep not dividing the experts or dp (tp x cp x dp when folded; or ep > 1 on a dense model), etp
+// other than tp or 1, a folded MoE without sp, global batch not a multiple of
 // microbatch * dp, cp not dividing the sequence, a TP group larger than a node, more GPUs than the
 // cluster has, a ZeRO stage outside 0-3 or ZeRO without dp > 1 in inference, an --fsdp-shard
 // below 0, without --zero 3, not dividing dp, or below dp with ep > 1.

@@ -55,6 +55,10 @@ struct RunConfig {
   // Expert parallelism (set by the sharding, workloads/sharding.h): the experts are spread over
   // this many ranks, each running experts / expert_ranks of them on the tokens of all the ranks.
   int64_t expert_ranks = 1;
+  // MoE parallel folding (set by the sharding: ParallelConfig::moe_folded): the routed experts
+  // run on the rank's sequence-parallel shard, the step's tokens / this; the shared expert, split
+  // over the TP group like the MLP, keeps them all.
+  int64_t moe_token_split = 1;
 };
 
 // Bits of storage a MXFP4 weight takes (OCP MX: 4-bit E2M1 values, one E8M0 scale per 32).

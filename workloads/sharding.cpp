@@ -20,7 +20,7 @@ ModelConfig shard_model(const ModelConfig& model, const ParallelConfig& p) {
   m.heads = model.heads / p.tp;
   m.kv_heads = kv_heads_per_rank(model, p.tp);
   m.intermediate = model.intermediate / p.tp;
-  m.moe.expert_intermediate = model.moe.expert_intermediate / p.tp;
+  m.moe.expert_intermediate = model.moe.expert_intermediate / p.expert_tp();
   m.vocab = padded_vocab(model, p.tp) / p.tp;
   return m;
 }
@@ -30,6 +30,7 @@ RunConfig shard_run(const RunConfig& run, const ParallelConfig& p) {
   if (run.phase == Phase::Train) r.batch = p.microbatch;
   if (run.phase != Phase::Decode) r.seq = run.seq / p.cp;
   r.expert_ranks = p.ep;
+  if (p.moe_folded()) r.moe_token_split = p.tp;
   r.optimizer = Optimizer::None;
   return r;
 }
@@ -55,7 +56,7 @@ int64_t group_ranks(CommGroup g, const ParallelConfig& p) {
 int64_t group_ranks_per_node(CommGroup g, const ParallelConfig& p, int64_t gpus_per_node) {
   int64_t stride = 1;  // ranks between two members of the group
   if (g == CommGroup::Cp) stride = p.tp;
-  if (g == CommGroup::Dp || g == CommGroup::Ep) stride = p.tp * p.cp;
+  if (g == CommGroup::Dp || (g == CommGroup::Ep && !p.moe_folded())) stride = p.tp * p.cp;
   if (g == CommGroup::Pp) stride = p.tp * p.cp * p.dp;
   return even_ranks_per_node(group_ranks(g, p), gpus_per_node / stride);
 }
@@ -81,6 +82,13 @@ struct Plan {
   int64_t tokens = 0;  // per rank and micro-batch (before sequence parallelism)
   int64_t hidden = 0, top_k = 0, seq_chunk = 0;
   double kv_chunk_bytes = 0;  // one rank's K and V (ring attention)
+  // MoE parallel folding (ParallelConfig::moe_folded): the routed experts on the rank's sequence
+  // shard, no TP collective around them; the MLP norm's all-gather stays for a shared expert.
+  bool folded = false, shared_expert = false;
+  // The bytes of one micro-batch's h-wide activation the experts exchange (tokens / tp folded).
+  double expert_tokens_bytes() const {
+    return (double)tokens / (folded ? p.tp : 1) * hidden * dtype_bytes(act) * top_k;
+  }
 };
 
 bool is_collective_site(Projection pr, std::initializer_list<Projection> set) {
@@ -127,8 +135,14 @@ class Rewriter {
   OpVertex comm(CommGroup g, CommPurpose purpose, Pass pass, CollectiveKind kind, double bytes,
                 const std::string& name, const std::vector<OpVertex>& after) {
     int64_t ranks = group_ranks(g, plan_.p);
-    Op op = collective_op(kind, bytes, ranks, group_ranks_per_node(g, plan_.p, plan_.gpus_per_node),
-                          plan_.act);
+    int64_t per_node = group_ranks_per_node(g, plan_.p, plan_.gpus_per_node);
+    if (kind == CollectiveKind::SendRecv) {
+      // A ring's hop is between 2 neighbours; the ring runs at its slowest hop, over the network
+      // once the group spans nodes.
+      per_node = per_node < ranks ? 1 : 2;
+      ranks = 2;
+    }
+    Op op = collective_op(kind, bytes, ranks, per_node, plan_.act);
     return add(role::collective(g, purpose, pass), name, op, Stream::Comm, after);
   }
   Op sequence_split(const GraphNode& n) const;
@@ -211,16 +225,21 @@ void Rewriter::after_forward(OpVertex v, const GraphNode& n, OpVertex x) {
   bool tp = P.p.tp > 1;
   if (P.p.ep > 1 && r.kind == RoleKind::WeightGemm && r.projection == Projection::ExpertsDown)
     map_[v] = comm(CommGroup::Ep, CommPurpose::Tokens, r.pass, CollectiveKind::AllToAll,
-                   full * P.top_k, n.name + ".ep_combine", {x});
+                   P.expert_tokens_bytes(), n.name + ".ep_combine", {x});
   if (!tp) return;
-  bool moe_out = r.kind == RoleKind::MoeCombine && v == moe_out_;
+  // Folded, the MoE layer's output is already the rank's sequence shard.
+  bool moe_out = r.kind == RoleKind::MoeCombine && v == moe_out_ && !P.folded;
   bool embedded = r.kind == RoleKind::Embedding && boost::out_degree(v, in_.dag()) == 0;
   if (row_parallel(r) || moe_out || embedded) {
     CollectiveKind k = P.p.sp ? CollectiveKind::ReduceScatter : CollectiveKind::AllReduce;
     map_[v] = comm(CommGroup::Tp, CommPurpose::Activations, r.pass, k, full,
                    n.name + (P.p.sp ? ".tp_reduce_scatter" : ".tp_all_reduce"), {map_[v]});
   }
-  if (P.p.sp && r.kind == RoleKind::Norm)
+  // Folded, the norm before a MoE layer without a shared expert feeds only the router and the
+  // experts, which take the rank's shard: nothing to gather.
+  bool moe_norm = P.folded && !P.shared_expert && moe_out_ < map_.size() &&
+                  r.kind == RoleKind::Norm && r.norm == NormSite::Post;
+  if (P.p.sp && r.kind == RoleKind::Norm && !moe_norm)
     map_[v] = comm(CommGroup::Tp, CommPurpose::Activations, r.pass, CollectiveKind::AllGather, full,
                    n.name + ".tp_all_gather", {map_[v]});
   if (r.kind == RoleKind::Loss && r.loss == LossPart::LogSoftmax)  // max, sum, target logit
@@ -245,9 +264,10 @@ void Rewriter::after_backward(OpVertex v, const GraphNode& n, OpVertex x) {
   OpVertex last = x;
   if (P.p.ep > 1 && r.projection == Projection::ExpertsGateUp)
     chain.push_back(last = comm(CommGroup::Ep, CommPurpose::Tokens, Pass::Backward,
-                                CollectiveKind::AllToAll, full * P.top_k, n.name + ".ep_dispatch",
-                                {last}));
-  if (P.p.tp > 1 && column_parallel_input(r)) {
+                                CollectiveKind::AllToAll, P.expert_tokens_bytes(),
+                                n.name + ".ep_dispatch", {last}));
+  bool folded_experts = P.folded && r.projection == Projection::ExpertsGateUp;
+  if (P.p.tp > 1 && column_parallel_input(r) && !folded_experts) {
     CollectiveKind k = P.p.sp ? CollectiveKind::ReduceScatter : CollectiveKind::AllReduce;
     chain.push_back(last =
                         comm(CommGroup::Tp, CommPurpose::InputGrad, Pass::Backward, k, full,
@@ -272,10 +292,10 @@ GraphSection Rewriter::run() {
     // GEMM under sequence parallelism.
     if (P.p.ep > 1 && gemm && forward_pass(r) && r.projection == Projection::ExpertsGateUp)
       after = {comm(CommGroup::Ep, CommPurpose::Tokens, r.pass, CollectiveKind::AllToAll,
-                    full * P.top_k, n.name + ".ep_dispatch", after)};
+                    P.expert_tokens_bytes(), n.name + ".ep_dispatch", after)};
     if (P.p.ep > 1 && gemm && r.grad == GradKind::Dgrad && r.projection == Projection::ExpertsDown)
       after = {comm(CommGroup::Ep, CommPurpose::Tokens, Pass::Backward, CollectiveKind::AllToAll,
-                    full * P.top_k, n.name + ".ep_combine", after)};
+                    P.expert_tokens_bytes(), n.name + ".ep_combine", after)};
     if (P.p.sp && gemm && r.grad == GradKind::Dgrad && row_parallel(r))
       after = {comm(CommGroup::Tp, CommPurpose::InputGrad, Pass::Backward,
                     CollectiveKind::AllGather, full, n.name + ".tp_all_gather", after)};
@@ -320,6 +340,8 @@ OpGraph build_rank_graph(const ModelConfig& model, const RunConfig& run, const P
             model.moe.top_k,
             r.seq,
             0};
+  plan.folded = p.moe_folded();
+  plan.shared_expert = model.moe.shared_intermediate > 0;
   plan.kv_chunk_bytes =
       2.0 * (double)step_tokens(r) * m.kv_heads * m.head_dim * dtype_bytes(run.activations);
   OpGraph g;
@@ -335,6 +357,8 @@ OpGraph build_rank_serving_step_graph(const ModelConfig& model, const RunConfig&
   m.layers = model.layers / p.pp;
   OpGraph built = build_serving_step_graph(m, shard_run(run, p), tokens, sampled);
   Plan plan{p, cluster.gpus_per_node, run.activations, tokens, model.hidden, model.moe.top_k, 0, 0};
+  plan.folded = p.moe_folded();
+  plan.shared_expert = model.moe.shared_intermediate > 0;
   OpGraph g;
   g.description = built.description + " per rank";
   for (const GraphSection& s : built.sections) g.sections.push_back(Rewriter(s, plan).run());

@@ -45,6 +45,7 @@ nlohmann::ordered_json parallel_config_json(const ParallelConfig& p) {
                               {"recompute", recompute_name(p.recompute)},
                               {"text", strategy_text(p)}};
   if (p.fsdp_shard > 0) j["fsdp_shard"] = p.fsdp_shard;   // HSDP only: the key is new
+  if (p.etp > 0) j["etp"] = p.etp;                        // given only: likewise
   if (p.split_counts_embedding || p.split_counts_loss) {  // likewise
     nlohmann::ordered_json counts = nlohmann::ordered_json::array();
     if (p.split_counts_embedding) counts.push_back("embedding");

@@ -73,7 +73,8 @@ void table_row(std::ostream& os, const std::string& rank, const StrategyRow& r) 
   // Each column wide enough for its header and a 1024-GPU strategy.
   const ParallelConfig& p = r.parallel;
   os << std::left << std::setw(5) << rank << std::setw(4) << p.tp << std::setw(4) << p.pp
-     << std::setw(4) << p.vp << std::setw(6) << p.dp << std::setw(4) << p.cp << std::setw(4) << p.ep
+     << std::setw(4) << p.vp << std::setw(6) << p.dp << std::setw(4) << p.cp << std::setw(4)
+     << (std::to_string(p.ep) + (p.moe_folded() ? "f" : ""))  // f: MoE parallel folding, etp 1
      << std::setw(5) << (p.sp ? "on" : "off") << std::setw(5) << p.zero << std::setw(4)
      << p.microbatch << std::setw(10) << recompute_name(p.recompute);
   if (r.timed)
