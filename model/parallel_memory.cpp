@@ -102,7 +102,11 @@ void add_state(ParallelMemory& f, const ModelConfig& m, const RunConfig& run,
     return bytes_per_param * (shard ? dense / dp + experts / edp : dense + experts);
   };
   double ewb = expert_weight_bytes_per_param(run, wb);  // MXFP4 experts: inference, no ZeRO
-  f.weights_bytes = p.zero >= 3 ? sharded(wb, true) : wb * dense + ewb * experts;
+  // Quantized weights (inference, no ZeRO) keep the embedding and LM head in 16 bits.
+  double tables = weights_quantized(run) ? sp.tables : 0;
+  double tb = dtype_bytes(table_weight_dtype(run));
+  f.weights_bytes =
+      p.zero >= 3 ? sharded(wb, true) : wb * (dense - tables) + tb * tables + ewb * experts;
   if (run.phase != Phase::Train) return;
   f.gradient_bytes = sharded(wb, p.zero >= 2);
   if (run.optimizer == Optimizer::AdamW) {
@@ -219,8 +223,9 @@ StageParams stage_parameters(const ModelConfig& m, const RunConfig& run, const P
                   layers > 0 ? experts / layers : 0};
   bool whole = run.blocks == 0;
   double table = (double)padded_vocab(m, p.tp) * m.hidden / p.tp;
-  if (whole && stage == 0) out.dense += table;
-  if (whole && stage == p.pp - 1 && (!m.tied_embeddings || p.pp > 1)) out.dense += table;
+  if (whole && stage == 0) out.tables += table;
+  if (whole && stage == p.pp - 1 && (!m.tied_embeddings || p.pp > 1)) out.tables += table;
+  out.dense += out.tables;
   if (whole && stage == p.pp - 1) out.dense += m.hidden;  // the final norm
   return out;
 }

@@ -78,6 +78,7 @@ ParallelMemory stage_memory(const ModelConfig& model, const RunConfig& run, cons
 struct StageParams {
   double dense = 0, experts = 0;
   double layer_dense = 0, layer_experts = 0;  // of one decoder layer
+  double tables = 0;  // of dense: the embedding and LM head rows the stage holds
 };
 StageParams stage_parameters(const ModelConfig& model, const RunConfig& run,
                              const ParallelConfig& p, int stage);

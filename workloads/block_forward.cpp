@@ -43,6 +43,10 @@ Op weight_gemm(int64_t m, int64_t n, int64_t k, const RunConfig& run) {
   std::get<GemmOp>(op.shape).weight_bits = run.weight_bits;
   return op;
 }
+Op head_weight_gemm(int64_t m, int64_t n, int64_t k, const RunConfig& run) {
+  if (!weights_quantized(run)) return weight_gemm(m, n, k, run);
+  return gemm_op(m, n, k, table_weight_dtype(run));
+}
 Op expert_weight_gemm(int64_t m, int64_t n, int64_t k, const RunConfig& run) {
   if (!run.mxfp4_experts) return weight_gemm(m, n, k, run);
   DType math = run.activations == DType::Fp8 ? DType::Bf16 : run.activations;

@@ -14,6 +14,9 @@ Op weight_gemm(int64_t m, int64_t n, int64_t k, const RunConfig& run);
 // The same against a routed expert's weights: MXFP4 ones (mxfp4_experts) are read at 4.25 bits
 // by a GEMM in the 16-bit activations' dtype.
 Op expert_weight_gemm(int64_t m, int64_t n, int64_t k, const RunConfig& run);
+// The LM head's GEMM: 16-bit weights and math when the decoder's are quantized
+// (table_weight_dtype), else as weight_gemm.
+Op head_weight_gemm(int64_t m, int64_t n, int64_t k, const RunConfig& run);
 Op ew_op(ElementwiseKind kind, int64_t numel, DType d);
 // A single-pass row op (set .impl for ATen's), launched as the runtime launches row kernels.
 Op row_op(RowOpKind kind, int64_t rows, int64_t cols, DType d, const RowLaunch& launch);

@@ -86,8 +86,8 @@ GraphSection head_section(const ModelConfig& m, const RunConfig& run, int64_t T,
   GraphSection s{SectionKind::Head, "head", 1, -1};
   Emitter e{s, run.activations};
   emit_norm(e, m, run, NormSite::Final, T, {});
-  OpVertex logits =
-      e.emit(role::gemm(Projection::LmHead), "lm_head", weight_gemm(rows, m.vocab, m.hidden, run));
+  OpVertex logits = e.emit(role::gemm(Projection::LmHead), "lm_head",
+                           head_weight_gemm(rows, m.vocab, m.hidden, run));
   emit_logit_softcap(e, m, rows, logits);
   return s;
 }

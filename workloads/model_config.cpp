@@ -122,11 +122,15 @@ long double blocks_parameters(const ModelConfig& m, int64_t layers, bool active)
 }
 
 // Exact below 2^64 (long double has a 64-bit mantissa on x86); only ever compared above that.
-long double count_parameters(const ModelConfig& m, bool active = false) {
+long double table_parameters(const ModelConfig& m) {
   long double h = m.hidden;
   long double embeddings = (long double)m.vocab * h * (m.tied_embeddings ? 1 : 2);
   if (m.position == PositionKind::Learned) embeddings += (long double)m.max_positions * h;
-  return embeddings + blocks_parameters(m, 0, active) + norm_parameters(m);  // final norm
+  return embeddings;
+}
+
+long double count_parameters(const ModelConfig& m, bool active = false) {
+  return table_parameters(m) + blocks_parameters(m, 0, active) + norm_parameters(m);  // final norm
 }
 
 int64_t checked(long double n) {
@@ -187,6 +191,10 @@ int64_t block_parameter_count(const ModelConfig& m) {
 
 int64_t weight_parameter_count(const ModelConfig& m, int64_t blocks) {
   return blocks > 0 ? checked(blocks_parameters(m, blocks, false)) : parameter_count(m);
+}
+
+int64_t table_parameter_count(const ModelConfig& m, int64_t blocks) {
+  return blocks > 0 ? 0 : checked(table_parameters(m));
 }
 
 double routed_expert_parameters(const ModelConfig& m) {

@@ -153,6 +153,9 @@ std::vector<LayerGroup> layer_groups_in(const ModelConfig& m, int64_t layers, in
 // Weights a step holds in memory, whatever the routing: the whole model, or `blocks` decoder
 // blocks alone when blocks > 0 (`--blocks N`).
 int64_t weight_parameter_count(const ModelConfig& m, int64_t blocks);
+// The embedding table(s) and the LM head (one table when tied; learned positions too) of the whole
+// model; 0 for `blocks` > 0 (decoder blocks only).
+int64_t table_parameter_count(const ModelConfig& m, int64_t blocks);
 // Parameters of one layer's routed experts (gate, up and down of each; 0 without experts), for a
 // model of one layer kind (a LayerGroup's); and of the first `blocks` layers' (all when 0).
 double routed_expert_parameters(const ModelConfig& m);

@@ -13,6 +13,15 @@ double expert_weight_bytes_per_param(const RunConfig& run, double dense_bytes) {
   return run.mxfp4_experts ? kMxfp4BitsPerWeight / 8 : dense_bytes;
 }
 
+bool weights_quantized(const RunConfig& run) {
+  return run.weights == DType::Fp8 || run.weight_bits > 0;
+}
+
+DType table_weight_dtype(const RunConfig& run) {
+  if (!weights_quantized(run)) return run.weights;
+  return run.activations == DType::Fp16 ? DType::Fp16 : DType::Bf16;
+}
+
 const char* phase_name(Phase p) {
   switch (p) {
     case Phase::Prefill:

@@ -67,6 +67,14 @@ constexpr double kMxfp4BitsPerWeight = 4.25;
 // every other weight takes (`dense_bytes`).
 double expert_weight_bytes_per_param(const RunConfig& run, double dense_bytes);
 
+// The embedding table and the LM head stay in 16 bits when the decoder's weights are quantized
+// (fp8, or weight-only int8 / int4, inference): no engine quantizes an embedding lookup, and the
+// FP8 / INT4 checkpoints the engines load leave lm_head out (ModelOpt's and TensorRT-LLM's
+// exports write "exclude_modules": ["lm_head"]; vLLM quantizes only the layers a checkpoint
+// names). The activations' dtype when it is 16-bit, else bf16; the weights' dtype otherwise.
+DType table_weight_dtype(const RunConfig& run);
+bool weights_quantized(const RunConfig& run);
+
 const char* phase_name(Phase p);
 const char* runtime_name(const RuntimeProfile& r);
 const char* launch_name(LaunchMode l);
