@@ -85,10 +85,10 @@ MemoryFootprint memory_footprint(const OpGraph& graph, const ModelConfig& model,
   // their bf16 copies are the forward's weight casts, saved for backward as activations.
   double wbytes = run.weight_bits > 0 ? run.weight_bits / 8.0 : dtype_bytes(param_dtype(run));
   double experts = routed_expert_parameter_count(model, run.blocks);  // MXFP4 ones: inference
-  double tables = weights_quantized(run) ? (double)table_parameter_count(model, run.blocks) : 0;
-  f.weights_bytes = (params - experts - tables) * wbytes +
-                    experts * expert_weight_bytes_per_param(run, wbytes) +
-                    tables * dtype_bytes(table_weight_dtype(run));  // 16-bit under quantization
+  f.weights_bytes =
+      non_expert_weight_bytes(run, params - experts,
+                              (double)table_parameter_count(model, run.blocks), wbytes) +
+      experts * expert_weight_bytes_per_param(run, wbytes);
   f.kv_cache_bytes = kv_cache_bytes(model, run);
   f.activation_bytes = activation_bytes(graph, model, run);
   if (run.phase == Phase::Train) f.gradient_bytes = params * wbytes;

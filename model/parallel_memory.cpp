@@ -103,10 +103,9 @@ void add_state(ParallelMemory& f, const ModelConfig& m, const RunConfig& run,
   };
   double ewb = expert_weight_bytes_per_param(run, wb);  // MXFP4 experts: inference, no ZeRO
   // Quantized weights (inference, no ZeRO) keep the embedding and LM head in 16 bits.
-  double tables = weights_quantized(run) ? sp.tables : 0;
-  double tb = dtype_bytes(table_weight_dtype(run));
-  f.weights_bytes =
-      p.zero >= 3 ? sharded(wb, true) : wb * (dense - tables) + tb * tables + ewb * experts;
+  f.weights_bytes = p.zero >= 3
+                        ? sharded(wb, true)
+                        : non_expert_weight_bytes(run, dense, sp.tables, wb) + ewb * experts;
   if (run.phase != Phase::Train) return;
   f.gradient_bytes = sharded(wb, p.zero >= 2);
   if (run.optimizer == Optimizer::AdamW) {

@@ -87,10 +87,8 @@ ServingMemory serving_rank_memory(const GpuSpec& gpu, const ModelConfig& model,
   double wbytes = run.weight_bits > 0 ? run.weight_bits / 8.0 : dtype_bytes(run.weights);
   ModelConfig m = rank_model(model, p);
   bool comm = p.tp * p.pp * p.ep > 1;
-  // Quantized weights keep the embedding and LM head in 16 bits (table_weight_dtype).
-  double tables = weights_quantized(run) ? sp.tables : 0;
   ServingMemory out{gpu.memory.hbm.capacity_bytes.value,
-                    (sp.dense - tables) * wbytes + tables * dtype_bytes(table_weight_dtype(run)) +
+                    non_expert_weight_bytes(run, sp.dense, sp.tables, wbytes) +
                         sp.experts * expert_weight_bytes_per_param(run, wbytes),
                     run.runtime.reserved_bytes + (comm ? kNcclBufferBytes : 0.0),
                     0,

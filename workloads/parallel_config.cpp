@@ -124,21 +124,21 @@ void check_model(const ParallelConfig& p, const ModelConfig& m, const RunConfig&
     fail("--etp", "experts split like the MLP (--etp " + num(p.tp) +
                       ", the --tp) or whole on each rank (--etp 1), got --etp " + num(p.etp));
   if (p.etp > 0 && m.moe.experts == 0) fail("--etp", m.name + " has no experts to split");
+  const int64_t stage_ranks = p.tp * p.cp * p.dp;  // what a folded EP group is carved from
   if (p.moe_folded()) {
     if (!p.sp)
       fail("--etp", "--etp 1 under --tp " + num(p.tp) +
                         " runs the MoE layer on each rank's sequence shard: needs --sp");
     if (p.fsdp_shard > 0 && p.fsdp_shard < p.dp)
       fail("--etp", "--etp 1 with an --fsdp-shard group smaller than --dp is not modelled");
-    int64_t ranks = p.tp * p.cp * p.dp;
-    if (ranks % p.ep != 0)
+    if (stage_ranks % p.ep != 0)
       fail("--ep",
            "with --etp 1 the expert-parallel groups are carved out of the --tp x --cp x "
            "--dp ranks: --ep " +
-               num(p.ep) + " must divide " + num(ranks));
+               num(p.ep) + " must divide " + num(stage_ranks));
   } else if (p.dp % p.ep != 0) {
     std::string hint =
-        p.tp > 1 && m.moe.experts > 0 && (p.tp * p.cp * p.dp) % p.ep == 0
+        p.tp > 1 && m.moe.experts > 0 && stage_ranks % p.ep == 0
             ? " (Megatron's MoE parallel folding, --etp 1 --sp, carves them out of --tp x --cp x "
               "--dp)"
             : "";

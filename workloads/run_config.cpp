@@ -22,6 +22,12 @@ DType table_weight_dtype(const RunConfig& run) {
   return run.activations == DType::Fp16 ? DType::Fp16 : DType::Bf16;
 }
 
+double non_expert_weight_bytes(const RunConfig& run, double params, double tables,
+                               double bytes_per_param) {
+  if (!weights_quantized(run)) return params * bytes_per_param;
+  return (params - tables) * bytes_per_param + tables * dtype_bytes(table_weight_dtype(run));
+}
+
 const char* phase_name(Phase p) {
   switch (p) {
     case Phase::Prefill:

@@ -74,6 +74,10 @@ double expert_weight_bytes_per_param(const RunConfig& run, double dense_bytes);
 // names). The activations' dtype when it is 16-bit, else bf16; the weights' dtype otherwise.
 DType table_weight_dtype(const RunConfig& run);
 bool weights_quantized(const RunConfig& run);
+// Bytes of `params` weights other than routed experts', `tables` of them the embedding and LM
+// head: those at table_weight_dtype, the rest at `bytes_per_param`.
+double non_expert_weight_bytes(const RunConfig& run, double params, double tables,
+                               double bytes_per_param);
 
 const char* phase_name(Phase p);
 const char* runtime_name(const RuntimeProfile& r);

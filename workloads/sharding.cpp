@@ -82,12 +82,12 @@ struct Plan {
   int64_t tokens = 0;  // per rank and micro-batch (before sequence parallelism)
   int64_t hidden = 0, top_k = 0, seq_chunk = 0;
   double kv_chunk_bytes = 0;  // one rank's K and V (ring attention)
-  // MoE parallel folding (ParallelConfig::moe_folded): the routed experts on the rank's sequence
-  // shard, no TP collective around them; the MLP norm's all-gather stays for a shared expert.
-  bool folded = false, shared_expert = false;
+  // Under MoE parallel folding (ParallelConfig::moe_folded) the MLP norm's all-gather stays only
+  // for a shared expert.
+  bool shared_expert = false;
   // The bytes of one micro-batch's h-wide activation the experts exchange (tokens / tp folded).
   double expert_tokens_bytes() const {
-    return (double)tokens / (folded ? p.tp : 1) * hidden * dtype_bytes(act) * top_k;
+    return (double)tokens / (p.moe_folded() ? p.tp : 1) * hidden * dtype_bytes(act) * top_k;
   }
 };
 
@@ -228,7 +228,7 @@ void Rewriter::after_forward(OpVertex v, const GraphNode& n, OpVertex x) {
                    P.expert_tokens_bytes(), n.name + ".ep_combine", {x});
   if (!tp) return;
   // Folded, the MoE layer's output is already the rank's sequence shard.
-  bool moe_out = r.kind == RoleKind::MoeCombine && v == moe_out_ && !P.folded;
+  bool moe_out = r.kind == RoleKind::MoeCombine && v == moe_out_ && !P.p.moe_folded();
   bool embedded = r.kind == RoleKind::Embedding && boost::out_degree(v, in_.dag()) == 0;
   if (row_parallel(r) || moe_out || embedded) {
     CollectiveKind k = P.p.sp ? CollectiveKind::ReduceScatter : CollectiveKind::AllReduce;
@@ -237,7 +237,7 @@ void Rewriter::after_forward(OpVertex v, const GraphNode& n, OpVertex x) {
   }
   // Folded, the norm before a MoE layer without a shared expert feeds only the router and the
   // experts, which take the rank's shard: nothing to gather.
-  bool moe_norm = P.folded && !P.shared_expert && moe_out_ < map_.size() &&
+  bool moe_norm = P.p.moe_folded() && !P.shared_expert && moe_out_ < map_.size() &&
                   r.kind == RoleKind::Norm && r.norm == NormSite::Post;
   if (P.p.sp && r.kind == RoleKind::Norm && !moe_norm)
     map_[v] = comm(CommGroup::Tp, CommPurpose::Activations, r.pass, CollectiveKind::AllGather, full,
@@ -266,7 +266,7 @@ void Rewriter::after_backward(OpVertex v, const GraphNode& n, OpVertex x) {
     chain.push_back(last = comm(CommGroup::Ep, CommPurpose::Tokens, Pass::Backward,
                                 CollectiveKind::AllToAll, P.expert_tokens_bytes(),
                                 n.name + ".ep_dispatch", {last}));
-  bool folded_experts = P.folded && r.projection == Projection::ExpertsGateUp;
+  bool folded_experts = P.p.moe_folded() && r.projection == Projection::ExpertsGateUp;
   if (P.p.tp > 1 && column_parallel_input(r) && !folded_experts) {
     CollectiveKind k = P.p.sp ? CollectiveKind::ReduceScatter : CollectiveKind::AllReduce;
     chain.push_back(last =
@@ -340,7 +340,6 @@ OpGraph build_rank_graph(const ModelConfig& model, const RunConfig& run, const P
             model.moe.top_k,
             r.seq,
             0};
-  plan.folded = p.moe_folded();
   plan.shared_expert = model.moe.shared_intermediate > 0;
   plan.kv_chunk_bytes =
       2.0 * (double)step_tokens(r) * m.kv_heads * m.head_dim * dtype_bytes(run.activations);
@@ -357,7 +356,6 @@ OpGraph build_rank_serving_step_graph(const ModelConfig& model, const RunConfig&
   m.layers = model.layers / p.pp;
   OpGraph built = build_serving_step_graph(m, shard_run(run, p), tokens, sampled);
   Plan plan{p, cluster.gpus_per_node, run.activations, tokens, model.hidden, model.moe.top_k, 0, 0};
-  plan.folded = p.moe_folded();
   plan.shared_expert = model.moe.shared_intermediate > 0;
   OpGraph g;
   g.description = built.description + " per rank";
