@@ -10,6 +10,8 @@
 #include "workloads/fp8_training.h"
 #include "workloads/sharding.h"
 
+#include <map>
+
 using namespace ridgeline;
 
 namespace {
@@ -192,6 +194,86 @@ TEST_CASE("fp8 training: fp8 parameter gather shrinks ZeRO-1's all-gather", "[fp
   CHECK(gathered.total_us < plain.total_us);
   // bf16 training is unchanged by any of this.
   CHECK(predict(llama8b(), r, p).comm_us[dp] > gathered.comm_us[dp]);
+}
+
+// The tensor-parallel all-gathers of one section, by name: bytes and dtype.
+std::map<std::string, CollectiveOp> tp_gathers(const GraphSection& s) {
+  std::map<std::string, CollectiveOp> out;
+  for (OpVertex v : launch_order(s)) {
+    const GraphNode& n = s.dag()[v];
+    auto* c = std::get_if<CollectiveOp>(&n.op.shape);
+    if (c && c->kind == CollectiveKind::AllGather && n.role.group == CommGroup::Tp)
+      out[n.name] = *c;
+  }
+  return out;
+}
+int64_t elements_named(const GraphSection& s, const std::string& name) {
+  for (OpVertex v : launch_order(s))
+    if (s.dag()[v].name == name)
+      if (auto* e = std::get_if<ElementwiseOp>(&s.dag()[v].op.shape)) return e->numel;
+  return -1;
+}
+
+TEST_CASE("fp8 training: sequence-parallel all-gathers carry fp8 under per-tensor scaling",
+          "[fp8]") {
+  RunConfig r = train_run(128);
+  OpGraph g = build_rank_graph(tiny(), r, strategy(4, 1, 4), {"dgx-h100", 8, 8});
+  const GraphSection& bf_fwd = section(g, SectionKind::DecoderBlock);
+  std::map<std::string, CollectiveOp> bf = tp_gathers(bf_fwd);
+  REQUIRE(bf.size() == 2);  // the two norms' outputs, before q/k/v and gate/up
+  for (Fp8Recipe recipe : {Fp8Recipe::Delayed, Fp8Recipe::Current}) {
+    Fp8Rewrite d = apply_fp8_training(g, fp8(recipe), 0.25, {});
+    const GraphSection& fwd = section(d.graph, SectionKind::DecoderBlock);
+    std::map<std::string, CollectiveOp> f8 = tp_gathers(fwd);
+    REQUIRE(f8.size() == bf.size());
+    for (const auto& [name, c] : f8) {
+      CHECK(c.dtype == DType::Fp8);
+      CHECK(c.bytes == Approx(bf.at(name).bytes / 2));  // 1 byte an element instead of 2
+    }
+    // The rank's shard is cast (a quarter of the 128 x 256 gathered elements), the gathered
+    // fp8 tensor transposed; no cast of the gathered input.
+    CHECK(elements_named(fwd, "q_proj.input_shard_cast_fp8") == 128 * 256 / 4);
+    CHECK(elements_named(fwd, "input_norm.tp_all_gather.transpose_fp8") == 128 * 256);
+    CHECK(elements_named(fwd, "q_proj.input_cast_fp8") == -1);
+    // The output gradient gathered before a row-parallel dgrad: the same, in the backward.
+    const GraphSection& bwd = section(d.graph, SectionKind::BlockBackward);
+    std::map<std::string, CollectiveOp> b8 = tp_gathers(bwd);
+    REQUIRE_FALSE(b8.empty());
+    for (const auto& [name, c] : b8) CHECK(c.dtype == DType::Fp8);
+    // Current scaling: the shards' amax all-reduced over the TP group before each shard cast.
+    int amax_reduces = 0;
+    for (OpVertex v : launch_order(fwd))
+      if (fwd.dag()[v].name.find(".amax_all_reduce") != std::string::npos) {
+        ++amax_reduces;
+        CHECK(fwd.dag()[v].stream == Stream::Comm);
+        CHECK(std::get<CollectiveOp>(fwd.dag()[v].op.shape).bytes == 4);
+      }
+    CHECK(amax_reduces == (recipe == Fp8Recipe::Current ? 2 : 0));
+  }
+  // Blockwise (and MXFP8) scales: the gather stays in bf16 and the gathered input is cast.
+  Fp8Rewrite b = apply_fp8_training(g, fp8(Fp8Recipe::Blockwise), 0.25, {});
+  const GraphSection& bfwd = section(b.graph, SectionKind::DecoderBlock);
+  for (const auto& [name, c] : tp_gathers(bfwd)) {
+    CHECK(c.dtype == DType::Bf16);
+    CHECK(c.bytes == bf.at(name).bytes);
+  }
+  CHECK(elements_named(bfwd, "q_proj.input_cast_fp8") == 128 * 256);
+}
+
+TEST_CASE("fp8 training: the fp8 gather makes a tensor-parallel step faster, not a TP 1 one",
+          "[fp8]") {
+  RunConfig r = train_run(4096);
+  // TP 4 with sequence parallelism: the gathers are half the bytes, the full-size casts a
+  // transpose; per-tensor current scaling (gathered in fp8) against blockwise (in bf16, with the
+  // same casts otherwise and no amax passes: current scaling's amax passes make the fp8 gather's
+  // gain a lower bound).
+  ParallelConfig tp4 = strategy(4, 1, 4), one = strategy(1, 1, 4);
+  double delayed4 = predict(llama8b(), r, tp4, fp8(Fp8Recipe::Delayed)).total_us;
+  double block4 = predict(llama8b(), r, tp4, fp8(Fp8Recipe::Blockwise)).total_us;
+  CHECK(delayed4 < block4 * 0.995);
+  // TP 1: no gather, delayed and blockwise price the same.
+  CHECK(predict(llama8b(), r, one, fp8(Fp8Recipe::Delayed)).total_us ==
+        Approx(predict(llama8b(), r, one, fp8(Fp8Recipe::Blockwise)).total_us).epsilon(1e-12));
 }
 
 TEST_CASE("fp8 training: errors", "[fp8][errors]") {

@@ -253,3 +253,42 @@ TEST_CASE("training runs: FP8 rows take the recipe they print", "[validate][trai
   REQUIRE(s.skipped.size() == 1);
   CHECK(s.skipped[0].reason == "precision \"int4\" not mapped");
 }
+
+TEST_CASE("training runs: a DGX Cloud row's VP printed as NA takes its other releases' VP",
+          "[validate][training]") {
+  // The 25.02.01 Nemotron-4 340B table prints VP as NA; 24.11 and 25.04.00 print 12 for the
+  // same model, GPU and layout (NeMo's recommended config for it says 12 as well).
+  const TrainingRunCase* na = find_case("dgxc_benchmarking#0578");
+  REQUIRE(na);
+  CHECK(na->parallel.vp == 12);
+  CHECK(na->parallel.schedule == PipelineSchedule::Interleaved);
+  CHECK(std::find(na->assumptions.begin(), na->assumptions.end(),
+                  "vp not printed: 12, as the source prints for this model, GPU and layout in "
+                  "its other releases") != na->assumptions.end());
+  // Elsewhere a missing VP is 1: another source (Megatron-Bridge leaves it blank where the
+  // recipe does not interleave), a layout no release prints, or releases that disagree.
+  auto doc = [](const std::string& source, const std::string& vp_b, const std::string& vp_c) {
+    std::string row = R"({"source_id": "S", "model": "llama3_8b", "seq_len": 8192,
+        "gpu": "H100-SXM5-80GB", "num_gpus": 16, "tp": 1, "pp": 2, "dp": 8, "cp": 1, "ep": 1,
+        "micro_batch": 1, "global_batch": 128, "precision": "bf16", "completeness": "complete",
+        "measured": {"iter_time_s": 1})";
+    auto with = [&](const std::string& id, const std::string& vp) {
+      std::string r = row;
+      r.replace(r.find("\"S\""), 3, "\"" + source + "\"");
+      return r + ", \"id\": \"" + id + "\"" + (vp.empty() ? "" : ", \"vp\": " + vp) + "}";
+    };
+    return nlohmann::json::parse(R"({"models": {"llama3_8b": {"arch": "llama", "layers": 32,
+        "hidden": 4096, "heads": 32, "kv_heads": 8, "ffn": 14336, "vocab": 128256,
+        "head_dim": 128}}, "rows": [)" + with("a", "") + "," + with("b", vp_b) + "," +
+                                 with("c", vp_c) + "]}");
+  };
+  TrainingRunSet dgxc = parse_training_runs(doc("dgxc_benchmarking", "4", "4"), "t.json");
+  REQUIRE(dgxc.cases.size() == 3);
+  CHECK(dgxc.cases[0].parallel.vp == 4);
+  TrainingRunSet other = parse_training_runs(doc("megatron_bridge_perf", "4", "4"), "t.json");
+  CHECK(other.cases[0].parallel.vp == 1);
+  TrainingRunSet disagree = parse_training_runs(doc("dgxc_benchmarking", "4", "2"), "t.json");
+  CHECK(disagree.cases[0].parallel.vp == 1);
+  TrainingRunSet none = parse_training_runs(doc("dgxc_benchmarking", "", ""), "t.json");
+  CHECK(none.cases[0].parallel.vp == 1);
+}

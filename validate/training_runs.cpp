@@ -9,8 +9,12 @@
 #include "common/errors.h"
 #include "common/json_reader.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <iterator>
+#include <map>
+#include <set>
 
 namespace ridgeline {
 
@@ -218,7 +222,42 @@ void expert_tp_of(const RowReader& r, TrainingRunCase& c) {
   }
 }
 
-TrainingRunCase case_of(const RowReader& r, const json& models) {
+// The virtual-pipeline size a source prints for each model, GPU and layout (tp, pp, cp, ep,
+// micro-batch) across its rows, where all agree: "source|model|gpu|tp|pp|cp|ep|mb" -> vp.
+using PrintedVp = std::map<std::string, int64_t>;
+
+std::string layout_key(const json& row) {
+  std::string k;
+  for (const char* f : {"source_id", "model", "gpu", "tp", "pp", "cp", "ep", "micro_batch"}) {
+    const json& v = row.contains(f) ? row[f] : json();
+    k += (v.is_string() ? v.get<std::string>() : v.dump()) + "|";
+  }
+  return k;
+}
+
+PrintedVp printed_vp_of(const json& rows) {
+  PrintedVp vp;
+  std::set<std::string> ambiguous;
+  for (const json& row : rows) {
+    if (!row.is_object() || !row.contains("vp") || !row["vp"].is_number_integer()) continue;
+    std::string k = layout_key(row);
+    int64_t v = row["vp"].get<int64_t>();
+    auto [it, added] = vp.emplace(k, v);
+    if (!added && it->second != v) ambiguous.insert(k);
+  }
+  for (const auto& k : ambiguous) vp.erase(k);
+  return vp;
+}
+
+// Sources whose tables print VP for every pipeline-parallel row except where one release's table
+// prints the whole column as NA (DGX Cloud Benchmarking's 25.02.01 Nemotron-4 340B table, whose
+// layout the 24.11 and 25.04.00 tables and NeMo's scripts/performance config for it,
+// recommended_model_configs/model_configs_h100.csv, print with VP 12). There a missing VP is the
+// recipe's, read from the source's other releases. In Megatron-Bridge's tables a blank VP stands
+// beside printed ones in the same table: the recipe left virtual pipelining off (vp 1).
+constexpr const char* kVpFromOtherReleases[] = {"dgxc_benchmarking"};
+
+TrainingRunCase case_of(const RowReader& r, const json& models, const PrintedVp& printed_vp) {
   TrainingRunCase c;
   c.id = r.string("id");
   c.source = r.string("source_id");
@@ -247,7 +286,17 @@ TrainingRunCase case_of(const RowReader& r, const json& models) {
   p.dp = r.integer("dp");
   p.cp = r.integer("cp");
   p.ep = r.integer_or("ep", 1, c.assumptions, "ep not printed: 1");
-  p.vp = r.integer_or("vp", 1, c.assumptions, "vp not printed: 1");
+  bool vp_elsewhere = std::any_of(std::begin(kVpFromOtherReleases), std::end(kVpFromOtherReleases),
+                                  [&](const char* s) { return c.source == s; });
+  auto other_release = printed_vp.find(layout_key(r.row));
+  if (!r.given("vp") && p.pp > 1 && vp_elsewhere && other_release != printed_vp.end()) {
+    p.vp = other_release->second;
+    c.assumptions.push_back("vp not printed: " + std::to_string(p.vp) +
+                            ", as the source prints for this model, GPU and layout in its other "
+                            "releases");
+  } else {
+    p.vp = r.integer_or("vp", 1, c.assumptions, "vp not printed: 1");
+  }
   if (p.pp == 1 && p.vp > 1) {  // no pipeline to interleave (the DGX Cloud H100 Llama 4 rows)
     c.assumptions.push_back("vp " + std::to_string(p.vp) + " printed with pp 1: no pipeline, vp 1");
     p.vp = 1;
@@ -307,12 +356,13 @@ TrainingRunSet parse_training_runs(const json& doc, const std::string& label) {
   set.file = label;
   const json& rows = doc["rows"];
   set.rows = (int64_t)rows.size();
+  PrintedVp printed_vp = printed_vp_of(rows);
   for (size_t i = 0; i < rows.size(); ++i) {
     std::string where = label + ": /rows/" + std::to_string(i);
     if (!rows[i].is_object()) throw InputError(where + ": expected an object");
     RowReader r{rows[i], where};
     try {
-      set.cases.push_back(case_of(r, doc["models"]));
+      set.cases.push_back(case_of(r, doc["models"], printed_vp));
     } catch (const Skip& s) {
       set.skipped.push_back({r.string("id"), s.reason});
     }

@@ -38,7 +38,9 @@
 //    kernels as the default runtime's.
 //  - not printed: recompute -> none; sequence parallelism -> on when tp > 1 (the NeMo and
 //    Megatron-Bridge recipes' default); the distributed optimizer (ZeRO-1) when dp > 1 (their
-//    default); vp -> 1 (and vp printed with pp 1 -> 1); micro-batch -> 1.
+//    default); vp -> 1 (and vp printed with pp 1 -> 1), except in DGX Cloud Benchmarking's
+//    rows, where a pipeline-parallel row's VP printed as NA takes the VP the source prints for
+//    the same model, GPU and layout in its other releases (added 2026-12-07); micro-batch -> 1.
 //  - expert tensor parallelism: `etp` as printed, tp or 1 (Megatron's MoE parallel folding,
 //    ParallelConfig::etp); not printed, tp, or 1 where EP does not divide dp (the only layout
 //    Megatron runs there; the Qwen3-MoE recipes set expert_tensor_parallel_size 1).

@@ -11,6 +11,12 @@
 //     micro-batch; once per micro-batch under ZeRO-3 / FSDP (the weight is gathered again);
 //   - before each dgrad, the output gradient cast and transposed to fp8 (e5m2), shared by the
 //     dgrad and wgrad of that GEMM;
+//   - under sequence parallelism with a per-tensor recipe (delayed or current), a TP all-gather
+//     feeding only TE GEMMs (the norm's output before q/k/v or gate/up, the output gradient
+//     before a row-parallel dgrad) carries fp8: the rank's shard is cast before it (current
+//     scaling all-reduces the shards' amax over the TP group first, 4 bytes), 1 byte an element
+//     is gathered, and the gathered tensor is transposed in fp8 for the wgrad (TE's Linear and
+//     LayerNormLinear gather quantized inputs; added 2026-12-07); blockwise and MXFP8 gather bf16;
 //   - recipe "current" (per-tensor current scaling) adds an amax pass (a max reduction reading
 //     the tensor) before every cast; "delayed" computes amax inside the cast kernel and reduces
 //     the amax history once per forward and backward of a model chunk (model/ prices that
@@ -19,9 +25,9 @@
 //     not counted).
 // Stays bf16: attention (no published row uses FP8 attention), norms, elementwise kernels, the
 // LM head and the embedding (Megatron's output layer is not a TE module), the MoE router, the
-// loss, and every collective but the distributed optimizer's parameter all-gather under
-// --fp8-param-gather (fp8 primary weights: NeMo 2.0's fp8_params, Megatron's
-// --fp8-param-gather).
+// loss, and every collective but the sequence-parallel gathers above and the distributed
+// optimizer's parameter all-gather under --fp8-param-gather (fp8 primary weights: NeMo 2.0's
+// fp8_params, Megatron's --fp8-param-gather).
 #pragma once
 
 #include "workloads/op_graph.h"
