@@ -105,6 +105,7 @@ Command add_serve_command(CLI::App& app) {
     ReplicaGpus replica = load_replica(f->replica, o.gpu, tp[0]);
     ModelConfig model = load_model(o.model);
     EngineConfig loaded = load_engine(o.engine);
+    model = engine_model(loaded, model);
     check_replica_engine(replica, loaded);
     const auto [mean_in, mean_out] = mean_lengths(w, from_file ? nullptr : &lengths);
     EngineConfig engine =

@@ -115,6 +115,11 @@ double SglangReserved::fraction(double gpu_bytes, int64_t gpus, int64_t stages,
   return std::round((gpu_mib - reserved) / gpu_mib * 1000.0) / 1000.0;
 }
 
+ModelConfig engine_model(const EngineConfig& engine, ModelConfig model) {
+  if (engine.uniform_window_full && model.layer_kinds.empty()) model.sliding_window = 0;
+  return model;
+}
+
 int64_t EngineConfig::padded_batch(int64_t n) const {
   auto it = std::lower_bound(graph_sizes.begin(), graph_sizes.end(), n);
   return it == graph_sizes.end() ? n : *it;
@@ -141,7 +146,10 @@ EngineConfig load_engine_doc(const nlohmann::json& doc, const std::string& label
   e.host_source = h.string("source");
   if (r.has("attention")) {
     JsonReader& a = r.child("attention");
-    e.packed_attention = a.one_of("layout", {"per_request", "packed_masked"}) == "packed_masked";
+    e.packed_attention = a.has("layout") && a.one_of("layout", {"per_request", "packed_masked"}) ==
+                                                "packed_masked";
+    if (a.has("uniform_sliding_window"))
+      e.uniform_window_full = a.one_of("uniform_sliding_window", {"model", "full"}) == "full";
     if (a.has("kv_padding_tokens")) {
       if (!e.packed_attention)
         a.fail("kv_padding_tokens", "pads a packed_masked layout's keys only");

@@ -15,15 +15,21 @@
 //                 "dtype": "weights" | "activations"},   the cache's precision under --precision
 //    "cuda_graphs": {"sizes": [1, 2, 4], "step": 8, "max_batch_size": 512} or null (eager),
 //    "host": {"overhead_us_per_step": 300, "source": "..."},
-//    "attention": {"layout": "packed_masked", "kv_padding_tokens": 16384, "source": "..."}}
+//    "attention": {"layout": "packed_masked", "kv_padding_tokens": 16384,
+//                  "uniform_sliding_window": "model" | "full", "source": "..."}}
 //      optional; without it each request attends to its own cache ("per_request": the paged
 //      kernels of vLLM, SGLang and TensorRT-LLM). "packed_masked": transformers' paged|sdpa,
 //      one SDPA over all of a step's query tokens against all of its keys with an additive
 //      mask, the keys first gathered and copied to every query head; kv_padding_tokens (0: none)
 //      rounds the step's keys up to a multiple, as its CUDA graphs pad them.
+//      "uniform_sliding_window": "full": a model whose layers all share one sliding window (a
+//      config's bare sliding_window, Mistral-7B-v0.1's 4096) runs full attention and keeps its
+//      whole context, as TensorRT-LLM does unless max_attention_window is set (engine_model);
+//      per-layer patterns (Gemma, gpt-oss: the model's own layer types) stay. Default "model".
 #pragma once
 
 #include "common/json_reader.h"
+#include "workloads/model_config.h"
 #include "workloads/op.h"
 
 #include <cstdint>
@@ -99,6 +105,7 @@ struct EngineConfig {
   int64_t kv_padding_tokens = 0;     // packed: the step's keys rounded up to a multiple (0: none)
   double host_overhead_us = 0;
   std::string host_source;
+  bool uniform_window_full = false;  // "uniform_sliding_window": "full"
 
   // The captured size a batch of n pads to (n itself above the largest or without graphs).
   int64_t padded_batch(int64_t n) const;
@@ -107,6 +114,10 @@ struct EngineConfig {
     return kv_dtype == KvDtypeRule::Weights ? weights : activations;
   }
 };
+
+// The model as the engine runs it: under "uniform_sliding_window": "full", a uniform sliding
+// window (no per-layer kinds) dropped; otherwise `model` unchanged.
+ModelConfig engine_model(const EngineConfig& engine, ModelConfig model);
 
 // A preset name (vllm, trtllm, sglang, hf-cb) or a path to an engine file.
 EngineConfig load_engine(const std::string& name_or_path);

@@ -114,12 +114,13 @@ RowScore score_row(const PublishedRow& p, Models& m, const std::string& engine_n
     run.weights = d;
     run.activations = d == DType::Fp8 ? DType::Bf16 : d;
     run.kv_cache = e.kv_cache_dtype(run.weights, run.activations);
+    const ModelConfig model = engine_model(e, m.models.at(p.model));
     if (e.limits_from_workload) {  // trtllm-bench: sized for the row's lengths
       if (!p.trace.empty() || p.concurrency > 0)
         throw InputError(p.id + ": " + e.file +
                          " sizes itself as trtllm-bench throughput does, "
                          "for an offline (rate inf) row only");
-      e = with_workload_limits(e, m.models.at(p.model), m.gpus.at(p.gpu), p.tp, run,
+      e = with_workload_limits(e, model, m.gpus.at(p.gpu), p.tp, run,
                                (double)p.input_tokens, (double)p.output_tokens);
     }
     if (!m.steps.count(key)) {
@@ -132,10 +133,10 @@ RowScore score_row(const PublishedRow& p, Models& m, const std::string& engine_n
         par.ep = p.ep;
         m.steps.emplace(
             key, std::make_unique<ParallelStepModel>(m.gpus.at(p.gpu), load_cluster(p.cluster),
-                                                     m.models.at(p.model), run, par));
+                                                     model, run, par));
       } else {
         m.steps.emplace(
-            key, std::make_unique<GpuStepModel>(m.gpus.at(p.gpu), m.models.at(p.model), run));
+            key, std::make_unique<GpuStepModel>(m.gpus.at(p.gpu), model, run));
       }
     }
     StepModel& step = *m.steps.at(key);

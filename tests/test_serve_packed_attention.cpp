@@ -210,3 +210,32 @@ TEST_CASE("additive mask: flash kernels take none (op line)") {
   require_input_error([&] { parse_op(j, "ops.jsonl line 1", "1"); },
                       {"ops.jsonl line 1: /impl: flash2 takes no additive mask"});
 }
+
+TEST_CASE("engine: a uniform sliding window runs full where the engine says so", "[serve]") {
+  ModelConfig mistral = load_model("mistral-7b");  // sliding_window 4096 on every layer
+  REQUIRE(mistral.sliding_window == 4096);
+  REQUIRE(mistral.layer_kinds.empty());
+  EngineConfig full = packed_engine(R"("uniform_sliding_window": "full")");
+  CHECK(full.uniform_window_full);
+  CHECK_FALSE(full.packed_attention);  // the layout defaults to per_request
+  CHECK(engine_model(full, mistral).sliding_window == 0);
+  // "model" (and no key at all) keeps the config's window.
+  CHECK(engine_model(packed_engine(R"("uniform_sliding_window": "model")"), mistral)
+            .sliding_window == 4096);
+  CHECK(engine_model(packed_engine(R"("layout": "per_request")"), mistral).sliding_window ==
+        4096);
+  // A per-layer pattern is the model's own: gpt-oss keeps its 128-token sliding layers.
+  ModelConfig oss = load_model("gpt-oss-20b");
+  REQUIRE_FALSE(oss.layer_kinds.empty());
+  ModelConfig kept = engine_model(full, oss);
+  CHECK(kept.layer_kinds == oss.layer_kinds);
+  // The KV a long sequence holds: capped at the window, or its whole length when full.
+  double windowed = kv_cache_bytes(mistral, 20000, 0, 2);
+  double whole = kv_cache_bytes(engine_model(full, mistral), 20000, 0, 2);
+  CHECK(whole == Approx(windowed * 20000.0 / 4096.0));
+}
+
+TEST_CASE("engine error: uniform_sliding_window takes model or full", "[serve][errors]") {
+  require_input_error([&] { packed_engine(R"("uniform_sliding_window": "half")"); },
+                      {"packed.json: /attention/uniform_sliding_window", "model", "full"});
+}

@@ -4,6 +4,7 @@
 #include "test_helpers.h"
 #include "training_runs_fixture.h"
 #include "validate/training_runs.h"
+#include "validate/training_scorecard.h"
 
 #include <algorithm>
 
@@ -291,4 +292,35 @@ TEST_CASE("training runs: a DGX Cloud row's VP printed as NA takes its other rel
   CHECK(disagree.cases[0].parallel.vp == 1);
   TrainingRunSet none = parse_training_runs(doc("dgxc_benchmarking", "", ""), "t.json");
   CHECK(none.cases[0].parallel.vp == 1);
+}
+
+TEST_CASE("training runs: an A100 row runs on dgx-a100 and is scored apart from the scope",
+          "[validate][training]") {
+  // One A100 row and one H100 row of the same job: each on its GPU's preset; the A100 row in
+  // gpu/a100-sxm-80gb and outside scope/h100-h200-b200, the H100 row inside it.
+  nlohmann::json doc = nlohmann::json::parse(R"({
+    "models": {"llama3_8b": {"arch": "llama", "layers": 32, "hidden": 4096, "heads": 32,
+                             "kv_heads": 8, "ffn": 14336, "vocab": 128256, "head_dim": 128}},
+    "rows": [{"id": "x#1", "source_id": "x", "model": "llama3_8b", "seq_len": 4096,
+              "gpu": "A100-SXM4-80GB", "num_gpus": 8, "tp": 1, "pp": 1, "dp": 8, "cp": 1,
+              "micro_batch": 1, "global_batch": 64, "precision": "bf16",
+              "completeness": "complete", "measured": {"iter_time_s": 10}},
+             {"id": "x#2", "source_id": "x", "model": "llama3_8b", "seq_len": 4096,
+              "gpu": "H100-SXM5-80GB", "num_gpus": 8, "tp": 1, "pp": 1, "dp": 8, "cp": 1,
+              "micro_batch": 1, "global_batch": 64, "precision": "bf16",
+              "completeness": "complete", "measured": {"iter_time_s": 5}}]})");
+  TrainingRunSet s = parse_training_runs(doc, "t.json");
+  REQUIRE(s.cases.size() == 2);
+  CHECK(s.cases[0].gpu == "a100-sxm-80gb");
+  CHECK(s.cases[0].cluster == "dgx-a100");
+  TrainingScorecard sc = score_training_runs(s);
+  auto count = [&](const std::string& name) {
+    for (const auto& c : sc.categories)
+      if (c.name == name) return (int64_t)(c.holdout.count + c.fit.count);
+    return int64_t{0};
+  };
+  CHECK(count("gpu/a100-sxm-80gb") == 1);
+  CHECK(count("gpu/h100-sxm") == 1);
+  CHECK(count("scope/h100-h200-b200") == 1);
+  CHECK(count("all") == 2);
 }

@@ -21,7 +21,8 @@
 //    skipped. `layers_override` (DGX Cloud proxy models) cuts the layers.
 //  - attention: gpt-oss's sinks in Transformer Engine's fused kernel (Megatron rows), not
 //    transformers' eager path; RoPE fused there.
-//  - GPUs: H100-SXM5 -> h100-sxm on dgx-h100, B200 -> b200 on dgx-b200, GB200 -> gb200 on
+//  - GPUs: H100-SXM5 -> h100-sxm on dgx-h100, A100-SXM4-80GB -> a100-sxm-80gb on dgx-a100 and
+//    H200 -> h200-sxm on hgx-h200 (no such row published yet), B200 -> b200 on dgx-b200, GB200 -> gb200 on
 //    gb200-nvl72, B300 -> b300 on dgx-b300, GB300 -> gb300 on gb300-nvl72 (Blackwell Ultra,
 //    added 2026-12-07). The cluster gets as many nodes as the row
 //    used when the preset has fewer.
