@@ -233,13 +233,19 @@ TEST_CASE("fp8 training: sequence-parallel all-gathers carry fp8 under per-tenso
     // The rank's shard is cast (a quarter of the 128 x 256 gathered elements), the gathered
     // fp8 tensor transposed; no cast of the gathered input.
     CHECK(elements_named(fwd, "q_proj.input_shard_cast_fp8") == 128 * 256 / 4);
-    CHECK(elements_named(fwd, "input_norm.tp_all_gather.transpose_fp8") == 128 * 256);
+    CHECK(elements_named(fwd, "q_proj.input_transpose_fp8") == 128 * 256);
     CHECK(elements_named(fwd, "q_proj.input_cast_fp8") == -1);
     // The output gradient gathered before a row-parallel dgrad: the same, in the backward.
     const GraphSection& bwd = section(d.graph, SectionKind::BlockBackward);
     std::map<std::string, CollectiveOp> b8 = tp_gathers(bwd);
     REQUIRE_FALSE(b8.empty());
     for (const auto& [name, c] : b8) CHECK(c.dtype == DType::Fp8);
+    // The casts and the transpose are compute kernels of the GEMM they feed; the collectives
+    // stay on the communication stream.
+    for (OpVertex v : launch_order(fwd)) {
+      const GraphNode& k = fwd.dag()[v];
+      CHECK((k.role.kind == RoleKind::Collective) == (k.stream == Stream::Comm));
+    }
     // Current scaling: the shards' amax all-reduced over the TP group before each shard cast.
     int amax_reduces = 0;
     for (OpVertex v : launch_order(fwd))

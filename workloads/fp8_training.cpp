@@ -126,7 +126,9 @@ GraphSection Fp8Rewriter::run(int64_t& te_gemms, int64_t& casts) {
                                      DType::Fp8, false, {}},
                    false};
       ++casts_;
-      map_[v] = add_kernel(out_, n.role, n.name + ".transpose_fp8", transpose, {gathered});
+      map_[v] = add_kernel(out_, consumer.role,
+                           consumer.name + (grad ? ".grad" : ".input") + "_transpose_fp8",
+                           transpose, {gathered});
       gathered_fp8_.insert(v);
       continue;
     }
