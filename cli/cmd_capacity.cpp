@@ -157,9 +157,9 @@ Command add_capacity_command(CLI::App& app) {
       size_t ri = (size_t)(i / (int64_t)splits.size()), gi = ri / tps.size();
       const ReplicaGpus& replica = replicas[ri];
       const ModelConfig run_model = engine_model(loaded, model);
-      const EngineConfig engine = with_workload_limits(loaded, run_model, replica.gpu, replica.tp,
-                                                       serve_run_config(p, loaded), mean_in,
-                                                       mean_out);
+      const EngineConfig engine =
+          with_workload_limits(loaded, run_model, replica.gpu, replica.tp,
+                               serve_run_config(p, loaded), mean_in, mean_out);
       std::unique_ptr<StepModel> step_model =
           make_replica_step_model(replica, run_model, serve_run_config(p, engine));
       StepModel& step = *step_model;

@@ -146,8 +146,8 @@ EngineConfig load_engine_doc(const nlohmann::json& doc, const std::string& label
   e.host_source = h.string("source");
   if (r.has("attention")) {
     JsonReader& a = r.child("attention");
-    e.packed_attention = a.has("layout") && a.one_of("layout", {"per_request", "packed_masked"}) ==
-                                                "packed_masked";
+    e.packed_attention =
+        a.has("layout") && a.one_of("layout", {"per_request", "packed_masked"}) == "packed_masked";
     if (a.has("uniform_sliding_window"))
       e.uniform_window_full = a.one_of("uniform_sliding_window", {"model", "full"}) == "full";
     if (a.has("kv_padding_tokens")) {

@@ -120,8 +120,8 @@ RowScore score_row(const PublishedRow& p, Models& m, const std::string& engine_n
         throw InputError(p.id + ": " + e.file +
                          " sizes itself as trtllm-bench throughput does, "
                          "for an offline (rate inf) row only");
-      e = with_workload_limits(e, model, m.gpus.at(p.gpu), p.tp, run,
-                               (double)p.input_tokens, (double)p.output_tokens);
+      e = with_workload_limits(e, model, m.gpus.at(p.gpu), p.tp, run, (double)p.input_tokens,
+                               (double)p.output_tokens);
     }
     if (!m.steps.count(key)) {
       run.runtime = load_runtime(e.runtime);
@@ -131,12 +131,10 @@ RowScore score_row(const PublishedRow& p, Models& m, const std::string& engine_n
         par.tp = p.tp;
         par.pp = p.pp;
         par.ep = p.ep;
-        m.steps.emplace(
-            key, std::make_unique<ParallelStepModel>(m.gpus.at(p.gpu), load_cluster(p.cluster),
-                                                     model, run, par));
+        m.steps.emplace(key, std::make_unique<ParallelStepModel>(
+                                 m.gpus.at(p.gpu), load_cluster(p.cluster), model, run, par));
       } else {
-        m.steps.emplace(
-            key, std::make_unique<GpuStepModel>(m.gpus.at(p.gpu), model, run));
+        m.steps.emplace(key, std::make_unique<GpuStepModel>(m.gpus.at(p.gpu), model, run));
       }
     }
     StepModel& step = *m.steps.at(key);

@@ -220,10 +220,10 @@ TEST_CASE("engine: a uniform sliding window runs full where the engine says so",
   CHECK_FALSE(full.packed_attention);  // the layout defaults to per_request
   CHECK(engine_model(full, mistral).sliding_window == 0);
   // "model" (and no key at all) keeps the config's window.
-  CHECK(engine_model(packed_engine(R"("uniform_sliding_window": "model")"), mistral)
-            .sliding_window == 4096);
-  CHECK(engine_model(packed_engine(R"("layout": "per_request")"), mistral).sliding_window ==
-        4096);
+  CHECK(
+      engine_model(packed_engine(R"("uniform_sliding_window": "model")"), mistral).sliding_window ==
+      4096);
+  CHECK(engine_model(packed_engine(R"("layout": "per_request")"), mistral).sliding_window == 4096);
   // A per-layer pattern is the model's own: gpt-oss keeps its 128-token sliding layers.
   ModelConfig oss = load_model("gpt-oss-20b");
   REQUIRE_FALSE(oss.layer_kinds.empty());

@@ -22,6 +22,14 @@ std::string skip_reason(const std::string& id) {
   return test::training_skip_reason(id);
 }
 
+// A training-runs document of `rows` (a JSON array's text) over Llama 3 8B's shape.
+nlohmann::json llama3_8b_doc(const std::string& rows) {
+  return nlohmann::json::parse(R"({"models": {"llama3_8b": {"arch": "llama", "layers": 32,
+      "hidden": 4096, "heads": 32, "kv_heads": 8, "ffn": 14336, "vocab": 128256,
+      "head_dim": 128}}, "rows": )" +
+                               rows + "}");
+}
+
 }  // namespace
 
 TEST_CASE("training runs: FNV-1a 64 matches the published test vectors", "[validate][training]") {
@@ -160,13 +168,11 @@ TEST_CASE("training runs: rows ridgeline cannot model are skipped with their rea
   CHECK(skip_reason("dgxc_benchmarking#0530").rfind("FSDP shard group not printed", 0) == 0);
   CHECK(skip_reason("dgxc_benchmarking#0430") == "");
   // A GPU with no GPU file (every GPU of the published file has one since B300 and GB300 came)
-  nlohmann::json doc = nlohmann::json::parse(R"({
-    "models": {"llama3_8b": {"arch": "llama", "layers": 32, "hidden": 4096, "heads": 32,
-                             "kv_heads": 8, "ffn": 14336, "vocab": 128256, "head_dim": 128}},
-    "rows": [{"id": "x#1", "source_id": "x", "model": "llama3_8b", "seq_len": 8192,
+  nlohmann::json doc =
+      llama3_8b_doc(R"([{"id": "x#1", "source_id": "x", "model": "llama3_8b", "seq_len": 8192,
               "gpu": "RTX PRO 6000 Blackwell", "num_gpus": 8, "tp": 1, "pp": 1, "dp": 8, "cp": 1,
               "global_batch": 128, "precision": "bf16", "completeness": "complete",
-              "measured": {"iter_time_s": 1}}]})");
+              "measured": {"iter_time_s": 1}}])");
   TrainingRunSet s = parse_training_runs(doc, "t.json");
   REQUIRE(s.skipped.size() == 1);
   CHECK(s.skipped[0].reason == "GPU RTX has no GPU file");
@@ -187,13 +193,11 @@ TEST_CASE("training runs: Blackwell Ultra rows run on b300 and gb300 clusters",
 
 TEST_CASE("training runs: iteration time derived from tokens/s/GPU where only that is printed",
           "[validate][training]") {
-  nlohmann::json doc = nlohmann::json::parse(R"({
-    "models": {"llama3_8b": {"arch": "llama", "layers": 32, "hidden": 4096, "heads": 32,
-                             "kv_heads": 8, "ffn": 14336, "vocab": 128256, "head_dim": 128}},
-    "rows": [{"id": "x#1", "source_id": "x", "model": "llama3_8b", "seq_len": 8192,
+  nlohmann::json doc =
+      llama3_8b_doc(R"([{"id": "x#1", "source_id": "x", "model": "llama3_8b", "seq_len": 8192,
               "gpu": "H100-SXM5-80GB", "num_gpus": 8, "tp": 1, "pp": 1, "dp": 8, "cp": 1,
               "micro_batch": 1, "global_batch": 128, "precision": "bf16",
-              "completeness": "complete", "measured": {"tokens_per_s_per_gpu": 8192}}]})");
+              "completeness": "complete", "measured": {"tokens_per_s_per_gpu": 8192}}])");
   TrainingRunSet s = parse_training_runs(doc, "t.json");
   REQUIRE(s.cases.size() == 1);
   // 128 x 8192 / (8192 x 8) s = 16 s.
@@ -205,13 +209,11 @@ TEST_CASE("training runs: iteration time derived from tokens/s/GPU where only th
 
 TEST_CASE("training runs: a row without its parallel degrees is an error naming the path",
           "[validate][training][errors]") {
-  nlohmann::json doc = nlohmann::json::parse(R"({
-    "models": {"llama3_8b": {"arch": "llama", "layers": 32, "hidden": 4096, "heads": 32,
-                             "kv_heads": 8, "ffn": 14336, "vocab": 128256, "head_dim": 128}},
-    "rows": [{"id": "x#1", "source_id": "x", "model": "llama3_8b", "seq_len": 8192,
+  nlohmann::json doc =
+      llama3_8b_doc(R"([{"id": "x#1", "source_id": "x", "model": "llama3_8b", "seq_len": 8192,
               "gpu": "H100-SXM5-80GB", "num_gpus": 8, "pp": 1, "dp": 8, "cp": 1,
               "global_batch": 128, "precision": "bf16", "completeness": "complete",
-              "measured": {"iter_time_s": 1}}]})");
+              "measured": {"iter_time_s": 1}}])");
   test::require_input_error([&] { parse_training_runs(doc, "t.json"); },
                             {"t.json: /rows/0/tp", "expected a positive integer"});
   test::require_input_error([&] { parse_training_runs(nlohmann::json::object(), "t.json"); },
@@ -229,10 +231,8 @@ TEST_CASE("training runs: FP8 rows take the recipe they print", "[validate][trai
   REQUIRE(bf);
   CHECK(bf->precision == "bf16");
   CHECK_FALSE(bf->fp8.on);
-  nlohmann::json doc = nlohmann::json::parse(R"J({
-    "models": {"llama3_8b": {"arch": "llama", "layers": 32, "hidden": 4096, "heads": 32,
-                             "kv_heads": 8, "ffn": 14336, "vocab": 128256, "head_dim": 128}},
-    "rows": [{"id": "x#1", "source_id": "x", "model": "llama3_8b", "seq_len": 8192,
+  nlohmann::json doc =
+      llama3_8b_doc(R"J([{"id": "x#1", "source_id": "x", "model": "llama3_8b", "seq_len": 8192,
               "gpu": "H100-SXM5-80GB", "num_gpus": 8, "tp": 1, "pp": 1, "dp": 8, "cp": 1,
               "global_batch": 128, "precision": "FP8-CS", "completeness": "complete",
               "measured": {"iter_time_s": 1}},
@@ -244,7 +244,7 @@ TEST_CASE("training runs: FP8 rows take the recipe they print", "[validate][trai
              {"id": "x#2", "source_id": "x", "model": "llama3_8b", "seq_len": 8192,
               "gpu": "H100-SXM5-80GB", "num_gpus": 8, "tp": 1, "pp": 1, "dp": 8, "cp": 1,
               "global_batch": 128, "precision": "int4", "completeness": "complete",
-              "measured": {"iter_time_s": 1}}]})J");
+              "measured": {"iter_time_s": 1}}])J");
   TrainingRunSet s = parse_training_runs(doc, "t.json");
   REQUIRE(s.cases.size() == 2);
   CHECK(s.cases[0].fp8.recipe == Fp8Recipe::Current);
@@ -269,19 +269,22 @@ TEST_CASE("training runs: a DGX Cloud row's VP printed as NA takes its other rel
   // Elsewhere a missing VP is 1: another source (Megatron-Bridge leaves it blank where the
   // recipe does not interleave), a layout no release prints, or releases that disagree.
   auto doc = [](const std::string& source, const std::string& vp_b, const std::string& vp_c) {
-    std::string row = R"({"source_id": "S", "model": "llama3_8b", "seq_len": 8192,
-        "gpu": "H100-SXM5-80GB", "num_gpus": 16, "tp": 1, "pp": 2, "dp": 8, "cp": 1, "ep": 1,
-        "micro_batch": 1, "global_batch": 128, "precision": "bf16", "completeness": "complete",
-        "measured": {"iter_time_s": 1})";
-    auto with = [&](const std::string& id, const std::string& vp) {
-      std::string r = row;
-      r.replace(r.find("\"S\""), 3, "\"" + source + "\"");
-      return r + ", \"id\": \"" + id + "\"" + (vp.empty() ? "" : ", \"vp\": " + vp) + "}";
-    };
-    return nlohmann::json::parse(R"({"models": {"llama3_8b": {"arch": "llama", "layers": 32,
-        "hidden": 4096, "heads": 32, "kv_heads": 8, "ffn": 14336, "vocab": 128256,
-        "head_dim": 128}}, "rows": [)" + with("a", "") + "," + with("b", vp_b) + "," +
-                                 with("c", vp_c) + "]}");
+    std::string rows = "[";
+    for (const auto& [id, vp] :
+         {std::pair<std::string, std::string>{"a", ""}, {"b", vp_b}, {"c", vp_c}}) {
+      if (rows.size() > 1) rows += ",";
+      rows += R"({"id": ")";
+      rows += id;
+      rows += R"(", "source_id": ")";
+      rows += source;
+      rows += R"(", "model": "llama3_8b", "seq_len": 8192, "gpu": "H100-SXM5-80GB",
+          "num_gpus": 16, "tp": 1, "pp": 2, "dp": 8, "cp": 1, "ep": 1, "micro_batch": 1,
+          "global_batch": 128, "precision": "bf16", "completeness": "complete",
+          "measured": {"iter_time_s": 1})";
+      if (!vp.empty()) rows += R"(, "vp": )" + vp;
+      rows += "}";
+    }
+    return llama3_8b_doc(rows + "]");
   };
   TrainingRunSet dgxc = parse_training_runs(doc("dgxc_benchmarking", "4", "4"), "t.json");
   REQUIRE(dgxc.cases.size() == 3);
@@ -298,17 +301,15 @@ TEST_CASE("training runs: an A100 row runs on dgx-a100 and is scored apart from 
           "[validate][training]") {
   // One A100 row and one H100 row of the same job: each on its GPU's preset; the A100 row in
   // gpu/a100-sxm-80gb and outside scope/h100-h200-b200, the H100 row inside it.
-  nlohmann::json doc = nlohmann::json::parse(R"({
-    "models": {"llama3_8b": {"arch": "llama", "layers": 32, "hidden": 4096, "heads": 32,
-                             "kv_heads": 8, "ffn": 14336, "vocab": 128256, "head_dim": 128}},
-    "rows": [{"id": "x#1", "source_id": "x", "model": "llama3_8b", "seq_len": 4096,
+  nlohmann::json doc =
+      llama3_8b_doc(R"([{"id": "x#1", "source_id": "x", "model": "llama3_8b", "seq_len": 4096,
               "gpu": "A100-SXM4-80GB", "num_gpus": 8, "tp": 1, "pp": 1, "dp": 8, "cp": 1,
               "micro_batch": 1, "global_batch": 64, "precision": "bf16",
               "completeness": "complete", "measured": {"iter_time_s": 10}},
              {"id": "x#2", "source_id": "x", "model": "llama3_8b", "seq_len": 4096,
               "gpu": "H100-SXM5-80GB", "num_gpus": 8, "tp": 1, "pp": 1, "dp": 8, "cp": 1,
               "micro_batch": 1, "global_batch": 64, "precision": "bf16",
-              "completeness": "complete", "measured": {"iter_time_s": 5}}]})");
+              "completeness": "complete", "measured": {"iter_time_s": 5}}])");
   TrainingRunSet s = parse_training_runs(doc, "t.json");
   REQUIRE(s.cases.size() == 2);
   CHECK(s.cases[0].gpu == "a100-sxm-80gb");

@@ -9,12 +9,11 @@
 #include "common/errors.h"
 #include "common/json_reader.h"
 
-#include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <iterator>
 #include <map>
 #include <set>
+#include <string_view>
 
 namespace ridgeline {
 
@@ -77,13 +76,12 @@ struct GpuMap {
 };
 // A100 and H200 rows (none in the published set yet) run on their presets and are scored apart
 // (gpu/a100-sxm-80gb outside the H100/H200/B200 scope).
-constexpr GpuMap kGpus[] = {{"H100-SXM5-80GB", "h100-sxm", "dgx-h100"},
-                            {"A100-SXM4-80GB", "a100-sxm-80gb", "dgx-a100"},
-                            {"H200", "h200-sxm", "hgx-h200"},
-                            {"B200", "b200", "dgx-b200"},
-                            {"GB200", "gb200", "gb200-nvl72"},
-                            {"B300", "b300", "dgx-b300"},
-                            {"GB300", "gb300", "gb300-nvl72"}};
+constexpr GpuMap kGpus[] = {
+    {"H100-SXM5-80GB", "h100-sxm", "dgx-h100"}, {"A100-SXM4-80GB", "a100-sxm-80gb", "dgx-a100"},
+    {"H200", "h200-sxm", "hgx-h200"},           {"B200", "b200", "dgx-b200"},
+    {"GB200", "gb200", "gb200-nvl72"},          {"B300", "b300", "dgx-b300"},
+    {"GB300", "gb300", "gb300-nvl72"},
+};
 
 // MaxText's printed mesh, "dcn_FSDP=16 x ici_FSDP=8, dcn_DP=4": the FSDP ranks (16 x 8), or 0
 // when the text is not of that form or its axes do not multiply to dp.
@@ -239,11 +237,22 @@ std::string layout_key(const json& row) {
   return k;
 }
 
+// Sources whose tables print VP for every pipeline-parallel row except where one release's table
+// prints the whole column as NA (DGX Cloud Benchmarking's 25.02.01 Nemotron-4 340B table, whose
+// layout the 24.11 and 25.04.00 tables and NeMo's scripts/performance config for it,
+// recommended_model_configs/model_configs_h100.csv, print with VP 12). There a missing VP is the
+// recipe's, read from the source's other releases. In Megatron-Bridge's tables a blank VP stands
+// beside printed ones in the same table: the recipe left virtual pipelining off (vp 1).
+constexpr std::string_view kVpFromOtherReleases = "dgxc_benchmarking";
+
+// The VPs kVpFromOtherReleases prints, by layout.
 PrintedVp printed_vp_of(const json& rows) {
   PrintedVp vp;
   std::set<std::string> ambiguous;
   for (const json& row : rows) {
     if (!row.is_object() || !row.contains("vp") || !row["vp"].is_number_integer()) continue;
+    const json& source = row.contains("source_id") ? row["source_id"] : json();
+    if (!source.is_string() || source.get<std::string>() != kVpFromOtherReleases) continue;
     std::string k = layout_key(row);
     int64_t v = row["vp"].get<int64_t>();
     auto [it, added] = vp.emplace(k, v);
@@ -252,14 +261,6 @@ PrintedVp printed_vp_of(const json& rows) {
   for (const auto& k : ambiguous) vp.erase(k);
   return vp;
 }
-
-// Sources whose tables print VP for every pipeline-parallel row except where one release's table
-// prints the whole column as NA (DGX Cloud Benchmarking's 25.02.01 Nemotron-4 340B table, whose
-// layout the 24.11 and 25.04.00 tables and NeMo's scripts/performance config for it,
-// recommended_model_configs/model_configs_h100.csv, print with VP 12). There a missing VP is the
-// recipe's, read from the source's other releases. In Megatron-Bridge's tables a blank VP stands
-// beside printed ones in the same table: the recipe left virtual pipelining off (vp 1).
-constexpr const char* kVpFromOtherReleases[] = {"dgxc_benchmarking"};
 
 TrainingRunCase case_of(const RowReader& r, const json& models, const PrintedVp& printed_vp) {
   TrainingRunCase c;
@@ -290,10 +291,10 @@ TrainingRunCase case_of(const RowReader& r, const json& models, const PrintedVp&
   p.dp = r.integer("dp");
   p.cp = r.integer("cp");
   p.ep = r.integer_or("ep", 1, c.assumptions, "ep not printed: 1");
-  bool vp_elsewhere = std::any_of(std::begin(kVpFromOtherReleases), std::end(kVpFromOtherReleases),
-                                  [&](const char* s) { return c.source == s; });
-  auto other_release = printed_vp.find(layout_key(r.row));
-  if (!r.given("vp") && p.pp > 1 && vp_elsewhere && other_release != printed_vp.end()) {
+  // (the map holds kVpFromOtherReleases' layouts only: its source is part of the key)
+  auto other_release =
+      r.given("vp") || p.pp == 1 ? printed_vp.end() : printed_vp.find(layout_key(r.row));
+  if (other_release != printed_vp.end()) {
     p.vp = other_release->second;
     c.assumptions.push_back("vp not printed: " + std::to_string(p.vp) +
                             ", as the source prints for this model, GPU and layout in its other "

@@ -22,10 +22,10 @@
 //  - attention: gpt-oss's sinks in Transformer Engine's fused kernel (Megatron rows), not
 //    transformers' eager path; RoPE fused there.
 //  - GPUs: H100-SXM5 -> h100-sxm on dgx-h100, A100-SXM4-80GB -> a100-sxm-80gb on dgx-a100 and
-//    H200 -> h200-sxm on hgx-h200 (no such row published yet), B200 -> b200 on dgx-b200, GB200 -> gb200 on
-//    gb200-nvl72, B300 -> b300 on dgx-b300, GB300 -> gb300 on gb300-nvl72 (Blackwell Ultra,
-//    added 2026-12-07). The cluster gets as many nodes as the row
-//    used when the preset has fewer.
+//    H200 -> h200-sxm on hgx-h200 (no such row published yet), B200 -> b200 on dgx-b200, GB200 ->
+//    gb200 on gb200-nvl72, B300 -> b300 on dgx-b300, GB300 -> gb300 on gb300-nvl72 (Blackwell
+//    Ultra, added 2026-12-07). The cluster gets as many nodes as the row used when the preset has
+//    fewer.
 //  - precision: bf16, or FP8 through Transformer Engine (workloads/fp8_training.h) with the
 //    recipe the row prints: "current scaling" / "FP8-CS" -> current; "MXFP8" / "FP8-MX" ->
 //    mxfp8; "different quantization granularity" -> blockwise; "fp8" and "hybrid" (NeMo's

@@ -112,8 +112,8 @@ GraphSection Fp8Rewriter::run(int64_t& te_gemms, int64_t& casts) {
       auto& c = std::get<CollectiveOp>(op.shape);
       double numel = c.bytes / dtype_bytes(c.dtype);
       // The shard's casts are its consumer GEMM's kernels (the input or the output gradient).
-      const GraphNode& consumer = in_.dag()[boost::target(*boost::out_edges(v, in_.dag()).first,
-                                                          in_.dag())];
+      const GraphNode& consumer =
+          in_.dag()[boost::target(*boost::out_edges(v, in_.dag()).first, in_.dag())];
       bool grad = consumer.role.grad == GradKind::Dgrad;
       after = {cast(consumer, grad ? "grad_shard" : "input_shard", numel / std::max(1, c.ranks),
                     after, &n)};
@@ -122,9 +122,10 @@ GraphSection Fp8Rewriter::run(int64_t& te_gemms, int64_t& casts) {
       OpVertex gathered = add_kernel(out_, n.role, n.name, op, after);
       out_.dag()[gathered].stream = n.stream;
       // The gathered fp8 tensor transposed for the wgrad (1 byte read, 1 written an element).
-      Op transpose{"", ElementwiseOp{ElementwiseKind::Copy, (int64_t)std::llround(numel),
-                                     DType::Fp8, false, {}},
-                   false};
+      Op transpose{
+          "",
+          ElementwiseOp{ElementwiseKind::Copy, (int64_t)std::llround(numel), DType::Fp8, false, {}},
+          false};
       ++casts_;
       map_[v] = add_kernel(out_, consumer.role,
                            consumer.name + (grad ? ".grad" : ".input") + "_transpose_fp8",
@@ -143,13 +144,15 @@ GraphSection Fp8Rewriter::run(int64_t& te_gemms, int64_t& casts) {
           ++te_gemms;  // its weight: once per step (cached over the micro-batches)
           after = {cast(n, "weight", weight_share_ * problems * (double)g->n * k, after)};
         }
-        std::vector<OpVertex> key = producers(v);
-        auto it = input_casts_.find(key);
-        if (it == input_casts_.end() && !gathered)
-          it = input_casts_.emplace(key, cast(n, "input", problems * m * k, after)).first;
-        if (!gathered) after.push_back(it->second);
-        std::sort(after.begin(), after.end());
-        after.erase(std::unique(after.begin(), after.end()), after.end());
+        if (!gathered) {  // an input gathered in fp8 was cast on its shard, before the gather
+          std::vector<OpVertex> key = producers(v);
+          auto it = input_casts_.find(key);
+          if (it == input_casts_.end())
+            it = input_casts_.emplace(key, cast(n, "input", problems * m * k, after)).first;
+          after.push_back(it->second);
+          std::sort(after.begin(), after.end());
+          after.erase(std::unique(after.begin(), after.end()), after.end());
+        }
       }
       g->dtype = DType::Fp8;
     }
