@@ -92,7 +92,8 @@ Command add_capacity_command(CLI::App& app) {
   cmd->add_option("--engine", f->engines, "Engines, comma-separated")->required();
   add_serve_workload_flags(*cmd, f->o);
   cmd->remove_option(cmd->get_option("--precision"));
-  cmd->add_option("--precision", f->precisions, "Precisions, comma-separated (bf16, fp16, fp8)");
+  cmd->add_option("--precision", f->precisions,
+                  "Precisions, comma-separated (bf16, fp16, fp8, nvfp4)");
   cmd->add_option("--slo", f->slo, "SLA, e.g. ttft_p99=2s,tpot_p99=100ms")->required();
   cmd->add_option("--target-rate", f->target, "Requests per second to serve")->required();
   cmd->add_option("--price-per-gpu-hour", f->prices, "A price, or GPU=PRICE,... for each GPU");
@@ -116,8 +117,8 @@ Command add_capacity_command(CLI::App& app) {
     std::vector<std::string> engines = list("--engine", f->engines),
                              precisions = list("--precision", f->precisions);
     for (const auto& p : precisions)
-      if (p != "bf16" && p != "fp16" && p != "fp8")
-        throw InputError("--precision " + p + ": expected bf16, fp16 or fp8");
+      if (p != "bf16" && p != "fp16" && p != "fp8" && p != "nvfp4")
+        throw InputError("--precision " + p + ": expected bf16, fp16, fp8 or nvfp4");
     std::map<std::string, double> price = prices(f->prices, gpus);
     Workload w = serve_workload(f->o, *cmd);
     // Plain names, not a structured binding: the lambda below captures them (clang 14 refuses

@@ -153,7 +153,7 @@ Command add_sweep_command(CLI::App& app) {
       ->delimiter(',');
   cmd->add_option("--weight-dtypes", o->weight_dtypes, "Weight precisions, comma-separated")
       ->delimiter(',')
-      ->check(CLI::IsMember({"bf16", "fp16", "fp32", "fp8", "int8", "int4"}));
+      ->check(CLI::IsMember({"bf16", "fp16", "fp32", "fp8", "nvfp4", "int8", "int4"}));
   add_batch_flags(*cmd, *flags);
   return [o, flags, cmd]() { return run_sweep(*o, *flags, *cmd); };
 }

@@ -70,9 +70,11 @@ void add_workload_flags(CLI::App& cmd, PredictOptions& o, bool required) {
                  "default, fused, hf-transformers or torch-compile) or a runtime .json file "
                  "(docs/runtimes.md)");
   cmd.add_option("--weights", o.weights,
-                 "Weight precision: bf16 (default), fp16, fp32, fp8 (e4m3, inference), int8 or "
-                 "int4 (weight-only, dequantized in the GEMM; inference)")
-      ->check(CLI::IsMember({"bf16", "fp16", "fp32", "fp8", "int8", "int4"}));
+                 "Weight precision: bf16 (default), fp16, fp32, fp8 (e4m3, inference), nvfp4 "
+                 "(4.5 bits; W4A4 GEMMs on FP4 tensor cores, dequantized to bf16 in the GEMM "
+                 "where the GPU has none; inference), int8 or int4 (weight-only, dequantized in "
+                 "the GEMM; inference)")
+      ->check(CLI::IsMember({"bf16", "fp16", "fp32", "fp8", "nvfp4", "int8", "int4"}));
   cmd.add_option("--expert-weights", o.expert_weights,
                  "Routed experts' weights: same (as --weights, default) or mxfp4 (4.25 bits, "
                  "read by a 16-bit weight-only GEMM, as serving engines run gpt-oss's "

@@ -10,8 +10,9 @@ namespace ridgeline {
 
 void add_serve_workload_flags(CLI::App& cmd, ServeOptions& o) {
   cmd.add_option("--model", o.model, "Model preset or HF config.json")->required();
-  cmd.add_option("--precision", o.precision, "Weights and KV cache: bf16, fp16 or fp8")
-      ->check(CLI::IsMember({"bf16", "fp16", "fp8"}));
+  cmd.add_option("--precision", o.precision,
+                 "Weights and KV cache: bf16, fp16, fp8 or nvfp4 (NVFP4 GEMMs, FP8 KV cache)")
+      ->check(CLI::IsMember({"bf16", "fp16", "fp8", "nvfp4"}));
   cmd.add_option("--input-len", o.input_len,
                  "Prompt tokens: N, uniform:MIN:MAX, normal:MEAN:SD or lognormal:MEDIAN:SIGMA");
   cmd.add_option("--output-len", o.output_len, "Output tokens (same forms as --input-len)");
@@ -27,7 +28,7 @@ RunConfig serve_run_config(const std::string& precision, const EngineConfig& eng
   RunConfig r;
   DType d = *parse_dtype(precision);
   r.weights = d;
-  r.activations = d == DType::Fp8 ? DType::Bf16 : d;
+  r.activations = d == DType::Fp8 || d == DType::Fp4 ? DType::Bf16 : d;
   r.kv_cache = engine.kv_cache_dtype(r.weights, r.activations);
   r.runtime = load_runtime(engine.runtime);
   r.launch = engine.graph_launch ? LaunchMode::Graph : LaunchMode::Eager;

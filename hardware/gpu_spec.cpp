@@ -32,8 +32,8 @@ const char* math_unit_key(MathUnit u) {
   static const NameTable<MathUnit> keys = {
       {MathUnit::TensorTf32, "tf32"}, {MathUnit::TensorBf16, "bf16"},
       {MathUnit::TensorFp16, "fp16"}, {MathUnit::TensorFp8, "fp8"},
-      {MathUnit::TensorInt8, "int8"}, {MathUnit::VectorFp32, "fp32"},
-      {MathUnit::VectorFp64, "fp64"}};
+      {MathUnit::TensorFp4, "fp4"},   {MathUnit::TensorInt8, "int8"},
+      {MathUnit::VectorFp32, "fp32"}, {MathUnit::VectorFp64, "fp64"}};
   return keys.name(u);
 }
 
@@ -77,7 +77,7 @@ void read_unit_table(JsonReader& table, bool tensor,
       known = true;
     }
     if (!known) {
-      table.fail(key, tensor ? "unknown tensor dtype; expected tf32, bf16, fp16, fp8 or int8"
+      table.fail(key, tensor ? "unknown tensor dtype; expected tf32, bf16, fp16, fp8, fp4 or int8"
                              : "unknown vector dtype; expected fp32 or fp64");
     }
   }

@@ -24,14 +24,15 @@ enum class MathUnit {
   TensorBf16,
   TensorFp16,
   TensorFp8,
+  TensorFp4,  // NVFP4 (E2M1 values, an E4M3 scale a block of 16): Blackwell's 5th-gen tensor cores
   TensorInt8,
   VectorFp32,
   VectorFp64
 };
-constexpr int kMathUnitCount = 7;
+constexpr int kMathUnitCount = 8;
 constexpr std::array<MathUnit, kMathUnitCount> kAllMathUnits = {
     MathUnit::TensorTf32, MathUnit::TensorBf16, MathUnit::TensorFp16, MathUnit::TensorFp8,
-    MathUnit::TensorInt8, MathUnit::VectorFp32, MathUnit::VectorFp64};
+    MathUnit::TensorFp4,  MathUnit::TensorInt8, MathUnit::VectorFp32, MathUnit::VectorFp64};
 const char* math_unit_key(MathUnit u);  // "tf32", "bf16", ..., "fp32", "fp64"
 bool is_tensor_unit(MathUnit u);
 

@@ -7,7 +7,10 @@
 // operand once from HBM (at the weight-streaming efficiency), A re-read per column of tiles and B
 // per row of tiles from L2 (less what a cluster's multicast shares), and staged through shared
 // memory. The library is assumed to pick the fastest tile (in either orientation), so we do too.
-// fp8 main loops run at fp8_efficiency of the bf16 efficiency. A grouped GEMM (groups > 0: an MoE
+// fp8 main loops run at fp8_efficiency of the bf16 efficiency, and so do NVFP4 ones (assumed: no
+// Blackwell measurement yet). On a GPU without FP4 tensor cores an NVFP4 GEMM runs the
+// dequantising path (Marlin-style W4A16, as vLLM runs NVFP4 checkpoints on Hopper): bf16
+// activations against 4.5-bit weights expanded in the kernel. A grouped GEMM (groups > 0: an MoE
 // layer's experts) is `groups` problems in one CUTLASS kernel: no split-K, weights streamed at
 // grouped_hbm_efficiency, and a fixed setup cost. When its rows are routed tokens each expert's
 // row count is a draw (GemmOp::routed_*), and each expert rounds its own rows up to whole tiles:
@@ -79,6 +82,12 @@ int choose_split_k(const GpuSpec& gpu, double mn_tiles, double slots, double k) 
   return (int)std::max(1.0, s);
 }
 
+// Bytes of one element's value in a tile's K step and a row's alignment: NVFP4's scales travel
+// apart from its 4-bit values (in their own tensor), so a row is k / 2 bytes of values.
+double value_bytes(DType d) {
+  return d == DType::Fp4 ? 0.5 : dtype_bytes(d);
+}
+
 struct TileChoice {
   double tm, tn;      // the tile as laid over C: tm rows of M, tn columns of N
   double efficiency;  // main-loop fraction of the SM's peak
@@ -102,7 +111,7 @@ std::optional<OpCost> cost_with_tile(const GemmOp& g, const GpuSpec& gpu, MathUn
   int split = grouped ? 1 : choose_split_k(gpu, mn_tiles, slots, k);
   double ctas = mn_tiles * split;
   double waves = ceil_div(ctas, slots);
-  double k_step = p.k_tile_bytes.value / e_in;
+  double k_step = p.k_tile_bytes.value / value_bytes(g.dtype);
   double k_per_cta = ceil_div(ceil_div(k, split), k_step) * k_step;
 
   double ops_per_cycle = gpu.compute.ops_per_clk_per_sm[(int)unit]->value / cta_per_sm;
@@ -149,12 +158,17 @@ bool better(const OpCost& a, const OpCost& b) {
 
 }  // namespace
 
-OpCost gemm_cost(const GemmOp& g, const GpuSpec& gpu) {
+OpCost gemm_cost(const GemmOp& g_in, const GpuSpec& gpu) {
+  GemmOp g = g_in;
+  if (g.dtype == DType::Fp4 && !has_unit(gpu, MathUnit::TensorFp4)) {
+    g.dtype = DType::Bf16;
+    g.weight_bits = kNvfp4BitsPerElement;
+  }
   MathUnit unit = matrix_unit(gpu, g.dtype);
   // A[m,k] and B[n,k] have rows of k elements (A's pitch may be wider); C[m,n] rows of n.
   double a_pitch = (double)(g.a_row_pitch > 0 ? g.a_row_pitch : g.k);
-  double align = std::min({row_alignment_bytes((double)g.k, dtype_bytes(g.dtype)),
-                           row_alignment_bytes(a_pitch, dtype_bytes(g.dtype)),
+  double align = std::min({row_alignment_bytes((double)g.k, value_bytes(g.dtype)),
+                           row_alignment_bytes(a_pitch, value_bytes(g.dtype)),
                            row_alignment_bytes((double)g.n, gemm_output_bytes(g.dtype))});
   double align_eff = alignment_efficiency(gpu, align);
   const auto& tiles = gpu.model.gemm.tiles;
@@ -164,7 +178,8 @@ OpCost gemm_cost(const GemmOp& g, const GpuSpec& gpu) {
   OpCost best;
   best.time_us = std::numeric_limits<double>::infinity();
   double least_overhead = kernel_overhead_us(gpu, 1.0);
-  double dtype_eff = g.dtype == DType::Fp8 ? gpu.model.gemm.fp8_efficiency.value : 1.0;
+  double dtype_eff =
+      g.dtype == DType::Fp8 || g.dtype == DType::Fp4 ? gpu.model.gemm.fp8_efficiency.value : 1.0;
   for (const auto& t : tiles) {
     double eff = is_tensor_unit(unit)
                      ? t.efficiency * dtype_eff

@@ -65,12 +65,20 @@ MathUnit matrix_unit(const GpuSpec& gpu, DType d) {
     case DType::Fp8:
       u = MathUnit::TensorFp8;
       break;
+    case DType::Fp4:
+      u = MathUnit::TensorFp4;
+      break;
   }
   if (!has_unit(gpu, u)) {
     throw InputError(std::string("/dtype: ") + gpu.name + " has no " + math_unit_key(u) +
                      (is_tensor_unit(u) ? " tensor cores" : " units") + " (" + gpu.file + ")");
   }
   return u;
+}
+
+MathUnit gemm_unit(const GpuSpec& gpu, DType d) {
+  if (d == DType::Fp4 && !has_unit(gpu, MathUnit::TensorFp4)) return MathUnit::TensorBf16;
+  return matrix_unit(gpu, d);
 }
 
 double vector_seconds(const GpuSpec& gpu, double vector_flops, double sfu_ops, double active_sms) {

@@ -24,6 +24,9 @@ double l2_hit_fraction(const GpuSpec& gpu, double working_set_bytes);
 
 // The unit a matrix op of dtype d runs on; throws InputError if the GPU lacks it.
 MathUnit matrix_unit(const GpuSpec& gpu, DType d);
+// The unit a GEMM of dtype `d` runs on: matrix_unit's, except an NVFP4 GEMM on a GPU without FP4
+// tensor cores, which runs the dequantising path in bf16 (model/gemm_cost.cpp).
+MathUnit gemm_unit(const GpuSpec& gpu, DType d);
 
 // Seconds of CUDA-core and special-function work, spread over `active_sms`.
 double vector_seconds(const GpuSpec& gpu, double vector_flops, double sfu_ops, double active_sms);

@@ -34,6 +34,8 @@ MathUnit tensor_unit(DType d) {
       return MathUnit::TensorFp16;
     case DType::Fp8:
       return MathUnit::TensorFp8;
+    case DType::Fp4:
+      return MathUnit::TensorFp4;
     case DType::Fp32:
     case DType::Tf32:
       return MathUnit::TensorTf32;
@@ -360,7 +362,10 @@ ParallelPrediction predict_parallel(const ModelConfig& model, const RunConfig& r
   out.tokens_per_s = tokens / (total * 1e-6);
   out.model_flops = model_flops(model, run, p);
   // FP8 training: against the fp8 dense peak (the DGX Cloud recipes' MFU convention).
-  out.peak_flops_per_s = peak_flops_per_s(gpu, tensor_unit(fp8.on ? DType::Fp8 : run.weights));
+  // NVFP4 weights without FP4 tensor cores: the dequantising path's bf16 peak.
+  DType peak_dtype = fp8.on ? DType::Fp8 : run.weights;
+  if (peak_dtype == DType::Fp4 && !has_unit(gpu, MathUnit::TensorFp4)) peak_dtype = DType::Bf16;
+  out.peak_flops_per_s = peak_flops_per_s(gpu, tensor_unit(peak_dtype));
   out.mfu = out.model_flops / (total * 1e-6 * (double)p.gpus * out.peak_flops_per_s);
   out.hardware_flops_per_s = flops[critical] / (total * 1e-6);
   out.memory = parallel_memory(model, run, p, gpu.memory.hbm.capacity_bytes.value,

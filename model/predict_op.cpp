@@ -30,7 +30,7 @@ struct Dispatch {
 
 // The unit whose datasheet peak bounds the op in a plain roofline.
 MathUnit roofline_unit(const Op& op, const GpuSpec& gpu) {
-  if (auto* g = std::get_if<GemmOp>(&op.shape)) return matrix_unit(gpu, g->dtype);
+  if (auto* g = std::get_if<GemmOp>(&op.shape)) return gemm_unit(gpu, g->dtype);
   if (auto* a = std::get_if<AttentionOp>(&op.shape)) return matrix_unit(gpu, a->dtype);
   return MathUnit::VectorFp32;
 }

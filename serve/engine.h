@@ -111,7 +111,10 @@ struct EngineConfig {
   int64_t padded_batch(int64_t n) const;
   // The KV cache's precision for a run with these weights and activations.
   DType kv_cache_dtype(DType weights, DType activations) const {
-    return kv_dtype == KvDtypeRule::Weights ? weights : activations;
+    // An NVFP4 checkpoint's KV cache is FP8 (assumed: ModelOpt's NVFP4 exports, nvidia/*-FP4 on
+    // Hugging Face, set kv_cache_quant_algo FP8 in hf_quant_config.json).
+    if (kv_dtype == KvDtypeRule::Weights) return weights == DType::Fp4 ? DType::Fp8 : weights;
+    return activations;
   }
 };
 

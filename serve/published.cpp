@@ -27,7 +27,7 @@ PublishedRow read_row(JsonReader& r) {
   JsonReader& in = r.child("ridgeline");
   p.gpu = in.string("gpu");
   p.model = in.string("model");
-  p.precision = in.one_of("precision", {"bf16", "fp16", "fp8"});
+  p.precision = in.one_of("precision", {"bf16", "fp16", "fp8", "nvfp4"});
   p.engine = in.one_of("engine", {"trtllm", "vllm", "sglang", "hf-cb"});
   p.input_tokens = in.integer("input_len", 1);
   p.output_tokens = in.integer("output_len", 1);
@@ -112,7 +112,7 @@ RowScore score_row(const PublishedRow& p, Models& m, const std::string& engine_n
     RunConfig run;
     DType d = *parse_dtype(p.precision);
     run.weights = d;
-    run.activations = d == DType::Fp8 ? DType::Bf16 : d;
+    run.activations = d == DType::Fp8 || d == DType::Fp4 ? DType::Bf16 : d;
     run.kv_cache = e.kv_cache_dtype(run.weights, run.activations);
     const ModelConfig model = engine_model(e, m.models.at(p.model));
     if (e.limits_from_workload) {  // trtllm-bench: sized for the row's lengths

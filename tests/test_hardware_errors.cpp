@@ -73,9 +73,9 @@ TEST_CASE("hardware error: a stated peak without ops per clock", "[hardware][err
 
 TEST_CASE("hardware error: unknown dtype in a unit table", "[hardware][errors]") {
   auto d = h100_doc();
-  d["compute"]["tensor_ops_per_clk_per_sm"]["fp4"] = {{"value", 1}, {"source", "assumed: x"}};
+  d["compute"]["tensor_ops_per_clk_per_sm"]["fp6"] = {{"value", 1}, {"source", "assumed: x"}};
   require_input_error([&] { load(d); },
-                      {"/compute/tensor_ops_per_clk_per_sm/fp4: unknown tensor dtype"});
+                      {"/compute/tensor_ops_per_clk_per_sm/fp6: unknown tensor dtype"});
   auto e = h100_doc();
   e["compute"]["vector_ops_per_clk_per_sm"]["bf16"] = {{"value", 1}, {"source", "assumed: x"}};
   require_input_error([&] { load(e); },

@@ -5,11 +5,9 @@
 namespace ridgeline {
 
 const NameTable<DType>& dtype_names() {
-  static const NameTable<DType> t = {{DType::Fp32, "fp32"},
-                                     {DType::Tf32, "tf32"},
-                                     {DType::Bf16, "bf16"},
-                                     {DType::Fp16, "fp16"},
-                                     {DType::Fp8, "fp8"}};
+  static const NameTable<DType> t = {{DType::Fp32, "fp32"}, {DType::Tf32, "tf32"},
+                                     {DType::Bf16, "bf16"}, {DType::Fp16, "fp16"},
+                                     {DType::Fp8, "fp8"},   {DType::Fp4, "nvfp4"}};
   return t;
 }
 
@@ -100,6 +98,8 @@ double dtype_bytes(DType d) {
       return 2;
     case DType::Fp8:
       return 1;
+    case DType::Fp4:
+      return kNvfp4BitsPerElement / 8;
   }
   return 0;
 }

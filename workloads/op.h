@@ -13,8 +13,13 @@
 namespace ridgeline {
 
 // Storage/compute precision of an op. fp8 is e4m3 storage (a GEMM's output is bf16); tf32 is
-// fp32 storage computed on TF32 tensor cores; fp32 is plain FP32 on CUDA cores.
-enum class DType { Fp32, Tf32, Bf16, Fp16, Fp8 };
+// fp32 storage computed on TF32 tensor cores; fp32 is plain FP32 on CUDA cores. nvfp4 ("Fp4") is
+// NVIDIA's 4-bit format: E2M1 values with an E4M3 scale a block of 16 (4.5 bits an element), a
+// GEMM's operands only (both A and B, on FP4 tensor cores; the output is bf16).
+enum class DType { Fp32, Tf32, Bf16, Fp16, Fp8, Fp4 };
+// Bits an NVFP4 element takes: 4-bit E2M1 values and one 8-bit E4M3 scale a block of 16 (the
+// per-tensor fp32 scale is negligible).
+constexpr double kNvfp4BitsPerElement = 4.5;
 const char* dtype_name(DType d);
 std::optional<DType> parse_dtype(const std::string& name);
 double dtype_bytes(DType d);  // bytes per stored element

@@ -55,7 +55,7 @@ double masked_keys_per_row(int64_t q_len, int64_t keys, int64_t filled, bool cau
 }
 
 double gemm_output_bytes(DType d) {
-  return d == DType::Fp8 ? 2 : dtype_bytes(d);
+  return d == DType::Fp8 || d == DType::Fp4 ? 2 : dtype_bytes(d);
 }
 
 namespace {

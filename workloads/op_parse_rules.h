@@ -27,7 +27,8 @@ DType read_dtype(Reader& r, std::initializer_list<DType> allowed, const char* wh
                  const char* key = "dtype") {
   std::string name = r.string(key);
   auto d = parse_dtype(name);
-  if (!d) r.fail(key, "unknown dtype \"" + name + "\"; expected fp32, tf32, bf16, fp16 or fp8");
+  if (!d)
+    r.fail(key, "unknown dtype \"" + name + "\"; expected fp32, tf32, bf16, fp16, fp8 or nvfp4");
   for (DType a : allowed) {
     if (a == *d) return *d;
   }
@@ -111,7 +112,8 @@ GemmOp read_gemm(Reader& r) {
                  std::to_string(mean) + "; got " + std::to_string(g.m));
     g.routed = {experts, (double)tokens, (double)top_k / (double)experts};
   }
-  g.dtype = read_dtype(r, {DType::Fp32, DType::Tf32, DType::Bf16, DType::Fp16, DType::Fp8}, "");
+  g.dtype = read_dtype(
+      r, {DType::Fp32, DType::Tf32, DType::Bf16, DType::Fp16, DType::Fp8, DType::Fp4}, "");
   return g;
 }
 

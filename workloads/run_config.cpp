@@ -14,7 +14,7 @@ double expert_weight_bytes_per_param(const RunConfig& run, double dense_bytes) {
 }
 
 bool weights_quantized(const RunConfig& run) {
-  return run.weights == DType::Fp8 || run.weight_bits > 0;
+  return run.weights == DType::Fp8 || run.weights == DType::Fp4 || run.weight_bits > 0;
 }
 
 DType table_weight_dtype(const RunConfig& run) {
@@ -140,6 +140,14 @@ void check_run_config(const RunConfig& run, const ModelConfig& model) {
   if (run.phase == Phase::Train && run.weights == DType::Fp8) {
     fail("--weights", "fp8 weights are for inference; train in bf16 or fp16");
   }
+  if (run.phase == Phase::Train && run.weights == DType::Fp4)
+    fail("--weights", "nvfp4 weights are for inference; train in bf16 or fp16");
+  if (run.activations == DType::Fp4 || run.kv_cache == DType::Fp4)
+    fail(run.activations == DType::Fp4 ? "--activations" : "--kv-cache",
+         "nvfp4 is a GEMM operand format (--weights nvfp4); activations and the KV cache stay "
+         "bf16, fp16 or fp8");
+  if (run.weights == DType::Fp4 && run.mxfp4_experts)
+    fail("--expert-weights", "mxfp4: not with --weights nvfp4 (the experts are NVFP4 already)");
   if (run.optimizer != Optimizer::None && run.phase != Phase::Train) {
     fail("--optimizer", "an optimizer step belongs to training (--phase train)");
   }

@@ -93,7 +93,7 @@ expect "capacity not met is a result" 0 "not met: the SLA is not met even at" --
 expect "capacity target zero" 1 "--target-rate: must be > 0 requests per second" -- "$bin" "${cap[@]}" --slo ttft_p99=2s --target-rate 0
 expect "capacity unknown slo metric" 1 "unknown metric \"goodput\"" -- "$bin" "${cap[@]}" --slo goodput_p99=2s --target-rate 10
 expect "capacity price for another gpu" 1 "--price-per-gpu-hour b200=3: expected GPU=PRICE for a GPU of --gpu" -- "$bin" "${cap[@]}" --slo ttft_p99=2s --target-rate 10 --price-per-gpu-hour b200=3
-expect "capacity bad precision" 1 "--precision int3: expected bf16, fp16 or fp8" -- "$bin" "${cap[@]}" --slo ttft_p99=2s --target-rate 10 --precision bf16,int3
+expect "capacity bad precision" 1 "--precision int3: expected bf16, fp16, fp8 or nvfp4" -- "$bin" "${cap[@]}" --slo ttft_p99=2s --target-rate 10 --precision bf16,int3
 
 expect "validate-serving needs data" 1 "--data: the published serving file to score" -- "$bin" validate-serving
 expect "validate-serving check takes no data" 1 "--data: not with --check" -- "$bin" validate-serving --check validate/serving_baseline.json --data x.json
