@@ -193,7 +193,7 @@ Command add_capacity_command(CLI::App& app) {
         return std::make_pair(CapacityRow{s, none}, std::optional<ServingIntervals>{});
       }
       CapacityRow row{s, search_capacity(w, setup, kv, f->target, pr)};
-      const bool one_gpu = replica.states_intervals(!splits[si].empty());
+      const bool one_gpu = replica.states_intervals(!splits[si].empty(), p);
       std::optional<ServingIntervals> iv;
       if (one_gpu && row.result.at_max.requests > 0)
         iv = run_intervals(replica.gpu, model, serve_run_config(p, engine), row.result.at_max);

@@ -175,7 +175,7 @@ Command add_serve_command(CLI::App& app) {
       std::ofstream out = open_output("--trace", f->trace);
       write_serve_trace(out, s, run);
     }
-    const bool one_gpu = replica.states_intervals(disaggregate.has_value());
+    const bool one_gpu = replica.states_intervals(disaggregate.has_value(), o.precision);
     ServingIntervals iv;
     if (one_gpu && o.format != "csv" && run.report.requests > 0)
       iv = run_intervals(replica.gpu, model, serve_run_config(o.precision, engine), run.report);

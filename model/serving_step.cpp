@@ -104,7 +104,8 @@ ServingMemory serving_memory(const GpuSpec& gpu, const ModelConfig& model, const
 
 RunConfig serving_run(const ModelConfig& model, RunConfig run) {
   check_serving_mla(model, run);
-  run.mxfp4_experts = model.moe.mxfp4_experts;
+  // An NVFP4 checkpoint (ModelOpt's, e.g. gpt-oss's FP4 rows) holds its experts in NVFP4 too.
+  run.mxfp4_experts = model.moe.mxfp4_experts && run.weights != DType::Fp4;
   return run;
 }
 

@@ -41,7 +41,8 @@ struct ServingMemory {
 };
 ServingMemory serving_memory(const GpuSpec& gpu, const ModelConfig& model, const RunConfig& run);
 // The run a serving engine gives `model`: MLA in its absorbed form only (an InputError naming
-// the model's file otherwise), the checkpoint's MXFP4 experts (gpt-oss) kept as they are.
+// the model's file otherwise), the checkpoint's MXFP4 experts (gpt-oss) kept as they are unless
+// the run's weights are NVFP4 (an NVFP4 checkpoint quantizes the experts as well).
 RunConfig serving_run(const ModelConfig& model, RunConfig run);
 // Sets m's KV figures for `model` (one GPU's or one rank's) at the run's KV dtype.
 void set_serving_kv_bytes(ServingMemory& m, const ModelConfig& model, const RunConfig& run);

@@ -5,7 +5,7 @@ into validate/data/published-serving.json, each with its split and its ridgeline
 Kept: TP = PP = 1, not disaggregated; class B (TensorRT-LLM max-throughput, trtllm-bench: every
 request queued at once) and class A rows of aiconfigurator's silicon sample (closed-loop
 concurrency); a model, GPU and precision ridgeline has presets for (tables below); FP4 and "Mixed"
-precision rows are left out. The source's row_defaults are applied to each row (as its README says).
+precision rows are left out (FP4 ones have a file of their own, --nvfp4 below). The source's row_defaults are applied to each row (as its README says).
 
 Split, fixed before any prediction was looked at: a row is held out when the first hex digit of
 sha256(row id) is 8-f, fit otherwise (about half each). Nothing is fitted on held-out rows.
@@ -35,6 +35,16 @@ prints what it skipped and why to stderr (same split rule):
 
   python3 scripts/select_published_serving.py --multi-gpu SERVING_JSON \
       > validate/data/published-serving-tp.json
+
+With --nvfp4 it copies the NVFP4 rows instead, one GPU and multi-GPU alike (TensorRT-LLM's "FP4"
+and aiconfigurator's "fp4": ModelOpt NVFP4 checkpoints, GEMMs and experts in NVFP4), on the
+Blackwell and Blackwell Ultra GPUs with presets (B200, GB200, B300, GB300). Added 2026-12-07,
+when ridgeline ran NVFP4 GEMMs (same split rule; none of their predictions had been seen). They
+sit in a file of their own so that the BF16/FP8 scores and serve's intervals, fitted on the other
+files' fit rows, stay as they were:
+
+  python3 scripts/select_published_serving.py --nvfp4 SERVING_JSON \
+      > validate/data/published-serving-nvfp4.json
 """
 import hashlib
 import json
@@ -54,9 +64,14 @@ MODELS = {"llama3.1-8b": "llama-3.1-8b", "llama3-70b": "llama-3-70b",
 GPUS = {"H100 SXM 80GB": "h100-sxm", "H200 SXM 141GB": "h200-sxm",
         "A100-SXM4-80GB": "a100-sxm-80gb", "L40S 48GB": "l40s", "B200 180GB": "b200"}
 PRECISIONS = {"FP8": "fp8", "fp8": "fp8", "FP16": "fp16", "": "bf16"}
+NVFP4 = "--nvfp4" in sys.argv
+if NVFP4:  # the NVFP4 rows only: FP4 (TensorRT-LLM's tables), fp4 (aiconfigurator's)
+    PRECISIONS = {"FP4": "nvfp4", "fp4": "nvfp4"}
+    GPUS.update({"GB200": "gb200", "GB200 192GB (NVL72)": "gb200", "B300 288GB": "b300",
+                 "B300 288GB (beta)": "b300", "GB300": "gb300", "GB300 288GB NVL72 (beta)": "gb300"})
 ENGINES = {"TensorRT-LLM": "trtllm", "vLLM": "vllm", "SGLang": "sglang"}
 CLUSTERS = {"h100-sxm": "dgx-h100", "h200-sxm": "hgx-h200", "a100-sxm-80gb": "dgx-a100",
-            "b200": "dgx-b200"}
+            "b200": "dgx-b200", "gb200": "gb200-nvl72", "b300": "dgx-b300", "gb300": "gb300-nvl72"}
 SERVER_SOURCE = ("aiconfigurator's generator for an aggregated worker of batch size B = the row's "
                  "concurrency (src/aiconfigurator/generator/rule_plugin/benchmark/%s), as "
                  "`aiconfigurator eval` deploys it; assumed for the silicon sample, which does not "
@@ -118,7 +133,8 @@ def multi_gpu_ok(p):
 
 def inputs(row):
     p = row.get("parallelism", {})
-    if MULTI_GPU:
+    multi = MULTI_GPU or (NVFP4 and ((p.get("tp") or 1) > 1 or (p.get("pp") or 1) > 1))
+    if multi:
         if not multi_gpu_ok(p):
             return None
     elif p.get("disaggregated") or p.get("tp") != 1 or (p.get("pp") or 1) != 1:
@@ -129,14 +145,14 @@ def inputs(row):
     engine = ENGINES.get(row.get("engine"))
     w = row["workload"]
     if None in (model, gpu, precision, engine):
-        if MULTI_GPU:
+        if multi:
             skip("model, GPU, precision or engine without a ridgeline preset")
         return None
-    if MULTI_GPU and gpu not in CLUSTERS:
+    if multi and gpu not in CLUSTERS:
         return skip("GPU without a cluster preset")
     run = {"gpu": gpu, "model": model, "precision": precision, "engine": engine,
            "input_len": w["isl"], "output_len": w["osl"]}
-    if MULTI_GPU:
+    if multi:
         run.update(cluster=CLUSTERS[gpu], tp=p["tp"])
         if (p.get("pp") or 1) != 1:  # pipeline stages of tp GPUs each (added 2026-12-07)
             run.update(pp=p["pp"])
@@ -145,7 +161,7 @@ def inputs(row):
     if row["class"] == "B_offline_throughput" and w.get("type") == "offline_max_throughput":
         m = row["metrics"]
         total = m.get("output_tok_s_total", m.get("output_tok_s_per_gpu"))
-        if MULTI_GPU:  # the replica's total (v1.1+ print per GPU; derived total = per GPU x TP)
+        if multi:  # the replica's total (v1.1+ print per GPU; derived total = per GPU x TP)
             total = m.get("output_tok_s_total", row.get("derived", {}).get("output_tok_s_total"))
         run.update(rate="inf", requests=w["num_requests"] or 3000)
         if not w["num_requests"]:
@@ -166,13 +182,13 @@ def inputs(row):
             run["client"] = {"tool": "genai-perf", "requests": 10 * b, "warmup_requests": 2 * b,
                              "source": CLIENT_SOURCE}
         return run, {"ttft_ms": row["metrics"]["ttft_ms"], "tpot_ms": row["metrics"]["tpot_ms"]}
-    if MULTI_GPU:
+    if multi:
         skip("class or workload not scored (static batch, other sources)")
     return None
 
 
 def main():
-    doc = json.load(open([a for a in sys.argv[1:] if a != "--multi-gpu"][0]))
+    doc = json.load(open([a for a in sys.argv[1:] if a not in ("--multi-gpu", "--nvfp4")][0]))
     rows = []
     for row in doc["rows"]:
         row = with_defaults(row, doc["sources"][row["source_id"]].get("row_defaults", {}))
@@ -195,6 +211,16 @@ def main():
                             "not documented, compared with the simulated mean",
                             "tpot_ms": "as ttft_ms"},
            "sources": sources, "rows": rows}
+    if NVFP4:
+        out["description"] = ("NVFP4 rows (one GPU and multi-GPU) of the published serving "
+                              "measurements (shared/reference/published/serving.json) on B200, "
+                              "GB200, B300 and GB300, copied with their sources, for `ridgeline "
+                              "validate-serving`; chosen and split by "
+                              "scripts/select_published_serving.py --nvfp4")
+        out["metric_notes"]["output_tokens_per_s"] = ("TensorRT-LLM max-throughput runs (all "
+                                                      "queued at once); total output tokens/s of "
+                                                      "the GPU or the TP replica")
+        out["skipped"] = dict(sorted(SKIPPED.items()))
     if MULTI_GPU:
         out["description"] = ("Tensor-parallel rows (TP > 1) of the published serving measurements "
                               "(shared/reference/published/serving.json), copied with their "
