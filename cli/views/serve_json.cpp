@@ -113,7 +113,12 @@ void print_serve_json(std::ostream& os, const ServeSubject& s, const ServeRun& r
   for (const Rejection& x : run.workload.rejected)
     rejected.push_back({{"where", x.where}, {"reason", x.reason}});
   j["rejected"] = {{"count", run.workload.rejected.size()}, {"requests", rejected}};
-  if (intervals) j["intervals"] = serving_intervals_json(*intervals, r);
+  if (intervals)
+    j["intervals"] = serving_intervals_json(*intervals, r);
+  else if (s.precision == "nvfp4")
+    j["intervals_note"] =
+        "none for nvfp4: serve's intervals come from the BF16/FP8 serving rows and held far "
+        "under 80% of the published NVFP4 rows (README, serving accuracy)";
   // The request list is streamed (one object at a time, indented as dump(2) would), so that a
   // long run's JSON never holds it whole: the document without it, then "requests" last.
   std::string head = j.dump(2);
