@@ -25,11 +25,7 @@ void add_serve_workload_flags(CLI::App& cmd, ServeOptions& o) {
 }
 
 RunConfig serve_run_config(const std::string& precision, const EngineConfig& engine) {
-  RunConfig r;
-  DType d = *parse_dtype(precision);
-  r.weights = d;
-  r.activations = d == DType::Fp8 || d == DType::Fp4 ? DType::Bf16 : d;
-  r.kv_cache = engine.kv_cache_dtype(r.weights, r.activations);
+  RunConfig r = engine_precisions(*parse_dtype(precision), engine);
   r.runtime = load_runtime(engine.runtime);
   r.launch = engine.graph_launch ? LaunchMode::Graph : LaunchMode::Eager;
   return r;

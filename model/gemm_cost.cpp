@@ -160,7 +160,7 @@ bool better(const OpCost& a, const OpCost& b) {
 
 OpCost gemm_cost(const GemmOp& g_in, const GpuSpec& gpu) {
   GemmOp g = g_in;
-  if (g.dtype == DType::Fp4 && !has_unit(gpu, MathUnit::TensorFp4)) {
+  if (fp4_dequantized(gpu, g.dtype)) {
     g.dtype = DType::Bf16;
     g.weight_bits = kNvfp4BitsPerElement;
   }

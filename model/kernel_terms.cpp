@@ -76,8 +76,12 @@ MathUnit matrix_unit(const GpuSpec& gpu, DType d) {
   return u;
 }
 
+bool fp4_dequantized(const GpuSpec& gpu, DType d) {
+  return d == DType::Fp4 && !has_unit(gpu, MathUnit::TensorFp4);
+}
+
 MathUnit gemm_unit(const GpuSpec& gpu, DType d) {
-  if (d == DType::Fp4 && !has_unit(gpu, MathUnit::TensorFp4)) return MathUnit::TensorBf16;
+  if (fp4_dequantized(gpu, d)) return MathUnit::TensorBf16;
   return matrix_unit(gpu, d);
 }
 

@@ -24,8 +24,10 @@ double l2_hit_fraction(const GpuSpec& gpu, double working_set_bytes);
 
 // The unit a matrix op of dtype d runs on; throws InputError if the GPU lacks it.
 MathUnit matrix_unit(const GpuSpec& gpu, DType d);
-// The unit a GEMM of dtype `d` runs on: matrix_unit's, except an NVFP4 GEMM on a GPU without FP4
-// tensor cores, which runs the dequantising path in bf16 (model/gemm_cost.cpp).
+// Whether a GEMM of dtype `d` runs NVFP4's dequantising path on this GPU (no FP4 tensor cores:
+// bf16 math against 4.5-bit weights, model/gemm_cost.cpp).
+bool fp4_dequantized(const GpuSpec& gpu, DType d);
+// The unit a GEMM of dtype `d` runs on: matrix_unit's, or bf16's on the dequantising path.
 MathUnit gemm_unit(const GpuSpec& gpu, DType d);
 
 // Seconds of CUDA-core and special-function work, spread over `active_sms`.

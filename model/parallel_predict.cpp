@@ -8,6 +8,7 @@
 #include "hardware/cluster_spec.h"
 #include "hardware/derived.h"
 #include "model/collective_cost.h"
+#include "model/kernel_terms.h"
 #include "model/parallel_sections.h"
 #include "model/parallel_stage_tail.h"
 #include "model/prediction.h"
@@ -364,7 +365,7 @@ ParallelPrediction predict_parallel(const ModelConfig& model, const RunConfig& r
   // FP8 training: against the fp8 dense peak (the DGX Cloud recipes' MFU convention).
   // NVFP4 weights without FP4 tensor cores: the dequantising path's bf16 peak.
   DType peak_dtype = fp8.on ? DType::Fp8 : run.weights;
-  if (peak_dtype == DType::Fp4 && !has_unit(gpu, MathUnit::TensorFp4)) peak_dtype = DType::Bf16;
+  if (fp4_dequantized(gpu, peak_dtype)) peak_dtype = DType::Bf16;
   out.peak_flops_per_s = peak_flops_per_s(gpu, tensor_unit(peak_dtype));
   out.mfu = out.model_flops / (total * 1e-6 * (double)p.gpus * out.peak_flops_per_s);
   out.hardware_flops_per_s = flops[critical] / (total * 1e-6);

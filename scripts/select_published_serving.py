@@ -211,25 +211,22 @@ def main():
                             "not documented, compared with the simulated mean",
                             "tpot_ms": "as ttft_ms"},
            "sources": sources, "rows": rows}
-    if NVFP4:
-        out["description"] = ("NVFP4 rows (one GPU and multi-GPU) of the published serving "
+    if NVFP4 or MULTI_GPU:  # what the rows are, their flag, whose throughput they print
+        what, flag, whose = (("NVFP4 rows (one GPU and multi-GPU) of the published serving "
                               "measurements (shared/reference/published/serving.json) on B200, "
-                              "GB200, B300 and GB300, copied with their sources, for `ridgeline "
+                              "GB200, B300 and GB300", "--nvfp4", "the GPU or the TP replica")
+                             if NVFP4 else
+                             ("Tensor-parallel rows (TP > 1) of the published serving measurements "
+                              "(shared/reference/published/serving.json)", "--multi-gpu",
+                              "the TP replica"))
+        out["description"] = (what + ", copied with their sources, for `ridgeline "
                               "validate-serving`; chosen and split by "
-                              "scripts/select_published_serving.py --nvfp4")
+                              "scripts/select_published_serving.py " + flag)
         out["metric_notes"]["output_tokens_per_s"] = ("TensorRT-LLM max-throughput runs (all "
                                                       "queued at once); total output tokens/s of "
-                                                      "the GPU or the TP replica")
+                                                      + whose)
         out["skipped"] = dict(sorted(SKIPPED.items()))
     if MULTI_GPU:
-        out["description"] = ("Tensor-parallel rows (TP > 1) of the published serving measurements "
-                              "(shared/reference/published/serving.json), copied with their "
-                              "sources, for `ridgeline validate-serving`; chosen and split by "
-                              "scripts/select_published_serving.py --multi-gpu")
-        out["metric_notes"]["output_tokens_per_s"] = ("TensorRT-LLM max-throughput runs (all "
-                                                      "queued at once); total output tokens/s of "
-                                                      "the TP replica")
-        out["skipped"] = dict(sorted(SKIPPED.items()))
         for why, n in sorted(SKIPPED.items()):
             sys.stderr.write(f"skipped {n}: {why}\n")
         sys.stderr.write(f"kept {len(rows)}\n")

@@ -120,6 +120,14 @@ ModelConfig engine_model(const EngineConfig& engine, ModelConfig model) {
   return model;
 }
 
+RunConfig engine_precisions(DType weights, const EngineConfig& engine) {
+  RunConfig r;
+  r.weights = weights;
+  r.activations = weights == DType::Fp8 || weights == DType::Fp4 ? DType::Bf16 : weights;
+  r.kv_cache = engine.kv_cache_dtype(r.weights, r.activations);
+  return r;
+}
+
 int64_t EngineConfig::padded_batch(int64_t n) const {
   auto it = std::lower_bound(graph_sizes.begin(), graph_sizes.end(), n);
   return it == graph_sizes.end() ? n : *it;

@@ -31,6 +31,7 @@
 #include "common/json_reader.h"
 #include "workloads/model_config.h"
 #include "workloads/op.h"
+#include "workloads/run_config.h"
 
 #include <cstdint>
 #include <string>
@@ -121,6 +122,11 @@ struct EngineConfig {
 // The model as the engine runs it: under "uniform_sliding_window": "full", a uniform sliding
 // window (no per-layer kinds) dropped; otherwise `model` unchanged.
 ModelConfig engine_model(const EngineConfig& engine, ModelConfig model);
+
+// The precisions an engine runs under `weights` (serve --precision, a published row's precision):
+// those weights; bf16 activations under fp8 or nvfp4 weights (quantized at each GEMM), else the
+// weights' dtype; the KV cache by the engine's rule (kv_cache_dtype). Runtime and launch unset.
+RunConfig engine_precisions(DType weights, const EngineConfig& engine);
 
 // A preset name (vllm, trtllm, sglang, hf-cb) or a path to an engine file.
 EngineConfig load_engine(const std::string& name_or_path);

@@ -109,11 +109,7 @@ RowScore score_row(const PublishedRow& p, Models& m, const std::string& engine_n
     std::string key = p.gpu + "|" + p.model + "|" + p.precision + "|" + engine_name + "|" +
                       p.cluster + "|" + std::to_string(p.tp) + "|" + std::to_string(p.pp) + "|" +
                       std::to_string(p.ep);
-    RunConfig run;
-    DType d = *parse_dtype(p.precision);
-    run.weights = d;
-    run.activations = d == DType::Fp8 || d == DType::Fp4 ? DType::Bf16 : d;
-    run.kv_cache = e.kv_cache_dtype(run.weights, run.activations);
+    RunConfig run = engine_precisions(*parse_dtype(p.precision), e);
     const ModelConfig model = engine_model(e, m.models.at(p.model));
     if (e.limits_from_workload) {  // trtllm-bench: sized for the row's lengths
       if (!p.trace.empty() || p.concurrency > 0)

@@ -44,8 +44,10 @@ EngineConfig with_workload_limits(EngineConfig engine, const ModelConfig& model,
                                   double output_len) {
   if (!engine.limits_from_workload) return engine;
   require_invariant(input_len > 0 && output_len > 0 && tp >= 1, "a workload's lengths");
-  // NVFP4: the checkpoint's 4.5 bits a weight (assumed: trtllm-bench counts the stored bytes)
-  double weight_bytes = run.weights == DType::Fp8 ? 1 : (run.weights == DType::Fp4 ? 0.5625 : 2);
+  // fp8 and NVFP4 (4.5 bits): the checkpoint's stored bytes (assumed for NVFP4: trtllm-bench
+  // counts what the checkpoint stores)
+  bool narrow = run.weights == DType::Fp8 || run.weights == DType::Fp4;
+  double weight_bytes = narrow ? dtype_bytes(run.weights) : 2;
   double kv_bytes = run.kv_cache == DType::Fp8 ? 1 : 2;
   double kv_token_gib = 2.0 * (double)model.layers * (double)std::max<int64_t>(tp, model.kv_heads) *
                         (double)model.head_dim * kv_bytes / kGiB;

@@ -79,4 +79,10 @@ std::string serving_intervals_lines(const ServingIntervals& s, const ServeReport
          ")\n";
 }
 
+std::string no_interval_note(const std::string& precision) {
+  if (precision != "nvfp4") return "";
+  return "none for nvfp4: serve's intervals come from the BF16/FP8 serving rows and held far "
+         "under 80% of the published NVFP4 rows (README, serving accuracy)";
+}
+
 }  // namespace ridgeline

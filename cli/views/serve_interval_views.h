@@ -22,5 +22,8 @@ nlohmann::ordered_json capacity_intervals_json(const ServingIntervals& s, const 
                                                double target_requests_per_s);
 // "  80% intervals: TTFT p99 1.2-1.4 s, TPOT p99 ..., output tokens/s ..." and the basis.
 std::string serving_intervals_lines(const ServingIntervals& s, const ServeReport& r);
+// Why a one-GPU run at `precision` states no interval (cli/serve_replica.h), "" when one is
+// stated for it: the table's "80% intervals" line and the JSON's intervals_note.
+std::string no_interval_note(const std::string& precision);
 
 }  // namespace ridgeline

@@ -115,10 +115,8 @@ void print_serve_json(std::ostream& os, const ServeSubject& s, const ServeRun& r
   j["rejected"] = {{"count", run.workload.rejected.size()}, {"requests", rejected}};
   if (intervals)
     j["intervals"] = serving_intervals_json(*intervals, r);
-  else if (s.precision == "nvfp4")
-    j["intervals_note"] =
-        "none for nvfp4: serve's intervals come from the BF16/FP8 serving rows and held far "
-        "under 80% of the published NVFP4 rows (README, serving accuracy)";
+  else if (std::string note = no_interval_note(s.precision); !note.empty())
+    j["intervals_note"] = note;
   // The request list is streamed (one object at a time, indented as dump(2) would), so that a
   // long run's JSON never holds it whole: the document without it, then "requests" last.
   std::string head = j.dump(2);

@@ -64,9 +64,8 @@ void print_serve_table(std::ostream& os, const ServeSubject& s, const ServeRun& 
      << row("E2E", r.e2e_ms) << row("queue", r.queue_ms);
   if (intervals)
     os << serving_intervals_lines(*intervals, r);
-  else if (s.precision == "nvfp4")
-    os << "80% intervals  none for nvfp4: serve's intervals come from the BF16/FP8 serving rows "
-          "and held far under 80% of the published NVFP4 rows (README, serving accuracy)\n";
+  else if (std::string note = no_interval_note(s.precision); !note.empty())
+    os << "80% intervals  " << note << "\n";
   std::snprintf(b, sizeof b, "preemptions %lld; KV use mean %.1f%%, max %.1f%%; rejected %zu\n",
                 (long long)r.preemptions, 100 * r.kv_used_mean, 100 * r.kv_used_max,
                 run.workload.rejected.size());
